@@ -1,0 +1,473 @@
+//! Window/cell collision generator (thesis 5.5–5.6).
+//!
+//! Time is cut into windows of `WINDOW` samples and the scene into cells. For each
+//! window/cell the scene gives an expected count lambda (thesis eq. 5.6: the count is
+//! Poisson(lambda)) and a local PDF over (t, n, v0) held as histograms (thesis 5.6: "we
+//! choose the simple histogram reconstruction method"), with position independent of the
+//! rest and uniform in the cell (eq. 5.5). The histograms here are parametric, filled from
+//! the pour state each window; a bank measured from a discrete-element simulation can
+//! replace them (thesis 7.1) without touching the sampler.
+//!
+//! Normals: fast collisions keep their physical direction (a narrow cone about the cell's
+//! normal); slow ones are close to random (thesis 5.4: randomising the normals of slow
+//! collisions changes the sound little).
+
+use super::modal::{FLOOR_BUS, WALL_RINGS};
+use super::scene::PourState;
+use rand::Rng;
+use rand_distr::{Distribution, Poisson};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Generator window length, samples.
+pub const WINDOW: usize = 128;
+/// Audibility culling speed (thesis 6.1: collisions slower than 1e-4 m/s are inaudible).
+pub const V_MIN: f32 = 1e-4;
+/// Most collisions rendered individually per window; above it, collisions are merged in
+/// groups with amplitudes scaled to keep the energy (see `CollisionSink`).
+pub const MAX_PER_WINDOW: u32 = 16_384;
+
+const TIME_BINS: usize = 8;
+const SPEED_BINS: usize = 16;
+const ANGLE_BINS: usize = 8;
+
+/// What collided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollisionKind {
+    GrainGrain,
+    GrainCup,
+}
+
+/// One collision (thesis 5.3: time, location, normal, velocity).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Collision {
+    /// Time within the window, samples (0..WINDOW).
+    pub time: f32,
+    pub kind: CollisionKind,
+    /// Cell index (see `Cell`).
+    pub cell: usize,
+    /// Cup force bus (GrainCup only).
+    pub bus: usize,
+    /// Contact point, m (origin at the centre of the cup floor, z up).
+    pub position: [f32; 3],
+    /// Unit normal: the direction of the (first) grain's acceleration.
+    pub normal: [f32; 3],
+    /// Normal impact speed, m/s.
+    pub v0: f32,
+    /// Amplitude weight: 1, or sqrt(group size) for merged collisions.
+    pub weight: f32,
+}
+
+/// The cells of the pour scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// Where the stream lands on the pile (grain–grain).
+    ImpactZone,
+    /// The exposed cup floor (grain–cup).
+    CupFloor,
+    /// Wall ring 0 (low) .. 2 (high) (grain–cup, rebounds).
+    WallRing(usize),
+    /// The pile surface around the impact zone (grain–grain, cascades).
+    PileSurface,
+    /// Inside the falling stream (grain–grain, small relative speeds).
+    Stream,
+    /// The settling pile after arrivals (grain–grain, slow).
+    Settling,
+}
+
+pub const CELLS: [Cell; 8] = [
+    Cell::ImpactZone,
+    Cell::CupFloor,
+    Cell::WallRing(0),
+    Cell::WallRing(1),
+    Cell::WallRing(2),
+    Cell::PileSurface,
+    Cell::Stream,
+    Cell::Settling,
+];
+
+/// Geometry the cells need, m.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    pub cup_radius: f32,
+    pub cup_height: f32,
+    pub grain_radius: f32,
+    /// Radius of the stream's landing zone.
+    pub stream_radius: f32,
+}
+
+/// A histogram over [lo, hi] with its cumulative sums; sampled by inversion.
+#[derive(Clone, Copy)]
+struct Histogram<const N: usize> {
+    lo: f32,
+    hi: f32,
+    log: bool,
+    cdf: [f32; N],
+}
+
+impl<const N: usize> Histogram<N> {
+    fn fill(lo: f32, hi: f32, log: bool, weight: impl Fn(f32) -> f32) -> Self {
+        let mut cdf = [0.0; N];
+        let mut acc = 0.0;
+        for (i, c) in cdf.iter_mut().enumerate() {
+            let u = (i as f32 + 0.5) / N as f32;
+            let x = if log {
+                lo * (hi / lo).powf(u)
+            } else {
+                lo + (hi - lo) * u
+            };
+            acc += weight(x).max(0.0);
+            *c = acc;
+        }
+        if acc <= 0.0 {
+            for (i, c) in cdf.iter_mut().enumerate() {
+                *c = (i + 1) as f32;
+            }
+        }
+        Histogram { lo, hi, log, cdf }
+    }
+
+    #[inline]
+    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f32 {
+        let total = self.cdf[N - 1];
+        let target = rng.random::<f32>() * total;
+        let i = self.cdf.partition_point(|&c| c < target).min(N - 1);
+        let u = (i as f32 + rng.random::<f32>()) / N as f32;
+        if self.log {
+            self.lo * (self.hi / self.lo).powf(u)
+        } else {
+            self.lo + (self.hi - self.lo) * u
+        }
+    }
+}
+
+/// The local PDF and expected count of one window/cell.
+struct CellPdf {
+    lambda: f64,
+    time: Histogram<TIME_BINS>,
+    speed: Histogram<SPEED_BINS>,
+    /// Angle of the normal from the cell's mean normal, rad.
+    angle: Histogram<ANGLE_BINS>,
+}
+
+/// Fraction of rebounding grains that reach the wall, and cascade length on the pile.
+const WALL_FRACTION: f32 = 0.35;
+const CASCADE_COLLISIONS: f32 = 3.0;
+const STREAM_COLLISIONS: f32 = 0.4;
+
+fn lognormal(mean: f32, sigma_ln: f32) -> impl Fn(f32) -> f32 {
+    move |v: f32| {
+        let z = (v / mean).ln() / sigma_ln;
+        (-0.5 * z * z).exp()
+    }
+}
+
+fn cone(spread: f32) -> impl Fn(f32) -> f32 {
+    move |a: f32| a.sin() * (-0.5 * (a / spread).powi(2)).exp()
+}
+
+/// Window-local PDF of `cell` from the pour state. Rates per second times window seconds.
+fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s: f32) -> CellPdf {
+    let ramp = |from: f32, to: f32| {
+        move |t: f32| {
+            let u = t / WINDOW as f32;
+            from + (to - from) * u
+        }
+    };
+    let arrive = 0.5 * (s.arrivals_start + s.arrivals_end);
+    let v = s.impact_speed.max(V_MIN * 2.0);
+    let cov = s.floor_coverage;
+    let exposed = |ring: usize| {
+        // a ring is exposed if its middle is above the pile
+        let z = (ring as f32 + 0.5) / WALL_RINGS as f32 * g.cup_height;
+        if z > s.pile_height_m {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    let (rate, mean_v, sigma, spread): (f32, f32, f32, f32) = match cell {
+        Cell::ImpactZone => (arrive * cov, v, 0.15, 0.35),
+        Cell::CupFloor => (
+            arrive * (1.0 - cov) * (1.0 + restitution),
+            v * (0.5 + 0.5 * (1.0 - cov)),
+            0.25,
+            0.3,
+        ),
+        Cell::WallRing(k) => {
+            let share = WALL_FRACTION * (1.0 - 0.7 * cov) / WALL_RINGS as f32;
+            (arrive * share * exposed(k), v * restitution * 0.5, 0.5, 0.6)
+        }
+        Cell::PileSurface => (
+            arrive * cov * CASCADE_COLLISIONS,
+            v * restitution * 0.3,
+            0.8,
+            1.0,
+        ),
+        Cell::Stream => (arrive * STREAM_COLLISIONS, 0.05 * v, 0.8, 1.5),
+        Cell::Settling => (s.settle_rate, 0.03, 0.7, 1.8),
+    };
+    let lambda = (rate * window_s) as f64;
+    let time = if matches!(cell, Cell::Settling) {
+        Histogram::fill(0.0, WINDOW as f32, false, |_| 1.0)
+    } else {
+        Histogram::fill(
+            0.0,
+            WINDOW as f32,
+            false,
+            ramp(s.arrivals_start.max(1e-9), s.arrivals_end.max(1e-9)),
+        )
+    };
+    let mean_v = mean_v.max(V_MIN * 2.0);
+    let lo = (mean_v * (-3.0 * sigma).exp()).max(V_MIN);
+    let hi = mean_v * (2.0 * sigma).exp();
+    let speed = Histogram::fill(lo, hi.max(lo * 1.01), true, lognormal(mean_v, sigma));
+    let angle = Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spread));
+    CellPdf {
+        lambda,
+        time,
+        speed,
+        angle,
+    }
+}
+
+/// Rotates `local` (a direction with polar angle from +z) about the cell's mean normal.
+fn around(axis: [f32; 3], polar: f32, azimuth: f32) -> [f32; 3] {
+    // orthonormal basis (u, w, axis)
+    let helper = if axis[2].abs() < 0.9 {
+        [0.0, 0.0, 1.0]
+    } else {
+        [1.0, 0.0, 0.0]
+    };
+    let u = normalize(cross(helper, axis));
+    let w = cross(axis, u);
+    let (sp, cp) = polar.sin_cos();
+    let (sa, ca) = azimuth.sin_cos();
+    let mut n = [0.0; 3];
+    for i in 0..3 {
+        n[i] = cp * axis[i] + sp * (ca * u[i] + sa * w[i]);
+    }
+    n
+}
+
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn normalize(a: [f32; 3]) -> [f32; 3] {
+    let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt().max(1e-12);
+    [a[0] / l, a[1] / l, a[2] / l]
+}
+
+/// How the generator treats normals (thesis 5.4 experiment).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum NormalMode {
+    /// Physical direction: a cone about the cell's normal.
+    #[default]
+    Physical,
+    /// Random (uniform on the sphere) for collisions slower than the given speed, m/s.
+    RandomBelow(f32),
+}
+
+/// Generates one window's collisions and hands each to `sink`. Returns the number of
+/// physical collisions the window holds (merged ones counted with their group size).
+pub fn generate(
+    state: &PourState,
+    geometry: &Geometry,
+    restitution: f32,
+    window_s: f32,
+    normals: NormalMode,
+    rng: &mut Xoshiro256PlusPlus,
+    mut sink: impl FnMut(&Collision),
+) -> u64 {
+    let mut total = 0u64;
+    for (cell_index, &cell) in CELLS.iter().enumerate() {
+        let pdf = cell_pdf(cell, state, geometry, restitution, window_s);
+        if !(pdf.lambda > 1e-9) {
+            continue;
+        }
+        // thesis eq. 5.6: number of samples ~ Pois(lambda)
+        let count = match Poisson::new(pdf.lambda.min(1e9)) {
+            Ok(p) => p.sample(rng) as u64,
+            Err(_) => 0,
+        };
+        if count == 0 {
+            continue;
+        }
+        total += count;
+        // Merge into groups beyond the per-window budget: each rendered collision stands
+        // for `group` collisions; amplitudes of incoherent sums add in power (sqrt).
+        let share = (MAX_PER_WINDOW as u64 / CELLS.len() as u64).max(1);
+        let (rendered, weight) = if count > share {
+            (share, ((count as f64) / share as f64).sqrt() as f32)
+        } else {
+            (count, 1.0)
+        };
+        for _ in 0..rendered {
+            let time = pdf.time.sample(rng);
+            let v0 = pdf.speed.sample(rng);
+            let azimuth = rng.random::<f32>() * std::f32::consts::TAU;
+            let (position, axis, bus, kind) = place(cell, geometry, state, rng);
+            let random_normal = matches!(normals, NormalMode::RandomBelow(limit) if v0 < limit);
+            let normal = if random_normal {
+                let z: f32 = rng.random_range(-1.0..1.0);
+                let phi = rng.random::<f32>() * std::f32::consts::TAU;
+                let s = (1.0 - z * z).max(0.0).sqrt();
+                [s * phi.cos(), s * phi.sin(), z]
+            } else {
+                around(axis, pdf.angle.sample(rng), azimuth)
+            };
+            sink(&Collision {
+                time,
+                kind,
+                cell: cell_index,
+                bus,
+                position,
+                normal,
+                v0,
+                weight,
+            });
+        }
+    }
+    total
+}
+
+/// Uniform position in the cell, the cell's mean normal (direction of the moving grain's
+/// acceleration), the cup bus and the collision kind.
+fn place(
+    cell: Cell,
+    g: &Geometry,
+    s: &PourState,
+    rng: &mut Xoshiro256PlusPlus,
+) -> ([f32; 3], [f32; 3], usize, CollisionKind) {
+    let disc = |rng: &mut Xoshiro256PlusPlus, radius: f32| {
+        let r = radius * rng.random::<f32>().sqrt();
+        let a = rng.random::<f32>() * std::f32::consts::TAU;
+        (r * a.cos(), r * a.sin())
+    };
+    let up = [0.0, 0.0, 1.0];
+    match cell {
+        Cell::ImpactZone => {
+            let (x, y) = disc(rng, g.stream_radius);
+            (
+                [x, y, s.pile_height_m],
+                up,
+                FLOOR_BUS,
+                CollisionKind::GrainGrain,
+            )
+        }
+        Cell::CupFloor => {
+            let (x, y) = disc(rng, g.stream_radius * 2.0);
+            ([x, y, 0.0], up, FLOOR_BUS, CollisionKind::GrainCup)
+        }
+        Cell::WallRing(k) => {
+            let z = g.cup_height * (k as f32 + rng.random::<f32>()) / WALL_RINGS as f32;
+            let sector = (rng.random::<f32>() * 2.0) as usize;
+            // sectors are centred at the azimuths modal.rs uses for its bus shapes
+            let az = [0.4f32, 2.1][sector.min(1)] + rng.random_range(-0.6..0.6);
+            let (sa, ca) = az.sin_cos();
+            // the grain hitting the wall is pushed back towards the axis
+            (
+                [g.cup_radius * ca, g.cup_radius * sa, z],
+                [-ca, -sa, 0.0],
+                1 + 2 * k + sector.min(1),
+                CollisionKind::GrainCup,
+            )
+        }
+        Cell::PileSurface | Cell::Settling => {
+            let (x, y) = disc(rng, g.cup_radius * 0.9);
+            (
+                [x, y, s.pile_height_m],
+                up,
+                FLOOR_BUS,
+                CollisionKind::GrainGrain,
+            )
+        }
+        Cell::Stream => {
+            let (x, y) = disc(rng, g.stream_radius * 0.5);
+            let z = s.pile_height_m + rng.random::<f32>() * 0.03;
+            let a = rng.random::<f32>() * std::f32::consts::TAU;
+            (
+                [x, y, z],
+                [a.cos(), a.sin(), 0.3],
+                FLOOR_BUS,
+                CollisionKind::GrainGrain,
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn state(arrivals: f32, fill: f32) -> PourState {
+        PourState {
+            arrivals_start: arrivals,
+            arrivals_end: arrivals,
+            impact_speed: 1.5,
+            pile_height_m: fill * 0.09,
+            floor_coverage: if fill > 0.01 { 1.0 } else { 0.0 },
+            fill,
+            settle_rate: 0.0,
+            flow_kg_s: 0.0,
+        }
+    }
+
+    const G: Geometry = Geometry {
+        cup_radius: 0.04,
+        cup_height: 0.09,
+        grain_radius: 0.5e-3,
+        stream_radius: 0.006,
+    };
+
+    fn count_kinds(s: &PourState) -> (u64, u64) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let (mut gg, mut gc) = (0, 0);
+        for _ in 0..200 {
+            generate(
+                s,
+                &G,
+                0.5,
+                128.0 / 48_000.0,
+                NormalMode::Physical,
+                &mut rng,
+                |c| match c.kind {
+                    CollisionKind::GrainGrain => gg += 1,
+                    CollisionKind::GrainCup => gc += 1,
+                },
+            );
+        }
+        (gg, gc)
+    }
+
+    #[test]
+    fn empty_cup_is_mostly_grain_cup_and_filled_is_mostly_grain_grain() {
+        let (gg, gc) = count_kinds(&state(2000.0, 0.0));
+        assert!(gc > gg, "empty: {gg} grain-grain vs {gc} grain-cup");
+        let (gg, gc) = count_kinds(&state(2000.0, 0.5));
+        assert!(gg > 5 * gc, "filled: {gg} grain-grain vs {gc} grain-cup");
+    }
+
+    #[test]
+    fn counts_follow_the_arrival_rate() {
+        let (a, b) = count_kinds(&state(1000.0, 0.3));
+        let (c, d) = count_kinds(&state(4000.0, 0.3));
+        let ratio = (c + d) as f64 / (a + b) as f64;
+        assert!((ratio - 4.0).abs() < 0.4, "{ratio}");
+    }
+
+    #[test]
+    fn histogram_sampling_respects_bounds() {
+        let h = Histogram::<16>::fill(0.01, 2.0, true, lognormal(0.3, 0.5));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for _ in 0..10_000 {
+            let x = h.sample(&mut rng);
+            assert!((0.01..=2.0).contains(&x));
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Band-limited contact pulses.
+//!
+//! A Hertz contact lasts microseconds, far less than a sample, so its half-sine (PAN eq. 6)
+//! cannot be sampled at the host rate. Instead, at start-up, for a grid of contact durations
+//! and sub-sample onsets, the exact spectrum of a unit-area half-sine is multiplied by a
+//! low-pass that is flat to 0.40 fs and zero at Nyquist, and transformed back with an inverse
+//! real FFT (realfft). Two kernels are stored per grid point: the pulse itself (`g0`, units
+//! 1/s, unit area in seconds) and its time derivative (`g1`, 1/s^2), which the far-field term
+//! of the acceleration noise needs (thesis eq. 4.1: the `2r/a` terms; see `accel_noise`).
+//!
+//! Spectrum of the unit-area half-sine of duration D (derived from PAN eq. 6):
+//! `X(w) = cos(w D / 2) / (1 - (w D / pi)^2) * exp(-i w D / 2)`, with the limit `pi/4` at
+//! `w D = pi`. Long, soft contacts therefore roll off the top of the band; short, hard ones
+//! are flat across it (Phya 4.7).
+
+use realfft::num_complex::Complex;
+use realfft::RealFftPlanner;
+
+/// Samples of low-pass support on each side of the pulse onset.
+pub const HALF: usize = 24;
+/// Sub-sample onset resolution (rows are linearly interpolated).
+pub const PHASES: usize = 32;
+/// Number of contact-duration rows (log-spaced).
+pub const DURATIONS: usize = 24;
+/// Longest contact rendered with its own shape, s. Longer contacts use this row (their
+/// spectrum is already below -40 dB at a few kHz, see module doc).
+pub const MAX_DURATION_S: f64 = 0.5e-3;
+/// Shortest distinct row, in samples: below this the pulse is a delta within the band.
+const MIN_DURATION_SAMPLES: f64 = 0.02;
+/// Pass band edge and stop band edge of the band limit, cycles per sample.
+const PASS: f64 = 0.40;
+const STOP: f64 = 0.50;
+
+/// Kernel tables for one sample rate. Built in `new`; read-only afterwards.
+pub struct PulseKernels {
+    taps: usize,
+    sample_rate: f64,
+    log_d0: f64,
+    log_step: f64,
+    /// Layout: [duration][phase 0..=PHASES][g0 taps, g1 taps]
+    data: Vec<f32>,
+}
+
+/// Interpolated kernel rows and weights for one pulse, ready to be accumulated.
+#[derive(Clone, Copy)]
+pub struct PulseRef {
+    row_a: usize,
+    row_b: usize,
+    frac: f32,
+}
+
+impl PulseKernels {
+    pub fn new(sample_rate: f32) -> Self {
+        let fs = sample_rate as f64;
+        let d_max = (MAX_DURATION_S * fs).max(MIN_DURATION_SAMPLES * 2.0);
+        let taps = (2 * HALF + d_max.ceil() as usize + 1).next_multiple_of(8);
+        let log_d0 = MIN_DURATION_SAMPLES.ln();
+        let log_step = (d_max.ln() - log_d0) / (DURATIONS - 1) as f64;
+        let n = (4 * taps).next_power_of_two().max(512);
+        let mut planner = RealFftPlanner::<f64>::new();
+        let ifft = planner.plan_fft_inverse(n);
+        let mut spec = ifft.make_input_vec();
+        let mut spec1 = ifft.make_input_vec();
+        let mut time = ifft.make_output_vec();
+        let mut time1 = ifft.make_output_vec();
+        let mut scratch = ifft.make_scratch_vec();
+        let row = 2 * taps;
+        let mut data = vec![0.0f32; DURATIONS * (PHASES + 1) * row];
+        for di in 0..DURATIONS {
+            let d = (log_d0 + log_step * di as f64).exp();
+            for pi in 0..=PHASES {
+                let onset = HALF as f64 + pi as f64 / PHASES as f64;
+                for (j, (s0, s1)) in spec.iter_mut().zip(spec1.iter_mut()).enumerate() {
+                    let f = j as f64 / n as f64;
+                    let w = 2.0 * std::f64::consts::PI * f;
+                    let x = half_sine_spectrum(w, d) * band_limit(f);
+                    let shifted = x * Complex::from_polar(1.0, -w * onset);
+                    *s0 = shifted;
+                    *s1 = shifted * Complex::new(0.0, w);
+                }
+                // C2R needs real DC and Nyquist bins; both hold by construction
+                // (X(0) = 1, band_limit(0.5) = 0), up to rounding.
+                spec[0].im = 0.0;
+                spec1[0] = Complex::new(0.0, 0.0);
+                spec[n / 2] = Complex::new(0.0, 0.0);
+                spec1[n / 2] = Complex::new(0.0, 0.0);
+                ifft.process_with_scratch(&mut spec, &mut time, &mut scratch)
+                    .expect("kernel IFFT sizes are fixed");
+                ifft.process_with_scratch(&mut spec1, &mut time1, &mut scratch)
+                    .expect("kernel IFFT sizes are fixed");
+                let base = (di * (PHASES + 1) + pi) * row;
+                let pulse_end = onset + d;
+                for k in 0..taps {
+                    let win = taper(k as f64, onset, pulse_end, taps);
+                    // per-sample -> per-second units: area in samples is 1, so x fs; d/dn = d/dt / fs.
+                    data[base + k] = (time[k] / n as f64 * fs * win) as f32;
+                    data[base + taps + k] = (time1[k] / n as f64 * fs * fs * win) as f32;
+                }
+            }
+        }
+        PulseKernels {
+            taps,
+            sample_rate: fs,
+            log_d0,
+            log_step,
+            data,
+        }
+    }
+
+    pub fn taps(&self) -> usize {
+        self.taps
+    }
+
+    pub fn sample_rate(&self) -> f32 {
+        self.sample_rate as f32
+    }
+
+    /// Chooses the rows for a pulse of `duration_s` starting `phase` (0..1) samples after
+    /// an integer sample. The kernel's tap `k` lands on that integer sample + k - HALF.
+    #[inline]
+    pub fn select(&self, duration_s: f32, phase: f32) -> PulseRef {
+        let d = (duration_s as f64 * self.sample_rate).max(MIN_DURATION_SAMPLES);
+        let di = (((d.ln() - self.log_d0) / self.log_step).round() as isize)
+            .clamp(0, DURATIONS as isize - 1) as usize;
+        let p = (phase.clamp(0.0, 1.0) * PHASES as f32).min(PHASES as f32 - 1e-4);
+        let pi = p as usize;
+        let row_a = (di * (PHASES + 1) + pi) * 2 * self.taps;
+        PulseRef {
+            row_a,
+            row_b: row_a + 2 * self.taps,
+            frac: p - pi as f32,
+        }
+    }
+
+    /// `out[k] += a0 * g0[k] + a1 * g1[k]` over all taps (out must hold `taps()` samples).
+    #[inline]
+    pub fn accumulate(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
+        let t = self.taps;
+        let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
+        let (c0a, c0b, c1a, c1b) = (a0 * wa, a0 * wb, a1 * wa, a1 * wb);
+        let g0a = &self.data[pulse.row_a..pulse.row_a + t];
+        let g1a = &self.data[pulse.row_a + t..pulse.row_a + 2 * t];
+        let g0b = &self.data[pulse.row_b..pulse.row_b + t];
+        let g1b = &self.data[pulse.row_b + t..pulse.row_b + 2 * t];
+        let out = &mut out[..t];
+        for k in 0..t {
+            out[k] += c0a * g0a[k] + c0b * g0b[k] + c1a * g1a[k] + c1b * g1b[k];
+        }
+    }
+}
+
+/// Unit-area half-sine spectrum, `w` in rad/sample, `d` in samples (derivation in module doc).
+fn half_sine_spectrum(w: f64, d: f64) -> Complex<f64> {
+    let x = w * d / std::f64::consts::PI;
+    let denom = 1.0 - x * x;
+    let mag = if denom.abs() < 1e-6 {
+        std::f64::consts::FRAC_PI_4
+    } else {
+        (w * d / 2.0).cos() / denom
+    };
+    Complex::from_polar(mag, -w * d / 2.0)
+}
+
+/// Raised-cosine band limit: 1 below PASS, 0 at STOP (cycles per sample).
+fn band_limit(f: f64) -> f64 {
+    if f <= PASS {
+        1.0
+    } else if f >= STOP {
+        0.0
+    } else {
+        0.5 * (1.0 + (std::f64::consts::PI * (f - PASS) / (STOP - PASS)).cos())
+    }
+}
+
+/// Flat over the pulse, Hann-shaped fall-off over the low-pass tails on both sides.
+fn taper(k: f64, onset: f64, pulse_end: f64, taps: usize) -> f64 {
+    let rise = onset;
+    let fall = (taps as f64 - 1.0 - pulse_end).max(1.0);
+    if k < onset {
+        let x = k / rise;
+        0.5 * (1.0 - (std::f64::consts::PI * x).cos())
+    } else if k <= pulse_end {
+        1.0
+    } else {
+        let x = ((k - pulse_end) / fall).min(1.0);
+        0.5 * (1.0 + (std::f64::consts::PI * x).cos())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_pulse_kernel_has_unit_area_and_zero_mean_derivative() {
+        let k = PulseKernels::new(48_000.0);
+        let mut out = vec![0.0f32; k.taps()];
+        k.accumulate(k.select(20e-6, 0.3), 1.0, 0.0, &mut out);
+        let area: f32 = out.iter().sum::<f32>() / 48_000.0;
+        assert!((area - 1.0).abs() < 1e-3, "area {area}");
+        let mut d = vec![0.0f32; k.taps()];
+        k.accumulate(k.select(20e-6, 0.3), 0.0, 1.0, &mut d);
+        let s: f32 = d.iter().sum::<f32>() / 48_000.0;
+        let peak = d.iter().fold(0.0f32, |m, x| m.max(x.abs())) / 48_000.0;
+        assert!(
+            s.abs() < 1e-3 * peak,
+            "derivative kernel sums to {s}, peak {peak}"
+        );
+    }
+
+    #[test]
+    fn onset_moves_the_kernel_centroid() {
+        let k = PulseKernels::new(48_000.0);
+        let centroid = |phase: f32| {
+            let mut out = vec![0.0f32; k.taps()];
+            k.accumulate(k.select(5e-6, phase), 1.0, 0.0, &mut out);
+            let s: f32 = out.iter().sum();
+            out.iter()
+                .enumerate()
+                .map(|(i, x)| i as f32 * x)
+                .sum::<f32>()
+                / s
+        };
+        let c0 = centroid(0.0);
+        let c5 = centroid(0.5);
+        // a 5 us pulse is 0.24 samples long: its centroid sits half of that after the onset
+        assert!((c0 - HALF as f32 - 0.12).abs() < 0.05, "{c0}");
+        assert!((c5 - c0 - 0.5).abs() < 0.05, "{c0} {c5}");
+    }
+
+    #[test]
+    fn long_contacts_are_duller() {
+        // energy above 8 kHz relative to the total: less for a 300 us contact than a 10 us one
+        let k = PulseKernels::new(48_000.0);
+        let hf = |d: f32| {
+            let mut out = vec![0.0f32; k.taps()];
+            k.accumulate(k.select(d, 0.0), 1.0, 0.0, &mut out);
+            // first difference as a crude high-pass
+            let e: f32 = out.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+            let t: f32 = out.iter().map(|x| x * x).sum();
+            e / t
+        };
+        assert!(hf(300e-6) < 0.5 * hf(10e-6));
+    }
+}

@@ -1,0 +1,312 @@
+//! Material tables: grains and cups, in SI units, with their sources.
+//!
+//! Grain values are those of the solid the grain is made of (not the bulk), plus the
+//! nominal diameter of the spherical proxy (thesis 5.3: every grain is a sphere) and a
+//! coefficient of restitution for grain–grain and grain–cup impacts.
+//!
+//! Sources, abbreviated in the tables:
+//! - `T6.1`: thesis (seed 000) Table 6.1 / appendix B.5, glass spheres: rho 2520, E 72 GPa, nu 0.22.
+//! - `QJ2`: Qu & James, *On the Impact of Ground Sound* (seed 002) Table 2.
+//! - `HB`: handbook values (CRC Handbook of Chemistry and Physics; ASM / MatWeb data sheets).
+//! - `AG`: agricultural-engineering DEM literature (Mohsenin, *Physical Properties of Plant
+//!   and Animal Materials*; typical DEM calibrations for rice, lentils, coffee beans).
+//!   Biological grains scatter widely; the values are mid-range.
+
+/// Air at 20 °C.
+pub const AIR_DENSITY: f32 = 1.204; // kg/m^3
+/// Speed of sound in air at 20 °C.
+pub const SPEED_OF_SOUND: f32 = 343.2; // m/s
+/// Standard gravity.
+pub const GRAVITY: f32 = 9.806_65; // m/s^2
+/// Bulk density of a loose pile relative to the solid's density (DESIGN: about 0.6 rho).
+pub const PACKING_FRACTION: f32 = 0.6;
+
+/// Elastic solid: Young's modulus, Poisson's ratio, density.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Elastic {
+    /// Young's modulus E, Pa.
+    pub youngs_pa: f32,
+    /// Poisson's ratio nu.
+    pub poisson: f32,
+    /// Density rho, kg/m^3.
+    pub density: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GrainMaterialData {
+    pub name: &'static str,
+    pub elastic: Elastic,
+    /// Diameter of the spherical proxy (volume-equivalent sphere), m.
+    pub diameter_m: f32,
+    /// Coefficient of restitution of an impact (kappa in seed 002, e in thesis).
+    pub restitution: f32,
+    pub source: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GrainMaterial {
+    Sugar,
+    Salt,
+    FineSand,
+    Rice,
+    Lentils,
+    CoffeeBeans,
+    GlassBeads05,
+    GlassBeads1,
+    GlassBeads2,
+    SteelShot1,
+    PlasticDiscs4,
+    Gravel,
+}
+
+impl GrainMaterial {
+    pub const ALL: [GrainMaterial; 12] = [
+        GrainMaterial::Sugar,
+        GrainMaterial::Salt,
+        GrainMaterial::FineSand,
+        GrainMaterial::Rice,
+        GrainMaterial::Lentils,
+        GrainMaterial::CoffeeBeans,
+        GrainMaterial::GlassBeads05,
+        GrainMaterial::GlassBeads1,
+        GrainMaterial::GlassBeads2,
+        GrainMaterial::SteelShot1,
+        GrainMaterial::PlasticDiscs4,
+        GrainMaterial::Gravel,
+    ];
+
+    /// Stable identifier used in presets and parameter files.
+    pub fn id(self) -> &'static str {
+        match self {
+            GrainMaterial::Sugar => "sugar",
+            GrainMaterial::Salt => "salt",
+            GrainMaterial::FineSand => "fine_sand",
+            GrainMaterial::Rice => "rice",
+            GrainMaterial::Lentils => "lentils",
+            GrainMaterial::CoffeeBeans => "coffee_beans",
+            GrainMaterial::GlassBeads05 => "glass_beads_0_5mm",
+            GrainMaterial::GlassBeads1 => "glass_beads_1mm",
+            GrainMaterial::GlassBeads2 => "glass_beads_2mm",
+            GrainMaterial::SteelShot1 => "steel_shot_1mm",
+            GrainMaterial::PlasticDiscs4 => "plastic_discs_4mm",
+            GrainMaterial::Gravel => "gravel",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.id() == id)
+    }
+
+    pub fn data(self) -> GrainMaterialData {
+        let e = |youngs_pa, poisson, density| Elastic {
+            youngs_pa,
+            poisson,
+            density,
+        };
+        let glass = e(72e9, 0.22, 2520.0); // T6.1
+        let (name, elastic, diameter_m, restitution, source) = match self {
+            // Sucrose crystal: E ~ 32 GPa (Duncan-Hewitt & Weatherly 1989), rho 1587.
+            GrainMaterial::Sugar => (
+                "Sugar",
+                e(32e9, 0.30, 1587.0),
+                0.5e-3,
+                0.5,
+                "HB; granulated 0.4-0.6 mm",
+            ),
+            // Halite (NaCl): E ~ 37 GPa, nu 0.25, rho 2165.
+            GrainMaterial::Salt => (
+                "Salt",
+                e(37e9, 0.25, 2165.0),
+                0.4e-3,
+                0.5,
+                "HB; table salt 0.3-0.5 mm",
+            ),
+            // Quartz sand.
+            GrainMaterial::FineSand => (
+                "Fine sand",
+                e(70e9, 0.17, 2650.0),
+                0.2e-3,
+                0.6,
+                "HB (quartz); fine sand 0.1-0.25 mm",
+            ),
+            // Long-grain rice, 7 x 2 mm kernel -> 2.8 mm volume-equivalent sphere.
+            GrainMaterial::Rice => ("Rice", e(2.5e9, 0.30, 1450.0), 2.8e-3, 0.5, "AG"),
+            // Lentil, 5 mm x 2.5 mm lens -> 3.9 mm volume-equivalent sphere.
+            GrainMaterial::Lentils => ("Lentils", e(0.6e9, 0.30, 1350.0), 3.9e-3, 0.45, "AG"),
+            // Roasted Arabica bean, ~10 x 7 x 5 mm, porous.
+            GrainMaterial::CoffeeBeans => {
+                ("Coffee beans", e(0.3e9, 0.30, 650.0), 7.0e-3, 0.4, "AG")
+            }
+            GrainMaterial::GlassBeads05 => ("Glass beads 0.5 mm", glass, 0.5e-3, 0.85, "T6.1"),
+            GrainMaterial::GlassBeads1 => ("Glass beads 1 mm", glass, 1.0e-3, 0.85, "T6.1"),
+            GrainMaterial::GlassBeads2 => ("Glass beads 2 mm", glass, 2.0e-3, 0.85, "T6.1"),
+            // Stainless steel, QJ2: 1.965e11, 0.27, 7955.
+            GrainMaterial::SteelShot1 => (
+                "Steel shot 1 mm",
+                e(1.965e11, 0.27, 7955.0),
+                1.0e-3,
+                0.8,
+                "QJ2",
+            ),
+            // ABS, QJ2: 1.4e9, 0.35, 1070. 4 mm x 1.5 mm disc -> 3.1 mm sphere.
+            GrainMaterial::PlasticDiscs4 => (
+                "Plastic discs 4 mm",
+                e(1.4e9, 0.35, 1070.0),
+                3.1e-3,
+                0.7,
+                "QJ2 (ABS)",
+            ),
+            // Granite, QJ2: 5.07e10, 0.28, 2670.
+            GrainMaterial::Gravel => (
+                "Gravel",
+                e(5.07e10, 0.28, 2670.0),
+                6.0e-3,
+                0.5,
+                "QJ2 (granite)",
+            ),
+        };
+        GrainMaterialData {
+            name,
+            elastic,
+            diameter_m,
+            restitution,
+            source,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CupMaterialData {
+    pub name: &'static str,
+    pub elastic: Elastic,
+    /// Structural loss factor eta (modal decay rate = eta * omega / 2).
+    pub loss_factor: f32,
+    /// Wall thickness of the nominal (size 1) cup, m.
+    pub wall_m: f32,
+    /// Floor thickness of the nominal cup, m.
+    pub floor_m: f32,
+    pub source: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CupMaterial {
+    Ceramic,
+    Porcelain,
+    Glass,
+    Steel,
+    Aluminium,
+    Plastic,
+    Wood,
+}
+
+impl CupMaterial {
+    pub const ALL: [CupMaterial; 7] = [
+        CupMaterial::Ceramic,
+        CupMaterial::Porcelain,
+        CupMaterial::Glass,
+        CupMaterial::Steel,
+        CupMaterial::Aluminium,
+        CupMaterial::Plastic,
+        CupMaterial::Wood,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            CupMaterial::Ceramic => "ceramic",
+            CupMaterial::Porcelain => "porcelain",
+            CupMaterial::Glass => "glass",
+            CupMaterial::Steel => "steel",
+            CupMaterial::Aluminium => "aluminium",
+            CupMaterial::Plastic => "plastic",
+            CupMaterial::Wood => "wood",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.id() == id)
+    }
+
+    /// Loss factors: material loss (Cremer & Heckl, *Structure-Borne Sound*, table of loss
+    /// factors) raised to what a cup standing on a table shows (mounting and radiation
+    /// loss dominate for metals and glass: a free steel shell has ~1e-4, a steel cup on a
+    /// table rings for seconds, not a minute). They set the ordering steel > aluminium > glass >
+    /// porcelain > ceramic > plastic > wood of ring times.
+    pub fn data(self) -> CupMaterialData {
+        let e = |youngs_pa, poisson, density| Elastic {
+            youngs_pa,
+            poisson,
+            density,
+        };
+        let (name, elastic, loss_factor, wall_m, floor_m, source) = match self {
+            // Stoneware mug: QJ2 "ceramics".
+            CupMaterial::Ceramic => (
+                "Ceramic mug",
+                e(7.2e10, 0.19, 2700.0),
+                4.0e-3,
+                5.0e-3,
+                6.0e-3,
+                "QJ2",
+            ),
+            CupMaterial::Porcelain => (
+                "Porcelain cup",
+                e(1.0e11, 0.22, 2400.0),
+                3.0e-3,
+                3.0e-3,
+                4.0e-3,
+                "HB",
+            ),
+            CupMaterial::Glass => (
+                "Glass tumbler",
+                e(7.2e10, 0.22, 2520.0),
+                2.0e-3,
+                2.5e-3,
+                6.0e-3,
+                "T6.1",
+            ),
+            CupMaterial::Steel => (
+                "Steel cup",
+                e(1.965e11, 0.27, 7955.0),
+                8.0e-4,
+                0.8e-3,
+                1.0e-3,
+                "QJ2",
+            ),
+            CupMaterial::Aluminium => (
+                "Aluminium cup",
+                e(6.9e10, 0.33, 2700.0),
+                1.2e-3,
+                1.0e-3,
+                1.2e-3,
+                "HB",
+            ),
+            CupMaterial::Plastic => (
+                "Plastic bowl",
+                e(1.4e9, 0.35, 1070.0),
+                2.0e-2,
+                1.5e-3,
+                2.0e-3,
+                "QJ2 (ABS)",
+            ),
+            CupMaterial::Wood => (
+                "Wooden bowl",
+                e(1.1e10, 0.25, 750.0),
+                3.0e-2,
+                6.0e-3,
+                8.0e-3,
+                "QJ2 (MDF)",
+            ),
+        };
+        CupMaterialData {
+            name,
+            elastic,
+            loss_factor,
+            wall_m,
+            floor_m,
+            source,
+        }
+    }
+}
+
+/// Nominal cup geometry (size 1): inner radius and height, m. `cup_size` scales every length.
+pub const CUP_RADIUS_M: f32 = 0.04;
+pub const CUP_HEIGHT_M: f32 = 0.09;

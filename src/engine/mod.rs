@@ -1,0 +1,762 @@
+//! The Granary synthesis engine: a plain library, no plugin framework.
+//!
+//! `Engine::new(settings, sample_rate, max_block)`, then `note_on` / `note_off` /
+//! `set_modulation` / `set_settings` between calls to `process`. Everything is allocated in
+//! `new` (and `set_sample_rate`); `process` never allocates, locks or does I/O.
+//!
+//! Determinism: all control work (pour state, collision generation, cup updates) happens
+//! at window boundaries on an absolute sample clock, and every collision is written into
+//! ring buffers at its own absolute time. Events take effect at the next window boundary
+//! after the sample they arrive at, so the output depends on the events' sample times,
+//! never on how the host cuts blocks.
+//!
+//! Signal flow (DESIGN.md): generator -> Hertz contact -> (acceleration noise of the
+//! spheres -> "grains" stem) + (contact force -> modal bank + diffuse -> "cup" stem) ->
+//! mix -> look-ahead limiter -> main.
+
+pub mod accel_noise;
+pub mod contact;
+pub mod diffuse;
+pub mod generator;
+pub mod kernels;
+pub mod limiter;
+pub mod materials;
+pub mod modal;
+pub mod scene;
+
+use accel_noise::{sphere_amplitudes, SphereFilter};
+use contact::{contact, Body};
+use diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams, DiffuseResonator};
+use generator::{generate, Collision, CollisionKind, Geometry, NormalMode, WINDOW};
+use kernels::{PulseKernels, HALF};
+use limiter::Limiter;
+use materials::{CupMaterial, GrainMaterial, CUP_HEIGHT_M, CUP_RADIUS_M, SPEED_OF_SOUND};
+use modal::{build_modes, cup_dimensions, CupState, ModalBank, Mode, CUP_BUSES, MAX_MODES};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use scene::{PourScene, PourState, SceneInput};
+
+/// How the pour is triggered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TriggerMode {
+    /// Note-on starts the stream, velocity scales it, note-off stops it.
+    #[default]
+    Midi,
+    /// `pour_rate` alone drives the pour (0 = silent).
+    Continuous,
+}
+
+/// Engine settings in physical units. `sanitized` makes any value safe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    pub grain_material: GrainMaterial,
+    /// Multiplies the material's nominal grain diameter.
+    pub grain_size: f32,
+    /// Multiplies the material's density.
+    pub density: f32,
+    pub cup_material: CupMaterial,
+    /// Multiplies every length of the nominal cup (radius 4 cm, height 9 cm).
+    pub cup_size: f32,
+    /// Fill level at pour start, 0..1.
+    pub fill: f32,
+    /// The cup fills as grains arrive.
+    pub auto_fill: bool,
+    /// Mass flow, g/s.
+    pub pour_rate_g_s: f32,
+    /// Spout height above the cup rim, m.
+    pub fall_height_m: f32,
+    /// Listener direction from the vertical through the impact point, degrees.
+    pub listener_angle_deg: f32,
+    /// Listener distance from the impact point, m.
+    pub listener_distance_m: f32,
+    /// 0 = mono, 1 = full width.
+    pub stereo_width: f32,
+    pub grains_level_db: f32,
+    pub cup_level_db: f32,
+    /// Output = pressure in Pa times 10^(output_gain_db / 20).
+    pub output_gain_db: f32,
+    pub trigger_mode: TriggerMode,
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            grain_material: GrainMaterial::Sugar,
+            grain_size: 1.0,
+            density: 1.0,
+            cup_material: CupMaterial::Ceramic,
+            cup_size: 1.0,
+            fill: 0.0,
+            auto_fill: true,
+            pour_rate_g_s: 20.0,
+            fall_height_m: 0.15,
+            listener_angle_deg: 30.0,
+            listener_distance_m: 0.4,
+            stereo_width: 0.7,
+            grains_level_db: 0.0,
+            cup_level_db: 0.0,
+            output_gain_db: 20.0,
+            trigger_mode: TriggerMode::Midi,
+            seed: 1,
+        }
+    }
+}
+
+/// Physical limits the engine enforces whatever it is sent.
+pub mod limits {
+    pub const GRAIN_SIZE: (f32, f32) = (0.25, 4.0);
+    pub const DENSITY: (f32, f32) = (0.25, 4.0);
+    pub const CUP_SIZE: (f32, f32) = (0.5, 2.5);
+    pub const POUR_RATE_G_S: (f32, f32) = (0.0, 200.0);
+    pub const FALL_HEIGHT_M: (f32, f32) = (0.01, 1.0);
+    pub const LISTENER_ANGLE_DEG: (f32, f32) = (0.0, 90.0);
+    pub const LISTENER_DISTANCE_M: (f32, f32) = (0.1, 10.0);
+    pub const LEVEL_DB: (f32, f32) = (-60.0, 24.0);
+    pub const OUTPUT_GAIN_DB: (f32, f32) = (-20.0, 80.0);
+}
+
+fn clamp_or(x: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
+    if x.is_finite() {
+        x.clamp(lo, hi)
+    } else {
+        fallback
+    }
+}
+
+impl Settings {
+    /// Clamps every value to its physical range; NaN and infinities become the default.
+    pub fn sanitized(&self) -> Settings {
+        let d = Settings::default();
+        Settings {
+            grain_size: clamp_or(self.grain_size, limits::GRAIN_SIZE, d.grain_size),
+            density: clamp_or(self.density, limits::DENSITY, d.density),
+            cup_size: clamp_or(self.cup_size, limits::CUP_SIZE, d.cup_size),
+            fill: clamp_or(self.fill, (0.0, 1.0), d.fill),
+            pour_rate_g_s: clamp_or(self.pour_rate_g_s, limits::POUR_RATE_G_S, 0.0),
+            fall_height_m: clamp_or(self.fall_height_m, limits::FALL_HEIGHT_M, d.fall_height_m),
+            listener_angle_deg: clamp_or(
+                self.listener_angle_deg,
+                limits::LISTENER_ANGLE_DEG,
+                d.listener_angle_deg,
+            ),
+            listener_distance_m: clamp_or(
+                self.listener_distance_m,
+                limits::LISTENER_DISTANCE_M,
+                d.listener_distance_m,
+            ),
+            stereo_width: clamp_or(self.stereo_width, (0.0, 1.0), d.stereo_width),
+            grains_level_db: clamp_or(self.grains_level_db, limits::LEVEL_DB, 0.0),
+            cup_level_db: clamp_or(self.cup_level_db, limits::LEVEL_DB, 0.0),
+            output_gain_db: clamp_or(
+                self.output_gain_db,
+                limits::OUTPUT_GAIN_DB,
+                d.output_gain_db,
+            ),
+            ..*self
+        }
+    }
+
+    fn grain_radius_m(&self) -> f32 {
+        0.5 * self.grain_material.data().diameter_m * self.grain_size
+    }
+
+    fn grain_density(&self) -> f32 {
+        self.grain_material.data().elastic.density * self.density
+    }
+}
+
+/// Output buffers for one call of `process`; all slices have the same length.
+pub struct Outputs<'a> {
+    pub main: [&'a mut [f32]; 2],
+    pub grains: [&'a mut [f32]; 2],
+    pub cup: [&'a mut [f32]; 2],
+}
+
+/// Counters since the last reset.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    /// Physical collisions generated (merged ones counted individually).
+    pub collisions: u64,
+    pub grain_grain: u64,
+    pub grain_cup: u64,
+    /// Collisions rendered one by one.
+    pub rendered: u64,
+}
+
+/// Ceiling of the main output's limiter (-0.5 dBFS).
+pub const LIMITER_CEILING: f32 = 0.944;
+/// Collisions land this many samples after the window boundary that generates them, so
+/// the band-limited pulses' leading taps are still in the future.
+const GENERATOR_LEAD: usize = HALF + 1;
+/// Gain smoothing time constant, s.
+const GAIN_SMOOTH_S: f32 = 0.02;
+
+pub struct Engine {
+    sample_rate: f32,
+    settings: Settings,
+    kernels: PulseKernels,
+    scene: PourScene,
+    rng: Xoshiro256PlusPlus,
+    grains_ring: [Vec<f32>; 2],
+    cup_ring: Vec<Vec<f32>>,
+    mask: usize,
+    /// Absolute sample clock.
+    clock: u64,
+    sphere_filter: [SphereFilter; 2],
+    modal: ModalBank,
+    diffuse: DiffuseResonator,
+    limiter: Limiter,
+    modes: [Mode; MAX_MODES],
+    cup_key: Option<(CupMaterial, f32, f32, f32, f32, f32)>,
+    gains: [f32; 3],
+    gain_coef: f32,
+    notes_held: u32,
+    velocity: f32,
+    modulation: f32,
+    last_flow_cmd: f32,
+    last_fill_setting: f32,
+    pour: PourState,
+    normal_mode: NormalMode,
+    stats: Stats,
+}
+
+impl Engine {
+    /// Builds an engine. `max_block` is accepted for API symmetry with hosts; the engine
+    /// renders any block length without allocating.
+    pub fn new(settings: Settings, sample_rate: f32, _max_block: usize) -> Self {
+        let sample_rate = if sample_rate.is_finite() {
+            sample_rate.clamp(8_000.0, 768_000.0)
+        } else {
+            48_000.0
+        };
+        let settings = settings.sanitized();
+        let kernels = PulseKernels::new(sample_rate);
+        let max_delay =
+            (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
+        let ring = (GENERATOR_LEAD + WINDOW + max_delay + kernels.taps() + 2).next_power_of_two();
+        let window_s = WINDOW as f32 / sample_rate;
+        let mut e = Engine {
+            sample_rate,
+            settings,
+            kernels,
+            scene: PourScene::new(window_s),
+            rng: Xoshiro256PlusPlus::seed_from_u64(settings.seed),
+            grains_ring: [vec![0.0; ring], vec![0.0; ring]],
+            cup_ring: vec![vec![0.0; ring]; CUP_BUSES],
+            mask: ring - 1,
+            clock: 0,
+            sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
+            modal: ModalBank::new(sample_rate),
+            diffuse: DiffuseResonator::new(sample_rate, settings.seed),
+            limiter: Limiter::new(sample_rate, LIMITER_CEILING),
+            modes: [Mode::ZERO; MAX_MODES],
+            cup_key: None,
+            gains: [0.0; 3],
+            gain_coef: 1.0 - (-1.0 / (GAIN_SMOOTH_S * sample_rate)).exp(),
+            notes_held: 0,
+            velocity: 0.0,
+            modulation: 0.0,
+            last_flow_cmd: 0.0,
+            last_fill_setting: settings.fill,
+            pour: PourState::default(),
+            normal_mode: NormalMode::Physical,
+            stats: Stats::default(),
+        };
+        e.reset();
+        e
+    }
+
+    pub fn sample_rate(&self) -> f32 {
+        self.sample_rate
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Latency of the main output (the limiter's look-ahead), samples.
+    pub fn latency_samples(&self) -> usize {
+        self.limiter.latency()
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The pour state of the last window.
+    pub fn pour_state(&self) -> PourState {
+        self.pour
+    }
+
+    /// The cup's current modes.
+    pub fn modes(&self) -> &[Mode] {
+        self.modal.modes()
+    }
+
+    /// Samples per generator window.
+    pub fn window_len(&self) -> usize {
+        WINDOW
+    }
+
+    /// Samples until the next window boundary (where control changes take effect).
+    pub fn samples_to_window(&self) -> usize {
+        let r = (self.clock % WINDOW as u64) as usize;
+        if r == 0 {
+            0
+        } else {
+            WINDOW - r
+        }
+    }
+
+    /// Thesis 5.4 experiment: how normals are drawn (tests and inspection).
+    pub fn set_normal_mode(&mut self, mode: NormalMode) {
+        self.normal_mode = mode;
+    }
+
+    /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
+    pub fn set_sample_rate(&mut self, sample_rate: f32) {
+        *self = Engine::new(self.settings, sample_rate, 0);
+    }
+
+    /// Back to silence with the RNG reseeded from `settings.seed`.
+    pub fn reset(&mut self) {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
+        for r in self.grains_ring.iter_mut().chain(self.cup_ring.iter_mut()) {
+            r.iter_mut().for_each(|x| *x = 0.0);
+        }
+        self.clock = 0;
+        for f in &mut self.sphere_filter {
+            f.set(self.sample_rate, self.settings.grain_radius_m());
+            f.reset();
+        }
+        self.modal.reset();
+        self.diffuse.reset(self.settings.seed);
+        self.limiter.reset();
+        self.scene.reset(self.settings.fill);
+        self.cup_key = None;
+        self.gains = self.gain_targets();
+        self.notes_held = 0;
+        self.velocity = 0.0;
+        self.modulation = 0.0;
+        self.last_flow_cmd = 0.0;
+        self.last_fill_setting = self.settings.fill;
+        self.pour = PourState::default();
+        self.stats = Stats::default();
+        self.update_cup();
+    }
+
+    /// Reseeds the random streams without silencing what sounds (a new seed from the host).
+    pub fn reseed(&mut self, seed: u64) {
+        self.settings.seed = seed;
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        self.diffuse.reseed(seed);
+    }
+
+    /// New settings; they take effect at the next window boundary (gains glide).
+    pub fn set_settings(&mut self, settings: &Settings) {
+        self.settings = settings.sanitized();
+    }
+
+    /// Starts (or re-strikes) the stream; `velocity` 0..1 scales the flow.
+    pub fn note_on(&mut self, velocity: f32) {
+        let v = if velocity.is_finite() {
+            velocity.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        if v <= 0.0 {
+            // MIDI convention: note-on with velocity 0 is a note-off
+            self.note_off();
+            return;
+        }
+        self.notes_held = self.notes_held.saturating_add(1);
+        self.velocity = v;
+    }
+
+    pub fn note_off(&mut self) {
+        self.notes_held = self.notes_held.saturating_sub(1);
+    }
+
+    /// Stops every note (host "all notes off", transport stop).
+    pub fn all_notes_off(&mut self) {
+        self.notes_held = 0;
+    }
+
+    /// Flow modulation 0..1 from the mod wheel or channel pressure: flow x (1 + m).
+    pub fn set_modulation(&mut self, amount: f32) {
+        self.modulation = if amount.is_finite() {
+            amount.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+    }
+
+    fn gain_targets(&self) -> [f32; 3] {
+        let db = |x: f32| 10f32.powf(x / 20.0);
+        [
+            db(self.settings.grains_level_db),
+            db(self.settings.cup_level_db),
+            db(self.settings.output_gain_db),
+        ]
+    }
+
+    /// Commanded mass flow, kg/s.
+    fn flow_command(&self) -> f32 {
+        let rate = self.settings.pour_rate_g_s * 1e-3;
+        match self.settings.trigger_mode {
+            TriggerMode::Continuous => rate,
+            TriggerMode::Midi if self.notes_held > 0 => {
+                rate * self.velocity * (1.0 + self.modulation)
+            }
+            TriggerMode::Midi => 0.0,
+        }
+    }
+
+    fn geometry(&self) -> Geometry {
+        let s = &self.settings;
+        let a = s.grain_radius_m();
+        Geometry {
+            cup_radius: CUP_RADIUS_M * s.cup_size,
+            cup_height: CUP_HEIGHT_M * s.cup_size,
+            grain_radius: a,
+            // a stream a few grains wide, at least 4 mm
+            stream_radius: (8.0 * a).max(0.004),
+        }
+    }
+
+    fn update_cup(&mut self) {
+        let s = self.settings;
+        let fill = (self.scene.fill() * 500.0).round() / 500.0;
+        let key = (
+            s.cup_material,
+            s.cup_size,
+            fill,
+            s.grain_density(),
+            s.listener_distance_m,
+            s.stereo_width,
+        );
+        if self.cup_key == Some(key) {
+            return;
+        }
+        self.cup_key = Some(key);
+        let cup = CupState {
+            material: s.cup_material,
+            size: s.cup_size,
+            fill,
+            grain_density: s.grain_density(),
+            grain_diameter_m: 2.0 * s.grain_radius_m(),
+        };
+        let max_f = (0.45 * self.sample_rate).min(20_000.0);
+        let n = build_modes(&cup, max_f, &mut self.modes);
+        let distance = self.cup_distance();
+        self.modal
+            .set_modes(&self.modes[..n], distance, s.stereo_width);
+        let md = s.cup_material.data();
+        let (radius, height, wall, _) = cup_dimensions(&md, s.cup_size);
+        let area =
+            2.0 * std::f64::consts::PI * radius * height + std::f64::consts::PI * radius * radius;
+        let el = md.elastic;
+        let density = plate_modal_density(
+            area,
+            wall,
+            el.youngs_pa as f64,
+            el.density as f64,
+            el.poisson as f64,
+        );
+        // the analytic set is sparse above its 12th mode: the diffuse part takes over there
+        let mut sorted = [0.0f32; MAX_MODES];
+        for (f, m) in sorted.iter_mut().zip(&self.modes[..n]) {
+            *f = m.freq_hz;
+        }
+        sorted[..n].sort_unstable_by(f32::total_cmp);
+        let low = if n > 12 {
+            sorted[12]
+        } else {
+            sorted[n.saturating_sub(1)]
+        };
+        let wet = (fill + 0.3 * self.pour.floor_coverage).min(1.0);
+        let params = DiffuseParams {
+            low_hz: low,
+            loss_factor: md.loss_factor + modal::GRAIN_CONTACT_LOSS as f32 * wet,
+            mass_kg: (el.density as f64 * area * wall) as f32,
+            area_m2: area as f32,
+            edge_m: (4.0 * std::f64::consts::PI * radius) as f32,
+            coincidence_hz: coincidence_frequency(
+                wall,
+                el.youngs_pa as f64,
+                el.density as f64,
+                el.poisson as f64,
+            ) as f32,
+            modal_density_per_hz: density as f32,
+            distance_m: distance,
+        };
+        let modes = &self.modes[..n];
+        self.diffuse.set(&params, |lo, hi| {
+            modes
+                .iter()
+                .filter(|m| m.freq_hz >= lo && m.freq_hz < hi)
+                .count()
+        });
+    }
+
+    /// Listener position, m (origin: centre of the cup floor).
+    fn listener(&self) -> [f32; 3] {
+        let s = &self.settings;
+        let th = s.listener_angle_deg.to_radians();
+        [
+            s.listener_distance_m * th.sin(),
+            0.0,
+            self.pour.pile_height_m + s.listener_distance_m * th.cos(),
+        ]
+    }
+
+    fn cup_distance(&self) -> f32 {
+        let s = &self.settings;
+        // from the cup's centre, half-way up its wall
+        let l = self.listener();
+        let c = [0.0, 0.0, 0.5 * CUP_HEIGHT_M * s.cup_size];
+        ((l[0] - c[0]).powi(2) + (l[1] - c[1]).powi(2) + (l[2] - c[2]).powi(2)).sqrt()
+    }
+
+    /// Control work at a window boundary: pour state, cup, collisions for this window.
+    fn window(&mut self) {
+        let s = self.settings;
+        let flow_cmd = self.flow_command();
+        if s.fill != self.last_fill_setting
+            || (flow_cmd > 0.0 && self.last_flow_cmd <= 0.0 && !self.scene.is_active())
+        {
+            // "fill level at pour start": a new pour, or a new setting, sets the level
+            self.scene.set_fill(s.fill);
+            self.last_fill_setting = s.fill;
+        }
+        self.last_flow_cmd = flow_cmd;
+        let grain = s.grain_material.data();
+        let input = SceneInput {
+            grain,
+            grain_radius_m: s.grain_radius_m(),
+            grain_density: s.grain_density(),
+            cup_size: s.cup_size,
+            fall_height_m: s.fall_height_m,
+            auto_fill: s.auto_fill,
+        };
+        self.pour = self.scene.step(&input, flow_cmd);
+        for f in &mut self.sphere_filter {
+            f.set(self.sample_rate, s.grain_radius_m());
+        }
+        self.update_cup();
+        self.modal.flush_denormals();
+
+        let geometry = self.geometry();
+        let window_s = WINDOW as f32 / self.sample_rate;
+        let mut rng = self.rng.clone();
+        let mut stats = self.stats;
+        let pour = self.pour;
+        let normal_mode = self.normal_mode;
+        let params = RenderParams::new(self);
+        let ctx = RenderContext {
+            kernels: &self.kernels,
+            p: params,
+        };
+        let grains_ring = &mut self.grains_ring;
+        let cup_ring = &mut self.cup_ring;
+        let physical = generate(
+            &pour,
+            &geometry,
+            grain.restitution,
+            window_s,
+            normal_mode,
+            &mut rng,
+            |c| {
+                match c.kind {
+                    CollisionKind::GrainGrain => stats.grain_grain += 1,
+                    CollisionKind::GrainCup => stats.grain_cup += 1,
+                }
+                stats.rendered += 1;
+                ctx.render(c, grains_ring, cup_ring);
+            },
+        );
+        stats.collisions += physical;
+        self.stats = stats;
+        self.rng = rng;
+    }
+
+    /// Renders `outputs` (any length, including zero).
+    pub fn process(&mut self, outputs: Outputs<'_>) {
+        let Outputs { main, grains, cup } = outputs;
+        let [main_l, main_r] = main;
+        let [grains_l, grains_r] = grains;
+        let [cup_l, cup_r] = cup;
+        let n = main_l
+            .len()
+            .min(main_r.len())
+            .min(grains_l.len())
+            .min(grains_r.len())
+            .min(cup_l.len())
+            .min(cup_r.len());
+        let targets = self.gain_targets();
+        for i in 0..n {
+            if self.clock % WINDOW as u64 == 0 {
+                self.window();
+            }
+            let idx = (self.clock as usize) & self.mask;
+            let gl = std::mem::take(&mut self.grains_ring[0][idx]);
+            let gr = std::mem::take(&mut self.grains_ring[1][idx]);
+            let pl = self.sphere_filter[0].process(gl);
+            let pr = self.sphere_filter[1].process(gr);
+            let mut force = [0.0f32; CUP_BUSES];
+            let mut total = 0.0;
+            for (b, f) in force.iter_mut().enumerate() {
+                *f = std::mem::take(&mut self.cup_ring[b][idx]);
+                total += *f;
+            }
+            let (ml, mr) = self.modal.tick(&force);
+            let (dl, dr) = self.diffuse.tick(total);
+            for (g, t) in self.gains.iter_mut().zip(targets) {
+                *g += self.gain_coef * (t - *g);
+            }
+            let [g_grains, g_cup, g_out] = self.gains;
+            let sg = [pl * g_grains * g_out, pr * g_grains * g_out];
+            let sc = [(ml + dl) * g_cup * g_out, (mr + dr) * g_cup * g_out];
+            let sg = sg.map(finite_or_zero);
+            let sc = sc.map(finite_or_zero);
+            grains_l[i] = sg[0];
+            grains_r[i] = sg[1];
+            cup_l[i] = sc[0];
+            cup_r[i] = sc[1];
+            let (l, r) = self.limiter.process(sg[0] + sc[0], sg[1] + sc[1]);
+            main_l[i] = l;
+            main_r[i] = r;
+            self.clock += 1;
+        }
+    }
+}
+
+#[inline]
+fn finite_or_zero(x: f32) -> f32 {
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
+}
+
+/// Per-window constants for rendering collisions.
+#[derive(Clone, Copy)]
+struct RenderParams {
+    grain: Body,
+    cup: Body,
+    restitution: f32,
+    listener: [f32; 3],
+    cup_delay: f32,
+    base: u64,
+    mask: usize,
+    fs: f32,
+    pan_scale: f32,
+}
+
+struct RenderContext<'a> {
+    kernels: &'a PulseKernels,
+    p: RenderParams,
+}
+
+impl RenderParams {
+    fn new(e: &Engine) -> Self {
+        let s = &e.settings;
+        let gm = s.grain_material.data();
+        let mut elastic = gm.elastic;
+        elastic.density = s.grain_density();
+        RenderParams {
+            grain: Body::sphere(elastic, s.grain_radius_m()),
+            cup: Body::plane(s.cup_material.data().elastic),
+            restitution: gm.restitution,
+            listener: e.listener(),
+            cup_delay: e.cup_distance() / SPEED_OF_SOUND * e.sample_rate,
+            base: e.clock + GENERATOR_LEAD as u64,
+            mask: e.mask,
+            fs: e.sample_rate,
+            pan_scale: s.stereo_width / (CUP_RADIUS_M * s.cup_size),
+        }
+    }
+}
+
+impl RenderContext<'_> {
+    /// Splats one collision into the ring buffers (its pulses and its cup force).
+    fn render(&self, c: &Collision, grains: &mut [Vec<f32>; 2], cup: &mut [Vec<f32>]) {
+        let other = match c.kind {
+            CollisionKind::GrainGrain => self.p.grain,
+            CollisionKind::GrainCup => self.p.cup,
+        };
+        let hit = contact(&self.p.grain, &other, c.v0, self.p.restitution);
+        let dv = hit.impulse_ns / self.p.grain.mass_kg * c.weight;
+        let a = self.p.grain.radius_m;
+        let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
+        let th = (pan + 1.0) * std::f32::consts::FRAC_PI_4;
+        let pan_gain = [
+            th.cos() * std::f32::consts::SQRT_2,
+            th.sin() * std::f32::consts::SQRT_2,
+        ];
+        // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
+        let spheres = if c.kind == CollisionKind::GrainGrain {
+            2
+        } else {
+            1
+        };
+        for k in 0..spheres {
+            let sign = if k == 0 { 1.0 } else { -1.0 };
+            let centre = [0, 1, 2].map(|i| c.position[i] + sign * a * c.normal[i]);
+            let d = [0, 1, 2].map(|i| self.p.listener[i] - centre[i]);
+            let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+                .sqrt()
+                .max(a * 1.01);
+            let cos_theta =
+                sign * (c.normal[0] * d[0] + c.normal[1] * d[1] + c.normal[2] * d[2]) / r;
+            let (a0, a1) = sphere_amplitudes(a, r, cos_theta, dv);
+            let t = c.time + (r - a) / SPEED_OF_SOUND * self.p.fs;
+            self.splat(t, hit.duration_s, a0, a1, grains, &pan_gain);
+        }
+        if c.kind == CollisionKind::GrainCup {
+            let t = c.time + self.p.cup_delay;
+            let j = hit.impulse_ns * c.weight;
+            self.splat(
+                t,
+                hit.duration_s,
+                j,
+                0.0,
+                std::slice::from_mut(&mut cup[c.bus]),
+                &[1.0],
+            );
+        }
+    }
+
+    #[inline]
+    fn splat(
+        &self,
+        t: f32,
+        duration_s: f32,
+        a0: f32,
+        a1: f32,
+        rings: &mut [Vec<f32>],
+        gains: &[f32],
+    ) {
+        let whole = t.floor();
+        let frac = t - whole;
+        let pulse = self.kernels.select(duration_s, frac);
+        let start = (self.p.base + whole as u64 - HALF as u64) as usize;
+        let taps = self.kernels.taps();
+        for (ring, &g) in rings.iter_mut().zip(gains) {
+            let s = start & self.p.mask;
+            if s + taps <= ring.len() {
+                self.kernels
+                    .accumulate(pulse, a0 * g, a1 * g, &mut ring[s..s + taps]);
+            } else {
+                let mut tmp = [0.0f32; 1024];
+                let tmp = &mut tmp[..taps.min(1024)];
+                self.kernels.accumulate(pulse, a0 * g, a1 * g, tmp);
+                for (k, v) in tmp.iter().enumerate() {
+                    ring[(s + k) & self.p.mask] += v;
+                }
+            }
+        }
+    }
+}

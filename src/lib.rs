@@ -1,0 +1,221 @@
+//! Granary: a physically-based instrument for the sound of grains poured into a cup.
+//!
+//! This file holds only the plugin glue (nice-plug): the IO layout, MIDI to engine, the
+//! exports. The synthesis is in `engine`, which knows nothing of plugins.
+
+pub mod editor;
+pub mod engine;
+pub mod params;
+pub mod preset;
+pub mod render;
+
+use engine::{Engine, Outputs};
+use nice_plug::prelude::*;
+use nice_plug_egui::EguiEditorState;
+use params::GranaryParams;
+use std::sync::Arc;
+
+pub struct Granary {
+    params: Arc<GranaryParams>,
+    editor_state: Arc<EguiEditorState>,
+    /// Built in `activate` (it allocates); `None` before.
+    engine: Option<Engine>,
+    seed: i32,
+    mod_wheel: f32,
+    pressure: f32,
+}
+
+impl Default for Granary {
+    fn default() -> Self {
+        let params = Arc::new(GranaryParams::default());
+        let size = *params.editor_size.lock().unwrap_or_else(|e| e.into_inner());
+        Granary {
+            editor_state: editor::default_state(size),
+            params,
+            engine: None,
+            seed: -1,
+            mod_wheel: 0.0,
+            pressure: 0.0,
+        }
+    }
+}
+
+/// MIDI CC numbers Granary reacts to.
+const CC_MOD_WHEEL: u8 = 1;
+const CC_ALL_SOUND_OFF: u8 = 120;
+const CC_ALL_NOTES_OFF: u8 = 123;
+
+impl Plugin for Granary {
+    const NAME: &'static str = "Granary";
+    const VENDOR: &'static str = "Granary";
+    const URL: &'static str = "https://example.invalid/granary";
+    const EMAIL: &'static str = "granary@example.invalid";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+
+    const AUDIO_IO_LAYOUTS: &'static [AudioIOLayout] = &[AudioIOLayout {
+        main_input_channels: None,
+        main_output_channels: NonZeroU32::new(2),
+        aux_input_ports: &[],
+        aux_output_ports: &[new_nonzero_u32(2), new_nonzero_u32(2)],
+        names: PortNames {
+            layout: Some("Stereo + Grains + Cup"),
+            main_input: None,
+            main_output: Some("Main"),
+            aux_inputs: &[],
+            aux_outputs: &["Grains", "Cup"],
+        },
+    }];
+
+    const MIDI_INPUT: MidiConfig = MidiConfig::MidiCCs;
+    const SAMPLE_ACCURATE_AUTOMATION: bool = true;
+
+    type Editor = nice_plug_egui::EguiEditor<editor::GranaryEditor>;
+    type SysExMessage = ();
+    type BackgroundTask = ();
+
+    fn params(&self) -> Arc<dyn Params> {
+        self.params.clone()
+    }
+
+    fn editor(&mut self, _async_executor: AsyncExecutor<Self>) -> Option<Self::Editor> {
+        editor::create(self.params.clone(), self.editor_state.clone())
+    }
+
+    fn activate(
+        &mut self,
+        _layout: &AudioIOLayout,
+        config: &BufferConfig,
+        context: &mut impl ActivateContext<Self>,
+    ) -> bool {
+        let settings = self.params.settings();
+        let engine = Engine::new(
+            settings,
+            config.sample_rate,
+            config.max_buffer_size as usize,
+        );
+        context.set_latency_samples(engine.latency_samples() as u32);
+        self.seed = self.params.seed.value();
+        self.engine = Some(engine);
+        true
+    }
+
+    fn reset(&mut self) {
+        if let Some(engine) = &mut self.engine {
+            engine.set_settings(&self.params.settings());
+            engine.reset();
+        }
+        self.mod_wheel = 0.0;
+        self.pressure = 0.0;
+    }
+
+    fn process(
+        &mut self,
+        buffer: &mut Buffer,
+        aux: &mut AuxiliaryBuffers,
+        context: &mut impl ProcessContext<Self>,
+    ) -> ProcessStatus {
+        let n = buffer.samples();
+        let main = buffer.as_slice();
+        let Some(engine) = &mut self.engine else {
+            main.iter_mut().for_each(|c| c.fill(0.0));
+            return ProcessStatus::Normal;
+        };
+        engine.set_settings(&self.params.settings());
+        let seed = self.params.seed.value();
+        if seed != self.seed {
+            self.seed = seed;
+            engine.reseed(seed.max(0) as u64);
+        }
+        let (grains, cup) = match aux.outputs {
+            [g, c, ..] => (g.as_slice(), c.as_slice()),
+            _ => {
+                main.iter_mut().for_each(|c| c.fill(0.0));
+                return ProcessStatus::Error("Granary needs its Grains and Cup outputs");
+            }
+        };
+        if main.len() < 2 || grains.len() < 2 || cup.len() < 2 {
+            main.iter_mut().for_each(|c| c.fill(0.0));
+            grains.iter_mut().for_each(|c| c.fill(0.0));
+            cup.iter_mut().for_each(|c| c.fill(0.0));
+            return ProcessStatus::Normal;
+        }
+        let mut pos = 0;
+        while let Some(event) = context.next_event() {
+            let at = (event.timing() as usize).min(n);
+            if at > pos {
+                render_span(engine, main, grains, cup, pos, at);
+                pos = at;
+            }
+            match event {
+                NoteEvent::NoteOn { velocity, .. } => engine.note_on(velocity),
+                NoteEvent::NoteOff { .. } | NoteEvent::Choke { .. } => engine.note_off(),
+                NoteEvent::MidiCC {
+                    cc: CC_MOD_WHEEL,
+                    value,
+                    ..
+                } => {
+                    self.mod_wheel = value;
+                    engine.set_modulation(self.mod_wheel.max(self.pressure));
+                }
+                NoteEvent::MidiCC {
+                    cc: CC_ALL_NOTES_OFF | CC_ALL_SOUND_OFF,
+                    ..
+                } => engine.all_notes_off(),
+                NoteEvent::MidiChannelPressure { pressure, .. } => {
+                    self.pressure = pressure;
+                    engine.set_modulation(self.mod_wheel.max(self.pressure));
+                }
+                _ => {}
+            }
+        }
+        if n > pos {
+            render_span(engine, main, grains, cup, pos, n);
+        }
+        ProcessStatus::KeepAlive
+    }
+
+    fn deactivate(&mut self) {
+        self.engine = None;
+    }
+}
+
+/// Renders samples `a..b` of the host's buffers.
+fn render_span(
+    engine: &mut Engine,
+    main: &mut [&mut [f32]],
+    grains: &mut [&mut [f32]],
+    cup: &mut [&mut [f32]],
+    a: usize,
+    b: usize,
+) {
+    let (ml, mr) = main.split_at_mut(1);
+    let (gl, gr) = grains.split_at_mut(1);
+    let (cl, cr) = cup.split_at_mut(1);
+    engine.process(Outputs {
+        main: [&mut ml[0][a..b], &mut mr[0][a..b]],
+        grains: [&mut gl[0][a..b], &mut gr[0][a..b]],
+        cup: [&mut cl[0][a..b], &mut cr[0][a..b]],
+    });
+}
+
+impl ClapPlugin for Granary {
+    const CLAP_ID: &'static str = "org.granary.granary";
+    const CLAP_DESCRIPTION: Option<&'static str> =
+        Some("Grains poured into a cup, synthesised from physics");
+    const CLAP_MANUAL_URL: Option<&'static str> = None;
+    const CLAP_SUPPORT_URL: Option<&'static str> = None;
+    const CLAP_FEATURES: &'static [ClapFeature] = &[
+        ClapFeature::Instrument,
+        ClapFeature::Synthesizer,
+        ClapFeature::Stereo,
+    ];
+}
+
+impl Vst3Plugin for Granary {
+    const VST3_CLASS_ID: [u8; 16] = *b"GranaryPourInstr";
+    const VST3_SUBCATEGORIES: &'static [Vst3SubCategory] =
+        &[Vst3SubCategory::Instrument, Vst3SubCategory::Synth];
+}
+
+nice_export_clap!(Granary);
+nice_export_vst3!(Granary);
