@@ -88,11 +88,7 @@ impl Plugin for Granary {
         context: &mut impl ActivateContext<Self>,
     ) -> bool {
         let settings = self.params.settings();
-        let engine = Engine::new(
-            settings,
-            config.sample_rate,
-            config.max_buffer_size as usize,
-        );
+        let engine = Engine::new(settings, config.sample_rate, config.max_buffer_size as usize);
         context.set_latency_samples(engine.latency_samples() as u32);
         self.seed = self.params.seed.value();
         self.engine = Some(engine);
@@ -200,21 +196,16 @@ fn render_span(
 
 impl ClapPlugin for Granary {
     const CLAP_ID: &'static str = "org.granary.granary";
-    const CLAP_DESCRIPTION: Option<&'static str> =
-        Some("Grains poured into a cup, synthesised from physics");
+    const CLAP_DESCRIPTION: Option<&'static str> = Some("Grains poured into a cup, synthesised from physics");
     const CLAP_MANUAL_URL: Option<&'static str> = None;
     const CLAP_SUPPORT_URL: Option<&'static str> = None;
-    const CLAP_FEATURES: &'static [ClapFeature] = &[
-        ClapFeature::Instrument,
-        ClapFeature::Synthesizer,
-        ClapFeature::Stereo,
-    ];
+    const CLAP_FEATURES: &'static [ClapFeature] =
+        &[ClapFeature::Instrument, ClapFeature::Synthesizer, ClapFeature::Stereo];
 }
 
 impl Vst3Plugin for Granary {
     const VST3_CLASS_ID: [u8; 16] = *b"GranaryPourInstr";
-    const VST3_SUBCATEGORIES: &'static [Vst3SubCategory] =
-        &[Vst3SubCategory::Instrument, Vst3SubCategory::Synth];
+    const VST3_SUBCATEGORIES: &'static [Vst3SubCategory] = &[Vst3SubCategory::Instrument, Vst3SubCategory::Synth];
 }
 
 nice_export_clap!(Granary);

@@ -71,15 +71,7 @@ const fn grain_id(m: GrainMaterial) -> &'static str {
     }
 }
 
-const CUP_IDS: [&str; 7] = [
-    "ceramic",
-    "porcelain",
-    "glass",
-    "steel",
-    "aluminium",
-    "plastic",
-    "wood",
-];
+const CUP_IDS: [&str; 7] = ["ceramic", "porcelain", "glass", "steel", "aluminium", "plastic", "wood"];
 const TRIGGER_IDS: [&str; 2] = ["midi", "continuous"];
 
 /// Every parameter, in display order.
@@ -250,7 +242,7 @@ pub const SPECS: [Spec; 17] = [
         kind: Kind::Float {
             min: -20.0,
             max: 80.0,
-            default: 34.0,
+            default: 52.0,
             log: false,
         },
         doc: "Output = pressure in Pa x this gain (0 dB: 1.0 = 1 Pa = 94 dB SPL)",
@@ -285,14 +277,8 @@ pub fn spec(id: &str) -> Option<&'static Spec> {
 /// Display name of an enum choice.
 pub fn choice_name(id: &str, index: usize) -> &'static str {
     match id {
-        "grain_material" => GrainMaterial::ALL
-            .get(index)
-            .map(|m| m.data().name)
-            .unwrap_or("?"),
-        "cup_material" => CupMaterial::ALL
-            .get(index)
-            .map(|m| m.data().name)
-            .unwrap_or("?"),
+        "grain_material" => GrainMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
+        "cup_material" => CupMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
         "trigger_mode" => ["MIDI", "Continuous"].get(index).copied().unwrap_or("?"),
         _ => "?",
     }
@@ -310,18 +296,9 @@ pub enum ValueError {
         got: String,
     },
     #[error("`{id}`: {value} is outside {min}..={max}")]
-    OutOfRange {
-        id: String,
-        value: f64,
-        min: f64,
-        max: f64,
-    },
+    OutOfRange { id: String, value: f64, min: f64, max: f64 },
     #[error("`{id}`: `{value}` is not one of: {choices}")]
-    UnknownChoice {
-        id: String,
-        value: String,
-        choices: String,
-    },
+    UnknownChoice { id: String, value: String, choices: String },
 }
 
 /// Plain values of every parameter, by id. Always within range.
@@ -489,14 +466,11 @@ fn validate(s: &Spec, value: &Value) -> Result<Value, ValueError> {
             }
             Ok(Value::from(x as i64))
         }
-        Kind::Bool { .. } => value
-            .as_bool()
-            .map(Value::from)
-            .ok_or(ValueError::WrongType {
-                id,
-                expected: "true or false",
-                got: describe(value),
-            }),
+        Kind::Bool { .. } => value.as_bool().map(Value::from).ok_or(ValueError::WrongType {
+            id,
+            expected: "true or false",
+            got: describe(value),
+        }),
         Kind::Enum { ids, .. } => {
             let v = value.as_str().ok_or_else(|| ValueError::WrongType {
                 id: id.clone(),
@@ -568,13 +542,7 @@ pub struct GranaryParams {
 
 fn float_param(id: &str) -> FloatParam {
     let s = spec(id).expect("parameter id in SPECS");
-    let Kind::Float {
-        min,
-        max,
-        default,
-        log,
-    } = s.kind
-    else {
+    let Kind::Float { min, max, default, log } = s.kind else {
         panic!("{id} is not a float")
     };
     let range = if log {
@@ -615,9 +583,7 @@ fn enum_param(id: &'static str) -> IntParam {
             max: ids.len() as i32 - 1,
         },
     )
-    .with_value_to_string(Arc::new(move |v| {
-        choice_name(id, v.max(0) as usize).to_string()
-    }))
+    .with_value_to_string(Arc::new(move |v| choice_name(id, v.max(0) as usize).to_string()))
     .with_string_to_value(Arc::new(move |text| {
         let t = text.trim().to_lowercase();
         (0..ids.len())
@@ -668,9 +634,7 @@ impl GranaryParams {
     pub fn values(&self) -> ParamValues {
         let mut v = ParamValues::default();
         let choice = |id: &str, i: i32| match spec(id).map(|s| s.kind) {
-            Some(Kind::Enum { ids, .. }) => {
-                Value::from(ids[(i.max(0) as usize).min(ids.len() - 1)])
-            }
+            Some(Kind::Enum { ids, .. }) => Value::from(ids[(i.max(0) as usize).min(ids.len() - 1)]),
             _ => Value::Null,
         };
         let floats: [(&str, &FloatParam); 12] = [
@@ -691,18 +655,9 @@ impl GranaryParams {
             // the host may send anything; an invalid value keeps the default
             let _ = v.set(id, &Value::from(p.value() as f64));
         }
-        let _ = v.set(
-            "grain_material",
-            &choice("grain_material", self.grain_material.value()),
-        );
-        let _ = v.set(
-            "cup_material",
-            &choice("cup_material", self.cup_material.value()),
-        );
-        let _ = v.set(
-            "trigger_mode",
-            &choice("trigger_mode", self.trigger_mode.value()),
-        );
+        let _ = v.set("grain_material", &choice("grain_material", self.grain_material.value()));
+        let _ = v.set("cup_material", &choice("cup_material", self.cup_material.value()));
+        let _ = v.set("trigger_mode", &choice("trigger_mode", self.trigger_mode.value()));
         let _ = v.set("auto_fill", &Value::from(self.auto_fill.value()));
         let _ = v.set("seed", &Value::from(self.seed.value()));
         v
@@ -713,8 +668,7 @@ impl GranaryParams {
     pub fn settings(&self) -> Settings {
         let idx = |v: i32, len: usize| (v.max(0) as usize).min(len - 1);
         Settings {
-            grain_material: GrainMaterial::ALL
-                [idx(self.grain_material.value(), GrainMaterial::ALL.len())],
+            grain_material: GrainMaterial::ALL[idx(self.grain_material.value(), GrainMaterial::ALL.len())],
             grain_size: self.grain_size.value(),
             density: self.density.value(),
             cup_material: CupMaterial::ALL[idx(self.cup_material.value(), CupMaterial::ALL.len())],
@@ -812,10 +766,7 @@ mod tests {
             v.set("grain_material", &Value::from("marbles")),
             Err(ValueError::UnknownChoice { .. })
         ));
-        assert!(matches!(
-            v.set("nope", &Value::from(1)),
-            Err(ValueError::UnknownId(_))
-        ));
+        assert!(matches!(v.set("nope", &Value::from(1)), Err(ValueError::UnknownId(_))));
         assert!(v.set_text("pour_rate", "NaN").is_err());
         assert_eq!(v, before);
         v.set_text("grain_material", "rice").unwrap();

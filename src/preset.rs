@@ -37,10 +37,7 @@ pub enum PresetError {
     #[error("{0}")]
     Value(#[from] ValueError),
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("no preset named `{0}` (see `granary presets list`)")]
     NotFound(String),
 }
@@ -85,12 +82,7 @@ impl Preset {
         if version < 1 || version > VERSION as i64 {
             return Err(PresetError::Version(version));
         }
-        let name = obj
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .trim()
-            .to_string();
+        let name = obj.get("name").and_then(Value::as_str).unwrap_or("").trim().to_string();
         if name.is_empty() {
             return Err(PresetError::Missing("name"));
         }
@@ -121,13 +113,10 @@ impl Preset {
                 })
             }
         };
-        let params = obj
-            .get("params")
-            .and_then(Value::as_object)
-            .ok_or(PresetError::Field {
-                field: "params",
-                expected: "an object of parameter values by id",
-            })?;
+        let params = obj.get("params").and_then(Value::as_object).ok_or(PresetError::Field {
+            field: "params",
+            expected: "an object of parameter values by id",
+        })?;
         let mut values = ParamValues::default();
         for (id, v) in params {
             values.set(id, v)?;
@@ -198,34 +187,19 @@ pub fn slug(name: &str) -> String {
 
 /// Factory presets, embedded in the binary: (file stem, JSON).
 pub const FACTORY_FILES: [(&str, &str); 12] = [
-    (
-        "sugar_ceramic_mug",
-        include_str!("../presets/sugar_ceramic_mug.json"),
-    ),
+    ("sugar_ceramic_mug", include_str!("../presets/sugar_ceramic_mug.json")),
     (
         "glass_beads_steel_cup",
         include_str!("../presets/glass_beads_steel_cup.json"),
     ),
-    (
-        "rice_plastic_bowl",
-        include_str!("../presets/rice_plastic_bowl.json"),
-    ),
+    ("rice_plastic_bowl", include_str!("../presets/rice_plastic_bowl.json")),
     (
         "coffee_beans_glass_jar",
         include_str!("../presets/coffee_beans_glass_jar.json"),
     ),
-    (
-        "steel_shot_tin",
-        include_str!("../presets/steel_shot_tin.json"),
-    ),
-    (
-        "sand_wooden_bowl",
-        include_str!("../presets/sand_wooden_bowl.json"),
-    ),
-    (
-        "salt_porcelain_cup",
-        include_str!("../presets/salt_porcelain_cup.json"),
-    ),
+    ("steel_shot_tin", include_str!("../presets/steel_shot_tin.json")),
+    ("sand_wooden_bowl", include_str!("../presets/sand_wooden_bowl.json")),
+    ("salt_porcelain_cup", include_str!("../presets/salt_porcelain_cup.json")),
     (
         "lentils_aluminium_pot",
         include_str!("../presets/lentils_aluminium_pot.json"),
@@ -306,12 +280,7 @@ mod tests {
         let names: std::collections::HashSet<_> = presets
             .iter()
             .map(|(_, p)| {
-                p.values
-                    .clone()
-                    .to_settings()
-                    .grain_material
-                    .id()
-                    .to_string()
+                p.values.clone().to_settings().grain_material.id().to_string()
                     + p.values.to_settings().cup_material.id()
             })
             .collect();
@@ -332,33 +301,18 @@ mod tests {
         let ok = factory().remove(0).1.to_json();
         let cases: [(String, &str); 8] = [
             ("{ not json".into(), "not valid JSON"),
-            (
-                ok.replace("granary-preset", "other"),
-                "not a Granary preset",
-            ),
-            (
-                ok.replace("\"version\": 1", "\"version\": 99"),
-                "version 99",
-            ),
+            (ok.replace("granary-preset", "other"), "not a Granary preset"),
+            (ok.replace("\"version\": 1", "\"version\": 99"), "version 99"),
             (
                 ok.replace("\"pour_rate\"", "\"pour_speed\""),
                 "unknown parameter id `pour_speed`",
             ),
             (
-                ok.replace(
-                    "\"grain_material\": \"sugar\"",
-                    "\"grain_material\": \"marbles\"",
-                ),
+                ok.replace("\"grain_material\": \"sugar\"", "\"grain_material\": \"marbles\""),
                 "`grain_material`",
             ),
-            (
-                ok.replace("\"fill\": 0.0", "\"fill\": 7.0"),
-                "`fill`: 7 is outside",
-            ),
-            (
-                ok.replace("\"fill\": 0.0", "\"fill\": NaN"),
-                "not valid JSON",
-            ),
+            (ok.replace("\"fill\": 0.0", "\"fill\": 7.0"), "`fill`: 7 is outside"),
+            (ok.replace("\"fill\": 0.0", "\"fill\": NaN"), "not valid JSON"),
             (
                 ok.replace("\"fill\": 0.0", "\"fill\": \"NaN\""),
                 "`fill`: expected a number",

@@ -37,9 +37,7 @@ impl PourCurve {
                 .parse()
                 .map_err(|_| format!("`{part}`: rate `{r}` is not a number"))?;
             if !t.is_finite() || t < 0.0 {
-                return Err(format!(
-                    "`{part}`: time must be a finite number of seconds >= 0"
-                ));
+                return Err(format!("`{part}`: time must be a finite number of seconds >= 0"));
             }
             if !r.is_finite() || !(0.0..=200.0).contains(&r) {
                 return Err(format!("`{part}`: rate must be within 0..=200 g/s"));
@@ -148,11 +146,7 @@ pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
 }
 
 /// Writes a stereo 32-bit float WAV.
-pub fn write_wav(
-    path: &std::path::Path,
-    sample_rate: f32,
-    channels: &[Vec<f32>; 2],
-) -> Result<(), hound::Error> {
+pub fn write_wav(path: &std::path::Path, sample_rate: f32, channels: &[Vec<f32>; 2]) -> Result<(), hound::Error> {
     let spec = hound::WavSpec {
         channels: 2,
         sample_rate: sample_rate.round() as u32,

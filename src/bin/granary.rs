@@ -92,21 +92,16 @@ fn run(command: Command) -> Result<(), String> {
             stems,
             output,
         } => {
-            let p = preset::find(preset.as_deref().unwrap_or(preset::DEFAULT_PRESET))
-                .map_err(|e| e.to_string())?;
+            let p = preset::find(preset.as_deref().unwrap_or(preset::DEFAULT_PRESET)).map_err(|e| e.to_string())?;
             let mut values: ParamValues = p.values.clone();
             for kv in &set {
                 let (id, v) = kv
                     .split_once('=')
                     .ok_or_else(|| format!("--set {kv}: expected ID=VALUE"))?;
-                values
-                    .set_text(id.trim(), v)
-                    .map_err(|e| format!("--set {kv}: {e}"))?;
+                values.set_text(id.trim(), v).map_err(|e| format!("--set {kv}: {e}"))?;
             }
             if let Some(seed) = seed {
-                values
-                    .set_text("seed", &seed.to_string())
-                    .map_err(|e| e.to_string())?;
+                values.set_text("seed", &seed.to_string()).map_err(|e| e.to_string())?;
             }
             if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
                 return Err("--seconds must be within (0, 3600]".into());
@@ -131,21 +126,17 @@ fn run(command: Command) -> Result<(), String> {
                     pour,
                 },
             );
-            write_wav(&output, sample_rate, &r.main)
-                .map_err(|e| format!("{}: {e}", output.display()))?;
+            write_wav(&output, sample_rate, &r.main).map_err(|e| format!("{}: {e}", output.display()))?;
             let mut written = vec![output.display().to_string()];
             if stems {
                 for (suffix, data) in [("grains", &r.grains), ("cup", &r.cup)] {
                     let path = output.with_extension(format!("{suffix}.wav"));
-                    write_wav(&path, sample_rate, data)
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    write_wav(&path, sample_rate, data).map_err(|e| format!("{}: {e}", path.display()))?;
                     written.push(path.display().to_string());
                 }
             }
             let peak = r.main.iter().flatten().fold(0.0f32, |m, x| m.max(x.abs()));
-            let rms = (r.main[0].iter().map(|x| (x * x) as f64).sum::<f64>()
-                / r.main[0].len().max(1) as f64)
-                .sqrt();
+            let rms = (r.main[0].iter().map(|x| (x * x) as f64).sum::<f64>() / r.main[0].len().max(1) as f64).sqrt();
             println!(
                 "{}: {:.2} s at {} Hz, {} collisions ({} grain-grain, {} grain-cup), peak {:.1} dBFS, rms {:.1} dBFS",
                 p.name,

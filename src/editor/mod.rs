@@ -5,8 +5,7 @@ use crate::params::{EditorSize, GranaryParams};
 use nice_plug::context::gui::GuiContext;
 use nice_plug::editor::dpi::LogicalSize;
 use nice_plug_egui::{
-    create_egui_editor, widgets, EguiEditor, EguiEditorState, EguiNiceSettings, NiceEguiApp,
-    RepaintNotifier,
+    create_egui_editor, widgets, EguiEditor, EguiEditorState, EguiNiceSettings, NiceEguiApp, RepaintNotifier,
 };
 use std::sync::Arc;
 
@@ -19,10 +18,7 @@ pub struct GranaryEditor {
     gui: Option<GuiContext>,
 }
 
-pub fn create(
-    params: Arc<GranaryParams>,
-    state: Arc<EguiEditorState>,
-) -> Option<EguiEditor<GranaryEditor>> {
+pub fn create(params: Arc<GranaryParams>, state: Arc<EguiEditorState>) -> Option<EguiEditor<GranaryEditor>> {
     create_egui_editor(
         state,
         RepaintNotifier::new(),
@@ -35,14 +31,8 @@ pub fn create(
 pub const GROUPS: [(&str, &[&str]); 5] = [
     ("Grain", &["grain_material", "grain_size", "density"]),
     ("Cup", &["cup_material", "cup_size", "fill", "auto_fill"]),
-    (
-        "Pour",
-        &["pour_rate", "fall_height", "trigger_mode", "seed"],
-    ),
-    (
-        "Listener",
-        &["listener_angle", "listener_distance", "stereo_width"],
-    ),
+    ("Pour", &["pour_rate", "fall_height", "trigger_mode", "seed"]),
+    ("Listener", &["listener_angle", "listener_distance", "stereo_width"]),
     ("Mix", &["grains_level", "cup_level", "output_gain"]),
 ];
 
@@ -73,54 +63,25 @@ impl NiceEguiApp for GranaryEditor {
                         let name = crate::params::spec(id).map(|s| s.name).unwrap_or(id);
                         ui.label(name);
                         match *id {
-                            "grain_material" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.grain_material, &setter))
-                            }
-                            "grain_size" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.grain_size, &setter))
-                            }
-                            "density" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.density, &setter))
-                            }
-                            "cup_material" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.cup_material, &setter))
-                            }
-                            "cup_size" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.cup_size, &setter))
-                            }
+                            "grain_material" => ui.add(widgets::ParamSlider::for_param(&p.grain_material, &setter)),
+                            "grain_size" => ui.add(widgets::ParamSlider::for_param(&p.grain_size, &setter)),
+                            "density" => ui.add(widgets::ParamSlider::for_param(&p.density, &setter)),
+                            "cup_material" => ui.add(widgets::ParamSlider::for_param(&p.cup_material, &setter)),
+                            "cup_size" => ui.add(widgets::ParamSlider::for_param(&p.cup_size, &setter)),
                             "fill" => ui.add(widgets::ParamSlider::for_param(&p.fill, &setter)),
-                            "auto_fill" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.auto_fill, &setter))
-                            }
-                            "pour_rate" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.pour_rate, &setter))
-                            }
-                            "fall_height" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.fall_height, &setter))
-                            }
-                            "trigger_mode" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.trigger_mode, &setter))
-                            }
+                            "auto_fill" => ui.add(widgets::ParamSlider::for_param(&p.auto_fill, &setter)),
+                            "pour_rate" => ui.add(widgets::ParamSlider::for_param(&p.pour_rate, &setter)),
+                            "fall_height" => ui.add(widgets::ParamSlider::for_param(&p.fall_height, &setter)),
+                            "trigger_mode" => ui.add(widgets::ParamSlider::for_param(&p.trigger_mode, &setter)),
                             "seed" => ui.add(widgets::ParamSlider::for_param(&p.seed, &setter)),
-                            "listener_angle" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.listener_angle, &setter))
+                            "listener_angle" => ui.add(widgets::ParamSlider::for_param(&p.listener_angle, &setter)),
+                            "listener_distance" => {
+                                ui.add(widgets::ParamSlider::for_param(&p.listener_distance, &setter))
                             }
-                            "listener_distance" => ui.add(widgets::ParamSlider::for_param(
-                                &p.listener_distance,
-                                &setter,
-                            )),
-                            "stereo_width" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.stereo_width, &setter))
-                            }
-                            "grains_level" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.grains_level, &setter))
-                            }
-                            "cup_level" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.cup_level, &setter))
-                            }
-                            "output_gain" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.output_gain, &setter))
-                            }
+                            "stereo_width" => ui.add(widgets::ParamSlider::for_param(&p.stereo_width, &setter)),
+                            "grains_level" => ui.add(widgets::ParamSlider::for_param(&p.grains_level, &setter)),
+                            "cup_level" => ui.add(widgets::ParamSlider::for_param(&p.cup_level, &setter)),
+                            "output_gain" => ui.add(widgets::ParamSlider::for_param(&p.output_gain, &setter)),
                             _ => ui.label("?"),
                         };
                         ui.end_row();
@@ -148,10 +109,7 @@ mod tests {
 
     #[test]
     fn every_parameter_is_in_exactly_one_group() {
-        let mut ids: Vec<&str> = GROUPS
-            .iter()
-            .flat_map(|(_, ids)| ids.iter().copied())
-            .collect();
+        let mut ids: Vec<&str> = GROUPS.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
         ids.sort();
         let mut all: Vec<&str> = crate::params::SPECS.iter().map(|s| s.id).collect();
         all.sort();

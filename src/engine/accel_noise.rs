@@ -26,12 +26,7 @@ use super::materials::{AIR_DENSITY, SPEED_OF_SOUND};
 /// of one sphere: `a0 = rho0 a^3 cos(theta) dv / (2 r^2)` (Pa s), `a1 = a0 r / c` (Pa s^2),
 /// where `dv` is the sphere's velocity change (the area under its acceleration, j / m).
 #[inline]
-pub fn sphere_amplitudes(
-    radius_m: f32,
-    distance_m: f32,
-    cos_theta: f32,
-    delta_v: f32,
-) -> (f32, f32) {
+pub fn sphere_amplitudes(radius_m: f32, distance_m: f32, cos_theta: f32, delta_v: f32) -> (f32, f32) {
     let r = distance_m.max(radius_m * 1.01);
     let a0 = AIR_DENSITY * radius_m.powi(3) * cos_theta * delta_v / (2.0 * r * r);
     (a0, a0 * r / SPEED_OF_SOUND)
@@ -150,10 +145,7 @@ impl SphereFilter {
         let z1 = (w.cos(), -w.sin());
         let z2 = ((2.0 * w).cos(), -(2.0 * w).sin());
         let num = (self.b0 + self.b1 * z1.0, self.b1 * z1.1);
-        let den = (
-            1.0 + self.a1 * z1.0 + self.a2 * z2.0,
-            self.a1 * z1.1 + self.a2 * z2.1,
-        );
+        let den = (1.0 + self.a1 * z1.0 + self.a2 * z2.0, self.a1 * z1.1 + self.a2 * z2.1);
         (num.0.hypot(num.1)) / (den.0.hypot(den.1))
     }
 }
@@ -171,8 +163,7 @@ mod tests {
                 let f = SphereFilter::new(fs, radius);
                 let w0 = std::f32::consts::SQRT_2 * SPEED_OF_SOUND / radius;
                 for &hz in &[0.0f32, 1000.0, 5000.0, 10_000.0, 16_000.0] {
-                    let analog =
-                        1.0 / (1.0 + (2.0 * std::f32::consts::PI * hz / w0).powi(4)).sqrt();
+                    let analog = 1.0 / (1.0 + (2.0 * std::f32::consts::PI * hz / w0).powi(4)).sqrt();
                     let digital = f.magnitude(fs, hz);
                     let db = 20.0 * (digital / analog).log10();
                     assert!(db.abs() < 1.0, "r {radius} fs {fs} f {hz}: {db} dB");

@@ -133,10 +133,6 @@ mod tests {
         let glass = GrainMaterial::GlassBeads1.data().elastic;
         let a = Body::sphere(glass, 1e-3);
         let c = contact(&a, &a, 1e-3, 1.0);
-        assert!(
-            c.duration_s > 15e-6 && c.duration_s < 35e-6,
-            "{}",
-            c.duration_s
-        );
+        assert!(c.duration_s > 15e-6 && c.duration_s < 35e-6, "{}", c.duration_s);
     }
 }

@@ -178,9 +178,7 @@ impl DiffuseResonator {
             self.input_gain[count] = (t * density / (4.0 * m * m)) as f32;
             self.decay[count] = (-(p.loss_factor as f64) * w * t).exp() as f32; // exp(-2 delta T)
             let sigma = radiation_efficiency(f, p);
-            let radiation = AIR_DENSITY as f64
-                * SPEED_OF_SOUND as f64
-                * (sigma * p.area_m2 as f64 / (4.0 * PI)).sqrt()
+            let radiation = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64 * (sigma * p.area_m2 as f64 / (4.0 * PI)).sqrt()
                 / p.distance_m.max(0.05) as f64;
             // uniform white noise on [-1, 1] has RMS 1/sqrt(3); the band keeps 2 B / fs of it.
             let noise_norm = (3.0 * fs / (2.0 * b_noise)).sqrt();
@@ -220,9 +218,7 @@ pub fn radiation_efficiency(f: f64, p: &DiffuseParams) -> f64 {
     if f >= fc {
         return 1.0;
     }
-    let edge = p.edge_m as f64 * SPEED_OF_SOUND as f64
-        / (PI * PI * p.area_m2.max(1e-6) as f64 * fc)
-        * (f / fc).sqrt();
+    let edge = p.edge_m as f64 * SPEED_OF_SOUND as f64 / (PI * PI * p.area_m2.max(1e-6) as f64 * fc) * (f / fc).sqrt();
     (edge + (f / fc).powi(4)).min(1.0)
 }
 
@@ -233,13 +229,7 @@ pub fn coincidence_frequency(thickness_m: f64, youngs: f64, density: f64, poisso
 }
 
 /// Flat-plate modal density n(f) = sqrt(3) S / (h c_L), c_L = sqrt(E / (rho (1 - nu^2))).
-pub fn plate_modal_density(
-    area_m2: f64,
-    thickness_m: f64,
-    youngs: f64,
-    density: f64,
-    poisson: f64,
-) -> f64 {
+pub fn plate_modal_density(area_m2: f64, thickness_m: f64, youngs: f64, density: f64, poisson: f64) -> f64 {
     let c_l = (youngs / (density * (1.0 - poisson * poisson))).sqrt();
     3f64.sqrt() * area_m2 / (thickness_m * c_l)
 }
@@ -266,9 +256,7 @@ mod tests {
         assert!(d.band_centres().len() >= 4);
         // an impulse, then measure the envelope of the output over two windows
         d.tick(1000.0);
-        let rms = |d: &mut DiffuseResonator, n: usize| {
-            (0..n).map(|_| d.tick(0.0).0.powi(2)).sum::<f32>() / n as f32
-        };
+        let rms = |d: &mut DiffuseResonator, n: usize| (0..n).map(|_| d.tick(0.0).0.powi(2)).sum::<f32>() / n as f32;
         let first = rms(&mut d, 2400);
         for _ in 0..9600 {
             d.tick(0.0);

@@ -197,12 +197,7 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
             let share = WALL_FRACTION * (1.0 - 0.7 * cov) / WALL_RINGS as f32;
             (arrive * share * exposed(k), v * restitution * 0.5, 0.5, 0.6)
         }
-        Cell::PileSurface => (
-            arrive * cov * CASCADE_COLLISIONS,
-            v * restitution * 0.3,
-            0.8,
-            1.0,
-        ),
+        Cell::PileSurface => (arrive * cov * CASCADE_COLLISIONS, v * restitution * 0.3, 0.8, 1.0),
         Cell::Stream => (arrive * STREAM_COLLISIONS, 0.05 * v, 0.8, 1.5),
         Cell::Settling => (s.settle_rate, 0.03, 0.7, 1.8),
     };
@@ -352,12 +347,7 @@ fn place(
     match cell {
         Cell::ImpactZone => {
             let (x, y) = disc(rng, g.stream_radius);
-            (
-                [x, y, s.pile_height_m],
-                up,
-                FLOOR_BUS,
-                CollisionKind::GrainGrain,
-            )
+            ([x, y, s.pile_height_m], up, FLOOR_BUS, CollisionKind::GrainGrain)
         }
         Cell::CupFloor => {
             let (x, y) = disc(rng, g.stream_radius * 2.0);
@@ -379,23 +369,13 @@ fn place(
         }
         Cell::PileSurface | Cell::Settling => {
             let (x, y) = disc(rng, g.cup_radius * 0.9);
-            (
-                [x, y, s.pile_height_m],
-                up,
-                FLOOR_BUS,
-                CollisionKind::GrainGrain,
-            )
+            ([x, y, s.pile_height_m], up, FLOOR_BUS, CollisionKind::GrainGrain)
         }
         Cell::Stream => {
             let (x, y) = disc(rng, g.stream_radius * 0.5);
             let z = s.pile_height_m + rng.random::<f32>() * 0.03;
             let a = rng.random::<f32>() * std::f32::consts::TAU;
-            (
-                [x, y, z],
-                [a.cos(), a.sin(), 0.3],
-                FLOOR_BUS,
-                CollisionKind::GrainGrain,
-            )
+            ([x, y, z], [a.cos(), a.sin(), 0.3], FLOOR_BUS, CollisionKind::GrainGrain)
         }
     }
 }

@@ -120,8 +120,7 @@ impl PulseKernels {
     #[inline]
     pub fn select(&self, duration_s: f32, phase: f32) -> PulseRef {
         let d = (duration_s as f64 * self.sample_rate).max(MIN_DURATION_SAMPLES);
-        let di = (((d.ln() - self.log_d0) / self.log_step).round() as isize)
-            .clamp(0, DURATIONS as isize - 1) as usize;
+        let di = (((d.ln() - self.log_d0) / self.log_step).round() as isize).clamp(0, DURATIONS as isize - 1) as usize;
         let p = (phase.clamp(0.0, 1.0) * PHASES as f32).min(PHASES as f32 - 1e-4);
         let pi = p as usize;
         let row_a = (di * (PHASES + 1) + pi) * 2 * self.taps;
@@ -202,10 +201,7 @@ mod tests {
         k.accumulate(k.select(20e-6, 0.3), 0.0, 1.0, &mut d);
         let s: f32 = d.iter().sum::<f32>() / 48_000.0;
         let peak = d.iter().fold(0.0f32, |m, x| m.max(x.abs())) / 48_000.0;
-        assert!(
-            s.abs() < 1e-3 * peak,
-            "derivative kernel sums to {s}, peak {peak}"
-        );
+        assert!(s.abs() < 1e-3 * peak, "derivative kernel sums to {s}, peak {peak}");
     }
 
     #[test]
@@ -215,11 +211,7 @@ mod tests {
             let mut out = vec![0.0f32; k.taps()];
             k.accumulate(k.select(5e-6, phase), 1.0, 0.0, &mut out);
             let s: f32 = out.iter().sum();
-            out.iter()
-                .enumerate()
-                .map(|(i, x)| i as f32 * x)
-                .sum::<f32>()
-                / s
+            out.iter().enumerate().map(|(i, x)| i as f32 * x).sum::<f32>() / s
         };
         let c0 = centroid(0.0);
         let c5 = centroid(0.5);

@@ -82,11 +82,7 @@ impl Limiter {
         let l = if l.is_finite() { l } else { 0.0 };
         let r = if r.is_finite() { r } else { 0.0 };
         let peak = l.abs().max(r.abs());
-        let need = if peak > self.ceiling {
-            self.ceiling / peak
-        } else {
-            1.0
-        };
+        let need = if peak > self.ceiling { self.ceiling / peak } else { 1.0 };
         // sliding minimum over the last len + 1 samples
         let cap = self.dq_idx.len();
         while self.dq_len > 0 {

@@ -106,21 +106,9 @@ impl GrainMaterial {
         let glass = e(72e9, 0.22, 2520.0); // T6.1
         let (name, elastic, diameter_m, restitution, source) = match self {
             // Sucrose crystal: E ~ 32 GPa (Duncan-Hewitt & Weatherly 1989), rho 1587.
-            GrainMaterial::Sugar => (
-                "Sugar",
-                e(32e9, 0.30, 1587.0),
-                0.5e-3,
-                0.5,
-                "HB; granulated 0.4-0.6 mm",
-            ),
+            GrainMaterial::Sugar => ("Sugar", e(32e9, 0.30, 1587.0), 0.5e-3, 0.5, "HB; granulated 0.4-0.6 mm"),
             // Halite (NaCl): E ~ 37 GPa, nu 0.25, rho 2165.
-            GrainMaterial::Salt => (
-                "Salt",
-                e(37e9, 0.25, 2165.0),
-                0.4e-3,
-                0.5,
-                "HB; table salt 0.3-0.5 mm",
-            ),
+            GrainMaterial::Salt => ("Salt", e(37e9, 0.25, 2165.0), 0.4e-3, 0.5, "HB; table salt 0.3-0.5 mm"),
             // Quartz sand.
             GrainMaterial::FineSand => (
                 "Fine sand",
@@ -134,36 +122,16 @@ impl GrainMaterial {
             // Lentil, 5 mm x 2.5 mm lens -> 3.9 mm volume-equivalent sphere.
             GrainMaterial::Lentils => ("Lentils", e(0.6e9, 0.30, 1350.0), 3.9e-3, 0.45, "AG"),
             // Roasted Arabica bean, ~10 x 7 x 5 mm, porous.
-            GrainMaterial::CoffeeBeans => {
-                ("Coffee beans", e(0.3e9, 0.30, 650.0), 7.0e-3, 0.4, "AG")
-            }
+            GrainMaterial::CoffeeBeans => ("Coffee beans", e(0.3e9, 0.30, 650.0), 7.0e-3, 0.4, "AG"),
             GrainMaterial::GlassBeads05 => ("Glass beads 0.5 mm", glass, 0.5e-3, 0.85, "T6.1"),
             GrainMaterial::GlassBeads1 => ("Glass beads 1 mm", glass, 1.0e-3, 0.85, "T6.1"),
             GrainMaterial::GlassBeads2 => ("Glass beads 2 mm", glass, 2.0e-3, 0.85, "T6.1"),
             // Stainless steel, QJ2: 1.965e11, 0.27, 7955.
-            GrainMaterial::SteelShot1 => (
-                "Steel shot 1 mm",
-                e(1.965e11, 0.27, 7955.0),
-                1.0e-3,
-                0.8,
-                "QJ2",
-            ),
+            GrainMaterial::SteelShot1 => ("Steel shot 1 mm", e(1.965e11, 0.27, 7955.0), 1.0e-3, 0.8, "QJ2"),
             // ABS, QJ2: 1.4e9, 0.35, 1070. 4 mm x 1.5 mm disc -> 3.1 mm sphere.
-            GrainMaterial::PlasticDiscs4 => (
-                "Plastic discs 4 mm",
-                e(1.4e9, 0.35, 1070.0),
-                3.1e-3,
-                0.7,
-                "QJ2 (ABS)",
-            ),
+            GrainMaterial::PlasticDiscs4 => ("Plastic discs 4 mm", e(1.4e9, 0.35, 1070.0), 3.1e-3, 0.7, "QJ2 (ABS)"),
             // Granite, QJ2: 5.07e10, 0.28, 2670.
-            GrainMaterial::Gravel => (
-                "Gravel",
-                e(5.07e10, 0.28, 2670.0),
-                6.0e-3,
-                0.5,
-                "QJ2 (granite)",
-            ),
+            GrainMaterial::Gravel => ("Gravel", e(5.07e10, 0.28, 2670.0), 6.0e-3, 0.5, "QJ2 (granite)"),
         };
         GrainMaterialData {
             name,
@@ -239,46 +207,11 @@ impl CupMaterial {
         };
         let (name, elastic, loss_factor, wall_m, floor_m, source) = match self {
             // Stoneware mug: QJ2 "ceramics".
-            CupMaterial::Ceramic => (
-                "Ceramic mug",
-                e(7.2e10, 0.19, 2700.0),
-                4.0e-3,
-                5.0e-3,
-                6.0e-3,
-                "QJ2",
-            ),
-            CupMaterial::Porcelain => (
-                "Porcelain cup",
-                e(1.0e11, 0.22, 2400.0),
-                3.0e-3,
-                3.0e-3,
-                4.0e-3,
-                "HB",
-            ),
-            CupMaterial::Glass => (
-                "Glass tumbler",
-                e(7.2e10, 0.22, 2520.0),
-                2.0e-3,
-                2.5e-3,
-                6.0e-3,
-                "T6.1",
-            ),
-            CupMaterial::Steel => (
-                "Steel cup",
-                e(1.965e11, 0.27, 7955.0),
-                8.0e-4,
-                0.8e-3,
-                1.0e-3,
-                "QJ2",
-            ),
-            CupMaterial::Aluminium => (
-                "Aluminium cup",
-                e(6.9e10, 0.33, 2700.0),
-                1.2e-3,
-                1.0e-3,
-                1.2e-3,
-                "HB",
-            ),
+            CupMaterial::Ceramic => ("Ceramic mug", e(7.2e10, 0.19, 2700.0), 4.0e-3, 5.0e-3, 6.0e-3, "QJ2"),
+            CupMaterial::Porcelain => ("Porcelain cup", e(1.0e11, 0.22, 2400.0), 3.0e-3, 3.0e-3, 4.0e-3, "HB"),
+            CupMaterial::Glass => ("Glass tumbler", e(7.2e10, 0.22, 2520.0), 2.0e-3, 2.5e-3, 6.0e-3, "T6.1"),
+            CupMaterial::Steel => ("Steel cup", e(1.965e11, 0.27, 7955.0), 8.0e-4, 0.8e-3, 1.0e-3, "QJ2"),
+            CupMaterial::Aluminium => ("Aluminium cup", e(6.9e10, 0.33, 2700.0), 1.2e-3, 1.0e-3, 1.2e-3, "HB"),
             CupMaterial::Plastic => (
                 "Plastic bowl",
                 e(1.4e9, 0.35, 1070.0),

@@ -96,7 +96,7 @@ impl Default for Settings {
             stereo_width: 0.7,
             grains_level_db: 0.0,
             cup_level_db: 0.0,
-            output_gain_db: 20.0,
+            output_gain_db: 52.0,
             trigger_mode: TriggerMode::Midi,
             seed: 1,
         }
@@ -148,11 +148,7 @@ impl Settings {
             stereo_width: clamp_or(self.stereo_width, (0.0, 1.0), d.stereo_width),
             grains_level_db: clamp_or(self.grains_level_db, limits::LEVEL_DB, 0.0),
             cup_level_db: clamp_or(self.cup_level_db, limits::LEVEL_DB, 0.0),
-            output_gain_db: clamp_or(
-                self.output_gain_db,
-                limits::OUTPUT_GAIN_DB,
-                d.output_gain_db,
-            ),
+            output_gain_db: clamp_or(self.output_gain_db, limits::OUTPUT_GAIN_DB, d.output_gain_db),
             ..*self
         }
     }
@@ -232,8 +228,7 @@ impl Engine {
         };
         let settings = settings.sanitized();
         let kernels = PulseKernels::new(sample_rate);
-        let max_delay =
-            (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
+        let max_delay = (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
         let ring = (GENERATOR_LEAD + WINDOW + max_delay + kernels.taps() + 2).next_power_of_two();
         let window_s = WINDOW as f32 / sample_rate;
         let mut e = Engine {
@@ -406,9 +401,7 @@ impl Engine {
         let rate = self.settings.pour_rate_g_s * 1e-3;
         match self.settings.trigger_mode {
             TriggerMode::Continuous => rate,
-            TriggerMode::Midi if self.notes_held > 0 => {
-                rate * self.velocity * (1.0 + self.modulation)
-            }
+            TriggerMode::Midi if self.notes_held > 0 => rate * self.velocity * (1.0 + self.modulation),
             TriggerMode::Midi => 0.0,
         }
     }
@@ -450,20 +443,12 @@ impl Engine {
         let max_f = (0.45 * self.sample_rate).min(20_000.0);
         let n = build_modes(&cup, max_f, &mut self.modes);
         let distance = self.cup_distance();
-        self.modal
-            .set_modes(&self.modes[..n], distance, s.stereo_width);
+        self.modal.set_modes(&self.modes[..n], distance, s.stereo_width);
         let md = s.cup_material.data();
         let (radius, height, wall, _) = cup_dimensions(&md, s.cup_size);
-        let area =
-            2.0 * std::f64::consts::PI * radius * height + std::f64::consts::PI * radius * radius;
+        let area = 2.0 * std::f64::consts::PI * radius * height + std::f64::consts::PI * radius * radius;
         let el = md.elastic;
-        let density = plate_modal_density(
-            area,
-            wall,
-            el.youngs_pa as f64,
-            el.density as f64,
-            el.poisson as f64,
-        );
+        let density = plate_modal_density(area, wall, el.youngs_pa as f64, el.density as f64, el.poisson as f64);
         // the analytic set is sparse above its 12th mode: the diffuse part takes over there
         let mut sorted = [0.0f32; MAX_MODES];
         for (f, m) in sorted.iter_mut().zip(&self.modes[..n]) {
@@ -482,21 +467,14 @@ impl Engine {
             mass_kg: (el.density as f64 * area * wall) as f32,
             area_m2: area as f32,
             edge_m: (4.0 * std::f64::consts::PI * radius) as f32,
-            coincidence_hz: coincidence_frequency(
-                wall,
-                el.youngs_pa as f64,
-                el.density as f64,
-                el.poisson as f64,
-            ) as f32,
+            coincidence_hz: coincidence_frequency(wall, el.youngs_pa as f64, el.density as f64, el.poisson as f64)
+                as f32,
             modal_density_per_hz: density as f32,
             distance_m: distance,
         };
         let modes = &self.modes[..n];
         self.diffuse.set(&params, |lo, hi| {
-            modes
-                .iter()
-                .filter(|m| m.freq_hz >= lo && m.freq_hz < hi)
-                .count()
+            modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
         });
     }
 
@@ -523,8 +501,7 @@ impl Engine {
     fn window(&mut self) {
         let s = self.settings;
         let flow_cmd = self.flow_command();
-        if s.fill != self.last_fill_setting
-            || (flow_cmd > 0.0 && self.last_flow_cmd <= 0.0 && !self.scene.is_active())
+        if s.fill != self.last_fill_setting || (flow_cmd > 0.0 && self.last_flow_cmd <= 0.0 && !self.scene.is_active())
         {
             // "fill level at pour start": a new pour, or a new setting, sets the level
             self.scene.set_fill(s.fill);
@@ -692,25 +669,15 @@ impl RenderContext<'_> {
         let a = self.p.grain.radius_m;
         let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
         let th = (pan + 1.0) * std::f32::consts::FRAC_PI_4;
-        let pan_gain = [
-            th.cos() * std::f32::consts::SQRT_2,
-            th.sin() * std::f32::consts::SQRT_2,
-        ];
+        let pan_gain = [th.cos() * std::f32::consts::SQRT_2, th.sin() * std::f32::consts::SQRT_2];
         // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
-        let spheres = if c.kind == CollisionKind::GrainGrain {
-            2
-        } else {
-            1
-        };
+        let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
         for k in 0..spheres {
             let sign = if k == 0 { 1.0 } else { -1.0 };
             let centre = [0, 1, 2].map(|i| c.position[i] + sign * a * c.normal[i]);
             let d = [0, 1, 2].map(|i| self.p.listener[i] - centre[i]);
-            let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
-                .sqrt()
-                .max(a * 1.01);
-            let cos_theta =
-                sign * (c.normal[0] * d[0] + c.normal[1] * d[1] + c.normal[2] * d[2]) / r;
+            let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(a * 1.01);
+            let cos_theta = sign * (c.normal[0] * d[0] + c.normal[1] * d[1] + c.normal[2] * d[2]) / r;
             let (a0, a1) = sphere_amplitudes(a, r, cos_theta, dv);
             let t = c.time + (r - a) / SPEED_OF_SOUND * self.p.fs;
             self.splat(t, hit.duration_s, a0, a1, grains, &pan_gain);
@@ -718,27 +685,12 @@ impl RenderContext<'_> {
         if c.kind == CollisionKind::GrainCup {
             let t = c.time + self.p.cup_delay;
             let j = hit.impulse_ns * c.weight;
-            self.splat(
-                t,
-                hit.duration_s,
-                j,
-                0.0,
-                std::slice::from_mut(&mut cup[c.bus]),
-                &[1.0],
-            );
+            self.splat(t, hit.duration_s, j, 0.0, std::slice::from_mut(&mut cup[c.bus]), &[1.0]);
         }
     }
 
     #[inline]
-    fn splat(
-        &self,
-        t: f32,
-        duration_s: f32,
-        a0: f32,
-        a1: f32,
-        rings: &mut [Vec<f32>],
-        gains: &[f32],
-    ) {
+    fn splat(&self, t: f32, duration_s: f32, a0: f32, a1: f32, rings: &mut [Vec<f32>], gains: &[f32]) {
         let whole = t.floor();
         let frac = t - whole;
         let pulse = self.kernels.select(duration_s, frac);
@@ -747,8 +699,7 @@ impl RenderContext<'_> {
         for (ring, &g) in rings.iter_mut().zip(gains) {
             let s = start & self.p.mask;
             if s + taps <= ring.len() {
-                self.kernels
-                    .accumulate(pulse, a0 * g, a1 * g, &mut ring[s..s + taps]);
+                self.kernels.accumulate(pulse, a0 * g, a1 * g, &mut ring[s..s + taps]);
             } else {
                 let mut tmp = [0.0f32; 1024];
                 let tmp = &mut tmp[..taps.min(1024)];

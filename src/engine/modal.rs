@@ -23,8 +23,7 @@
 //! mass lowers the frequencies a little.
 
 use super::materials::{
-    CupMaterial, CupMaterialData, AIR_DENSITY, CUP_HEIGHT_M, CUP_RADIUS_M, PACKING_FRACTION,
-    SPEED_OF_SOUND,
+    CupMaterial, CupMaterialData, AIR_DENSITY, CUP_HEIGHT_M, CUP_RADIUS_M, PACKING_FRACTION, SPEED_OF_SOUND,
 };
 use std::f64::consts::PI;
 
@@ -143,8 +142,7 @@ pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]
     let pile_h = fill * height;
     let coverage = floor_coverage(pile_h, cup.grain_diameter_m as f64);
     let cup_mass = rho * (2.0 * PI * radius * height * wall + PI * radius * radius * floor);
-    let grain_mass =
-        PACKING_FRACTION as f64 * cup.grain_density as f64 * PI * radius * radius * pile_h;
+    let grain_mass = PACKING_FRACTION as f64 * cup.grain_density as f64 * PI * radius * radius * pile_h;
     let freq_scale = 1.0 / (1.0 + ADDED_MASS_FRACTION * grain_mass / cup_mass).sqrt();
     let mut count = 0;
     let mut push = |m: Mode| {
@@ -274,9 +272,7 @@ impl ModalBank {
                 self.input[i][b] = (m.shape[b] as f64 * t / m.mass_kg as f64) as f32;
             }
             // pressure from the surface velocity Re(y) (module doc)
-            let g = AIR_DENSITY as f64
-                * SPEED_OF_SOUND as f64
-                * (m.radiating_area_m2 as f64 / (4.0 * PI)).sqrt()
+            let g = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64 * (m.radiating_area_m2 as f64 / (4.0 * PI)).sqrt()
                 / distance_m.max(0.05) as f64;
             let pan = (m.pan * width.clamp(0.0, 1.0)) as f64;
             let theta = (pan + 1.0) * PI / 4.0;

@@ -105,11 +105,7 @@ impl PourScene {
 
     /// Advances one window with the commanded flow `flow_cmd` (kg/s).
     pub fn step(&mut self, input: &SceneInput, flow_cmd: f32) -> PourState {
-        let flow_cmd = if flow_cmd.is_finite() {
-            flow_cmd.max(0.0)
-        } else {
-            0.0
-        };
+        let flow_cmd = if flow_cmd.is_finite() { flow_cmd.max(0.0) } else { 0.0 };
         let alpha = 1.0 - (-self.window_s / FLOW_SMOOTH_S).exp();
         self.flow += alpha * (flow_cmd - self.flow);
         if self.flow < 1e-12 {
@@ -126,8 +122,7 @@ impl PourScene {
         self.history[self.head] = self.flow;
         let arrived_kg_s = self.history[(self.head + len - delay) % len];
         self.head = (self.head + 1) % len;
-        let grain_mass =
-            input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
+        let grain_mass = input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
         let arrivals = arrived_kg_s / grain_mass.max(1e-12);
         if input.auto_fill {
             let bulk = PACKING_FRACTION * input.grain_density;
