@@ -54,7 +54,7 @@ fn host_info() -> HostInfo {
 /// Renders `total` frames in host blocks of `block` frames, sending each `(frame, event)` at
 /// its offset inside the block that contains it. Always passes all 3 stereo output ports.
 fn render(events: &[(usize, Ev)], total: usize, block: usize) -> Channels {
-    assert!(block >= 1 && block <= MAX_FRAMES);
+    assert!((1..=MAX_FRAMES).contains(&block));
     let entry = load_entry();
     let id = CString::new(PLUGIN_ID).unwrap();
     let mut instance = PluginInstance::<()>::new(|_| (), |_| (), &entry, &id, &host_info()).expect("instantiate");
@@ -73,7 +73,7 @@ fn render(events: &[(usize, Ev)], total: usize, block: usize) -> Channels {
         .map_err(|_| "start_processing failed")
         .unwrap();
 
-    let mut result: Channels = vec![Vec::with_capacity(total); 6];
+    let mut result: Channels = (0..6).map(|_| Vec::with_capacity(total)).collect();
     let mut out_ports = AudioPorts::with_capacity(6, 3);
     let inputs = InputAudioBuffers::empty();
     let mut in_events = EventBuffer::with_capacity(16);

@@ -284,12 +284,14 @@ fn filling_the_cup_moves_collisions_from_the_cup_to_the_grains() {
 
 #[test]
 fn hostile_settings_stay_finite() {
-    let mut s = Settings::default();
-    s.pour_rate_g_s = f32::NAN;
-    s.grain_size = f32::INFINITY;
-    s.cup_size = -3.0;
-    s.listener_distance_m = 0.0;
-    s.output_gain_db = 1e9;
+    let s = Settings {
+        pour_rate_g_s: f32::NAN,
+        grain_size: f32::INFINITY,
+        cup_size: -3.0,
+        listener_distance_m: 0.0,
+        output_gain_db: 1e9,
+        ..Settings::default()
+    };
     let out = render_midi(
         s,
         24_000,
@@ -313,4 +315,39 @@ fn hostile_settings_stay_finite() {
         grains: [c, d],
         cup: [f, g],
     });
+}
+
+#[test]
+fn rendering_dense_cells_as_groups_keeps_the_level() {
+    // sugar: ~800k collisions/s, most of them in cells denser than one per sample
+    let s = default_values().to_settings();
+    let run = |limit: Option<u32>| {
+        let mut e = Engine::new(s, 48_000.0, 512);
+        if let Some(n) = limit {
+            e.set_max_rendered_per_cell(n);
+        }
+        e.note_on(1.0);
+        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 72_000]);
+        let [a, b, c, d, f, g] = &mut out;
+        e.process(Outputs {
+            main: [a, b],
+            grains: [c, d],
+            cup: [f, g],
+        });
+        (out, e.stats())
+    };
+    let (grouped, gs) = run(None);
+    let (every, es) = run(Some(u32::MAX));
+    assert!(
+        gs.rendered * 3 < es.rendered,
+        "grouping should render far fewer: {} vs {}",
+        gs.rendered,
+        es.rendered
+    );
+    let rel = gs.collisions as f64 / es.collisions as f64;
+    assert!((rel - 1.0).abs() < 0.02, "same physical collisions: {rel}");
+    for (label, i) in [("grains", 2), ("cup", 4)] {
+        let diff = db(rms(&grouped[i][24_000..])) - db(rms(&every[i][24_000..]));
+        assert!(diff.abs() < 0.5, "{label}: grouping changes the level by {diff:.2} dB");
+    }
 }

@@ -1,7 +1,7 @@
 //! `granary`: render pours, list and validate presets, without a DAW.
 
 use ::clap::{Parser, Subcommand};
-use granary::params::{self, ParamValues};
+use granary::params::ParamValues;
 use granary::preset::{self, Preset};
 use granary::render::{render, write_wav, PourCurve, RenderOptions};
 use std::path::PathBuf;
@@ -117,6 +117,7 @@ fn run(command: Command) -> Result<(), String> {
                 .map(PourCurve::parse)
                 .transpose()
                 .map_err(|e| format!("--pour: {e}"))?;
+            let started = std::time::Instant::now();
             let r = render(
                 &values,
                 &RenderOptions {
@@ -126,6 +127,7 @@ fn run(command: Command) -> Result<(), String> {
                     pour,
                 },
             );
+            let cpu = started.elapsed().as_secs_f64();
             write_wav(&output, sample_rate, &r.main).map_err(|e| format!("{}: {e}", output.display()))?;
             let mut written = vec![output.display().to_string()];
             if stems {
@@ -148,6 +150,7 @@ fn run(command: Command) -> Result<(), String> {
                 20.0 * peak.max(1e-12).log10(),
                 20.0 * rms.max(1e-12).log10()
             );
+            println!("rendered in {cpu:.2} s ({:.0}x real time)", seconds / cpu.max(1e-9));
             println!("wrote {}", written.join(", "));
             Ok(())
         }
@@ -172,7 +175,6 @@ fn run(command: Command) -> Result<(), String> {
                     }
                 }
             }
-            let _ = params::SPECS;
             if bad > 0 {
                 Err(format!("{bad} of {} preset files are bad", files.len()))
             } else {

@@ -22,9 +22,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub const WINDOW: usize = 128;
 /// Audibility culling speed (thesis 6.1: collisions slower than 1e-4 m/s are inaudible).
 pub const V_MIN: f32 = 1e-4;
-/// Most collisions rendered individually per window; above it, collisions are merged in
-/// groups with amplitudes scaled to keep the energy (see `CollisionSink`).
-pub const MAX_PER_WINDOW: u32 = 16_384;
+/// Default for the most collisions rendered one by one per window and cell: one per
+/// sample. Above it the pulse train of a cell is already a dense noise, and the cell's
+/// collisions are rendered as that many draws from the same PDF, each standing for a group,
+/// with amplitude sqrt(group size): an incoherent sum keeps its energy.
+pub const MAX_RENDERED_PER_CELL: u32 = WINDOW as u32;
 
 const TIME_BINS: usize = 8;
 const SPEED_BINS: usize = 16;
@@ -72,6 +74,15 @@ pub enum Cell {
     Stream,
     /// The settling pile after arrivals (grain–grain, slow).
     Settling,
+}
+
+impl Cell {
+    pub fn kind(self) -> CollisionKind {
+        match self {
+            Cell::CupFloor | Cell::WallRing(_) => CollisionKind::GrainCup,
+            _ => CollisionKind::GrainGrain,
+        }
+    }
 }
 
 pub const CELLS: [Cell; 8] = [
@@ -268,20 +279,22 @@ pub enum NormalMode {
 }
 
 /// Generates one window's collisions and hands each to `sink`. Returns the number of
-/// physical collisions the window holds (merged ones counted with their group size).
+/// physical collisions the window holds, [grain-grain, grain-cup] (merged ones counted
+/// with their group size).
 pub fn generate(
     state: &PourState,
     geometry: &Geometry,
     restitution: f32,
     window_s: f32,
     normals: NormalMode,
+    max_per_cell: u32,
     rng: &mut Xoshiro256PlusPlus,
     mut sink: impl FnMut(&Collision),
-) -> u64 {
-    let mut total = 0u64;
+) -> [u64; 2] {
+    let mut total = [0u64; 2];
     for (cell_index, &cell) in CELLS.iter().enumerate() {
         let pdf = cell_pdf(cell, state, geometry, restitution, window_s);
-        if !(pdf.lambda > 1e-9) {
+        if pdf.lambda.is_nan() || pdf.lambda <= 1e-9 {
             continue;
         }
         // thesis eq. 5.6: number of samples ~ Pois(lambda)
@@ -292,10 +305,10 @@ pub fn generate(
         if count == 0 {
             continue;
         }
-        total += count;
+        total[(cell.kind() == CollisionKind::GrainCup) as usize] += count;
         // Merge into groups beyond the per-window budget: each rendered collision stands
         // for `group` collisions; amplitudes of incoherent sums add in power (sqrt).
-        let share = (MAX_PER_WINDOW as u64 / CELLS.len() as u64).max(1);
+        let share = max_per_cell.max(1) as u64;
         let (rendered, weight) = if count > share {
             (share, ((count as f64) / share as f64).sqrt() as f32)
         } else {
@@ -305,7 +318,8 @@ pub fn generate(
             let time = pdf.time.sample(rng);
             let v0 = pdf.speed.sample(rng);
             let azimuth = rng.random::<f32>() * std::f32::consts::TAU;
-            let (position, axis, bus, kind) = place(cell, geometry, state, rng);
+            let (position, axis, bus) = place(cell, geometry, state, rng);
+            let kind = cell.kind();
             let random_normal = matches!(normals, NormalMode::RandomBelow(limit) if v0 < limit);
             let normal = if random_normal {
                 let z: f32 = rng.random_range(-1.0..1.0);
@@ -331,13 +345,8 @@ pub fn generate(
 }
 
 /// Uniform position in the cell, the cell's mean normal (direction of the moving grain's
-/// acceleration), the cup bus and the collision kind.
-fn place(
-    cell: Cell,
-    g: &Geometry,
-    s: &PourState,
-    rng: &mut Xoshiro256PlusPlus,
-) -> ([f32; 3], [f32; 3], usize, CollisionKind) {
+/// acceleration) and the cup bus.
+fn place(cell: Cell, g: &Geometry, s: &PourState, rng: &mut Xoshiro256PlusPlus) -> ([f32; 3], [f32; 3], usize) {
     let disc = |rng: &mut Xoshiro256PlusPlus, radius: f32| {
         let r = radius * rng.random::<f32>().sqrt();
         let a = rng.random::<f32>() * std::f32::consts::TAU;
@@ -347,11 +356,11 @@ fn place(
     match cell {
         Cell::ImpactZone => {
             let (x, y) = disc(rng, g.stream_radius);
-            ([x, y, s.pile_height_m], up, FLOOR_BUS, CollisionKind::GrainGrain)
+            ([x, y, s.pile_height_m], up, FLOOR_BUS)
         }
         Cell::CupFloor => {
             let (x, y) = disc(rng, g.stream_radius * 2.0);
-            ([x, y, 0.0], up, FLOOR_BUS, CollisionKind::GrainCup)
+            ([x, y, 0.0], up, FLOOR_BUS)
         }
         Cell::WallRing(k) => {
             let z = g.cup_height * (k as f32 + rng.random::<f32>()) / WALL_RINGS as f32;
@@ -364,18 +373,17 @@ fn place(
                 [g.cup_radius * ca, g.cup_radius * sa, z],
                 [-ca, -sa, 0.0],
                 1 + 2 * k + sector.min(1),
-                CollisionKind::GrainCup,
             )
         }
         Cell::PileSurface | Cell::Settling => {
             let (x, y) = disc(rng, g.cup_radius * 0.9);
-            ([x, y, s.pile_height_m], up, FLOOR_BUS, CollisionKind::GrainGrain)
+            ([x, y, s.pile_height_m], up, FLOOR_BUS)
         }
         Cell::Stream => {
             let (x, y) = disc(rng, g.stream_radius * 0.5);
             let z = s.pile_height_m + rng.random::<f32>() * 0.03;
             let a = rng.random::<f32>() * std::f32::consts::TAU;
-            ([x, y, z], [a.cos(), a.sin(), 0.3], FLOOR_BUS, CollisionKind::GrainGrain)
+            ([x, y, z], [a.cos(), a.sin(), 0.3], FLOOR_BUS)
         }
     }
 }
@@ -415,6 +423,7 @@ mod tests {
                 0.5,
                 128.0 / 48_000.0,
                 NormalMode::Physical,
+                u32::MAX,
                 &mut rng,
                 |c| match c.kind {
                     CollisionKind::GrainGrain => gg += 1,

@@ -148,6 +148,30 @@ impl PulseKernels {
     }
 }
 
+impl PulseKernels {
+    /// Two pulses that share their rows (same duration, same sub-sample cell): one pass.
+    /// Falls back to two passes otherwise.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn accumulate_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
+        if p.row_a != q.row_a {
+            self.accumulate(p, a0, a1, out);
+            self.accumulate(q, b0, b1, out);
+            return;
+        }
+        let t = self.taps;
+        let (c0a, c0b) = (a0 * (1.0 - p.frac) + b0 * (1.0 - q.frac), a0 * p.frac + b0 * q.frac);
+        let (c1a, c1b) = (a1 * (1.0 - p.frac) + b1 * (1.0 - q.frac), a1 * p.frac + b1 * q.frac);
+        let g0a = &self.data[p.row_a..p.row_a + t];
+        let g1a = &self.data[p.row_a + t..p.row_a + 2 * t];
+        let g0b = &self.data[p.row_b..p.row_b + t];
+        let g1b = &self.data[p.row_b + t..p.row_b + 2 * t];
+        for (k, o) in out[..t].iter_mut().enumerate() {
+            *o += c0a * g0a[k] + c0b * g0b[k] + c1a * g1a[k] + c1b * g1b[k];
+        }
+    }
+}
+
 /// Unit-area half-sine spectrum, `w` in rad/sample, `d` in samples (derivation in module doc).
 fn half_sine_spectrum(w: f64, d: f64) -> Complex<f64> {
     let x = w * d / std::f64::consts::PI;

@@ -108,7 +108,7 @@ impl Limiter {
         self.avg_sum += self.held as f64 - self.avg_buf[idx] as f64;
         self.avg_buf[idx] = self.held;
         self.n += 1;
-        if self.n % (1 << 16) == 0 {
+        if self.n.is_multiple_of(1 << 16) {
             self.avg_sum = self.avg_buf.iter().map(|&x| x as f64).sum();
         }
         let gain = (self.avg_sum / self.len as f64) as f32;

@@ -176,7 +176,7 @@ pub struct Stats {
     pub collisions: u64,
     pub grain_grain: u64,
     pub grain_cup: u64,
-    /// Collisions rendered one by one.
+    /// Collisions rendered one by one (fewer than `collisions` in dense streams).
     pub rendered: u64,
 }
 
@@ -196,6 +196,8 @@ pub struct Engine {
     rng: Xoshiro256PlusPlus,
     grains_ring: [Vec<f32>; 2],
     cup_ring: Vec<Vec<f32>>,
+    /// One collision's kernels, before they are panned into the rings.
+    scratch: Vec<f32>,
     mask: usize,
     /// Absolute sample clock.
     clock: u64,
@@ -214,6 +216,7 @@ pub struct Engine {
     last_fill_setting: f32,
     pour: PourState,
     normal_mode: NormalMode,
+    max_per_cell: u32,
     stats: Stats,
 }
 
@@ -228,6 +231,8 @@ impl Engine {
         };
         let settings = settings.sanitized();
         let kernels = PulseKernels::new(sample_rate);
+        // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
+        let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
         let max_delay = (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
         let ring = (GENERATOR_LEAD + WINDOW + max_delay + kernels.taps() + 2).next_power_of_two();
         let window_s = WINDOW as f32 / sample_rate;
@@ -239,6 +244,7 @@ impl Engine {
             rng: Xoshiro256PlusPlus::seed_from_u64(settings.seed),
             grains_ring: [vec![0.0; ring], vec![0.0; ring]],
             cup_ring: vec![vec![0.0; ring]; CUP_BUSES],
+            scratch: vec![0.0; scratch_len],
             mask: ring - 1,
             clock: 0,
             sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
@@ -256,6 +262,7 @@ impl Engine {
             last_fill_setting: settings.fill,
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
+            max_per_cell: generator::MAX_RENDERED_PER_CELL,
             stats: Stats::default(),
         };
         e.reset();
@@ -307,6 +314,12 @@ impl Engine {
     /// Thesis 5.4 experiment: how normals are drawn (tests and inspection).
     pub fn set_normal_mode(&mut self, mode: NormalMode) {
         self.normal_mode = mode;
+    }
+
+    /// Most collisions rendered one by one per window and cell (see
+    /// `generator::MAX_RENDERED_PER_CELL`); `u32::MAX` renders every collision.
+    pub fn set_max_rendered_per_cell(&mut self, n: u32) {
+        self.max_per_cell = n.max(1);
     }
 
     /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
@@ -530,6 +543,7 @@ impl Engine {
         let mut stats = self.stats;
         let pour = self.pour;
         let normal_mode = self.normal_mode;
+        let max_per_cell = self.max_per_cell;
         let params = RenderParams::new(self);
         let ctx = RenderContext {
             kernels: &self.kernels,
@@ -537,23 +551,23 @@ impl Engine {
         };
         let grains_ring = &mut self.grains_ring;
         let cup_ring = &mut self.cup_ring;
+        let scratch = &mut self.scratch;
         let physical = generate(
             &pour,
             &geometry,
             grain.restitution,
             window_s,
             normal_mode,
+            max_per_cell,
             &mut rng,
             |c| {
-                match c.kind {
-                    CollisionKind::GrainGrain => stats.grain_grain += 1,
-                    CollisionKind::GrainCup => stats.grain_cup += 1,
-                }
                 stats.rendered += 1;
-                ctx.render(c, grains_ring, cup_ring);
+                ctx.render(c, grains_ring, cup_ring, scratch);
             },
         );
-        stats.collisions += physical;
+        stats.grain_grain += physical[0];
+        stats.grain_cup += physical[1];
+        stats.collisions += physical[0] + physical[1];
         self.stats = stats;
         self.rng = rng;
     }
@@ -573,7 +587,7 @@ impl Engine {
             .min(cup_r.len());
         let targets = self.gain_targets();
         for i in 0..n {
-            if self.clock % WINDOW as u64 == 0 {
+            if self.clock.is_multiple_of(WINDOW as u64) {
                 self.window();
             }
             let idx = (self.clock as usize) & self.mask;
@@ -659,7 +673,8 @@ impl RenderParams {
 
 impl RenderContext<'_> {
     /// Splats one collision into the ring buffers (its pulses and its cup force).
-    fn render(&self, c: &Collision, grains: &mut [Vec<f32>; 2], cup: &mut [Vec<f32>]) {
+    /// `scratch` holds at least `taps + 1` samples.
+    fn render(&self, c: &Collision, grains: &mut [Vec<f32>; 2], cup: &mut [Vec<f32>], scratch: &mut [f32]) {
         let other = match c.kind {
             CollisionKind::GrainGrain => self.p.grain,
             CollisionKind::GrainCup => self.p.cup,
@@ -667,46 +682,90 @@ impl RenderContext<'_> {
         let hit = contact(&self.p.grain, &other, c.v0, self.p.restitution);
         let dv = hit.impulse_ns / self.p.grain.mass_kg * c.weight;
         let a = self.p.grain.radius_m;
-        let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
-        let th = (pan + 1.0) * std::f32::consts::FRAC_PI_4;
-        let pan_gain = [th.cos() * std::f32::consts::SQRT_2, th.sin() * std::f32::consts::SQRT_2];
         // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
         let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
-        for k in 0..spheres {
+        let mut terms = [(0.0f32, 0.0f32, 0.0f32); 2];
+        for (k, term) in terms.iter_mut().enumerate().take(spheres) {
             let sign = if k == 0 { 1.0 } else { -1.0 };
             let centre = [0, 1, 2].map(|i| c.position[i] + sign * a * c.normal[i]);
             let d = [0, 1, 2].map(|i| self.p.listener[i] - centre[i]);
             let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(a * 1.01);
             let cos_theta = sign * (c.normal[0] * d[0] + c.normal[1] * d[1] + c.normal[2] * d[2]) / r;
             let (a0, a1) = sphere_amplitudes(a, r, cos_theta, dv);
-            let t = c.time + (r - a) / SPEED_OF_SOUND * self.p.fs;
-            self.splat(t, hit.duration_s, a0, a1, grains, &pan_gain);
+            *term = (c.time + (r - a) / SPEED_OF_SOUND * self.p.fs, a0, a1);
+        }
+        // Both spheres' pulses go into one scratch kernel (they are microseconds apart and
+        // usually share their kernel rows), which is then panned into the two channels.
+        let first = terms[..spheres]
+            .iter()
+            .map(|t| t.0.floor())
+            .fold(f32::INFINITY, f32::min);
+        let taps = self.kernels.taps();
+        let max_offset = scratch.len() - taps;
+        let select = |t: f32| {
+            let whole = t.floor();
+            (
+                ((whole - first) as usize).min(max_offset),
+                self.kernels.select(hit.duration_s, t - whole),
+            )
+        };
+        let (o0, p0) = select(terms[0].0);
+        let (o1, p1) = select(terms[1].0);
+        let last = if spheres == 2 { o0.max(o1) } else { o0 };
+        let scratch = &mut scratch[..taps + last];
+        scratch.fill(0.0);
+        if spheres == 2 {
+            if o0 == o1 {
+                self.kernels.accumulate_pair(
+                    p0,
+                    terms[0].1,
+                    terms[0].2,
+                    p1,
+                    terms[1].1,
+                    terms[1].2,
+                    &mut scratch[o0..],
+                );
+            } else {
+                self.kernels.accumulate(p0, terms[0].1, terms[0].2, &mut scratch[o0..]);
+                self.kernels.accumulate(p1, terms[1].1, terms[1].2, &mut scratch[o1..]);
+            }
+        } else {
+            self.kernels.accumulate(p0, terms[0].1, terms[0].2, &mut scratch[o0..]);
+        }
+        let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
+        let th = (pan + 1.0) * std::f32::consts::FRAC_PI_4;
+        let pan_gain = [th.cos() * std::f32::consts::SQRT_2, th.sin() * std::f32::consts::SQRT_2];
+        let start = self.ring_start(first);
+        for (ring, g) in grains.iter_mut().zip(pan_gain) {
+            self.add_into_ring(ring, start, scratch, g);
         }
         if c.kind == CollisionKind::GrainCup {
             let t = c.time + self.p.cup_delay;
+            let whole = t.floor();
+            let scratch = &mut scratch[..taps];
+            scratch.fill(0.0);
             let j = hit.impulse_ns * c.weight;
-            self.splat(t, hit.duration_s, j, 0.0, std::slice::from_mut(&mut cup[c.bus]), &[1.0]);
+            self.kernels
+                .accumulate(self.kernels.select(hit.duration_s, t - whole), j, 0.0, scratch);
+            self.add_into_ring(&mut cup[c.bus], self.ring_start(whole), scratch, 1.0);
         }
     }
 
+    /// Ring index of the first kernel tap for a pulse whose integer sample is `whole`.
     #[inline]
-    fn splat(&self, t: f32, duration_s: f32, a0: f32, a1: f32, rings: &mut [Vec<f32>], gains: &[f32]) {
-        let whole = t.floor();
-        let frac = t - whole;
-        let pulse = self.kernels.select(duration_s, frac);
-        let start = (self.p.base + whole as u64 - HALF as u64) as usize;
-        let taps = self.kernels.taps();
-        for (ring, &g) in rings.iter_mut().zip(gains) {
-            let s = start & self.p.mask;
-            if s + taps <= ring.len() {
-                self.kernels.accumulate(pulse, a0 * g, a1 * g, &mut ring[s..s + taps]);
-            } else {
-                let mut tmp = [0.0f32; 1024];
-                let tmp = &mut tmp[..taps.min(1024)];
-                self.kernels.accumulate(pulse, a0 * g, a1 * g, tmp);
-                for (k, v) in tmp.iter().enumerate() {
-                    ring[(s + k) & self.p.mask] += v;
-                }
+    fn ring_start(&self, whole: f32) -> usize {
+        ((self.p.base + whole as u64 - HALF as u64) as usize) & self.p.mask
+    }
+
+    #[inline]
+    fn add_into_ring(&self, ring: &mut [f32], start: usize, src: &[f32], gain: f32) {
+        if start + src.len() <= ring.len() {
+            for (r, s) in ring[start..start + src.len()].iter_mut().zip(src) {
+                *r += gain * s;
+            }
+        } else {
+            for (k, s) in src.iter().enumerate() {
+                ring[(start + k) & self.p.mask] += gain * s;
             }
         }
     }

@@ -196,9 +196,7 @@ pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]
         let sigma = radiation_efficiency(k, radius, m_diam + 1);
         let mut shape = [0f32; CUP_BUSES];
         shape[FLOOR_BUS] = if m_diam == 0 { 0.6 } else { 0.45 };
-        for b in 1..CUP_BUSES {
-            shape[b] = 0.08;
-        }
+        shape[1..].fill(0.08);
         push(Mode {
             freq_hz: (w / (2.0 * PI)) as f32,
             decay_per_s: (eta * w / 2.0) as f32,
@@ -280,8 +278,8 @@ impl ModalBank {
                 theta.cos() * std::f64::consts::SQRT_2,
                 theta.sin() * std::f64::consts::SQRT_2,
             ];
-            for ch in 0..2 {
-                self.out[ch][i] = (g * gains[ch]) as f32;
+            for (out, gain) in self.out.iter_mut().zip(gains) {
+                out[i] = (g * gain) as f32;
             }
         }
     }

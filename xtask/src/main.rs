@@ -1,3 +1,62 @@
+//! `cargo xtask bundle granary --release` (nice-plug-xtask), plus two project commands:
+//! - `cargo xtask demo`: build the CLAP and VST3 bundles and render a demo pour;
+//! - `cargo xtask test`: the whole test suite, as CI runs it.
+
+use std::process::Command;
+
 fn main() -> nice_plug_xtask::Result<()> {
-    nice_plug_xtask::main()
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("demo") => demo(),
+        Some("test") => test(&args[1..]),
+        _ => nice_plug_xtask::main(),
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn run(mut cmd: Command) -> nice_plug_xtask::Result<()> {
+    eprintln!("+ {cmd:?}");
+    let status = cmd.status()?;
+    if !status.success() {
+        anyhow::bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn demo() -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
+    std::fs::create_dir_all("target/demo")?;
+    let mut render = Command::new("target/release/granary");
+    render.args([
+        "render",
+        "--seconds",
+        "6",
+        "--stems",
+        "--output",
+        "target/demo/pour.wav",
+    ]);
+    run(render)?;
+    println!("\nBundles: target/bundled/granary.clap, target/bundled/granary.vst3");
+    println!("Demo:    target/demo/pour.wav (+ pour.grains.wav, pour.cup.wav)");
+    Ok(())
+}
+
+fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    // Debug build with nice-plug's allocation checker: any allocation inside the plugin's
+    // process callback, or inside the engine tests' no-allocation scopes, aborts the run.
+    let mut t = cargo();
+    t.args(["test", "--workspace", "--features", "assert_process_allocs"])
+        .args(extra);
+    run(t)?;
+    let mut clippy = cargo();
+    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    run(clippy)?;
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--", "--check"]);
+    run(fmt)
 }
