@@ -278,19 +278,35 @@ pub enum NormalMode {
     RandomBelow(f32),
 }
 
+/// What the generator needs besides the pour state; constant over a window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeneratorSetup {
+    pub geometry: Geometry,
+    /// Coefficient of restitution of the grains.
+    pub restitution: f32,
+    /// Window length, s.
+    pub window_s: f32,
+    pub normals: NormalMode,
+    /// See `MAX_RENDERED_PER_CELL`.
+    pub max_per_cell: u32,
+}
+
 /// Generates one window's collisions and hands each to `sink`. Returns the number of
 /// physical collisions the window holds, [grain-grain, grain-cup] (merged ones counted
 /// with their group size).
 pub fn generate(
     state: &PourState,
-    geometry: &Geometry,
-    restitution: f32,
-    window_s: f32,
-    normals: NormalMode,
-    max_per_cell: u32,
+    setup: &GeneratorSetup,
     rng: &mut Xoshiro256PlusPlus,
     mut sink: impl FnMut(&Collision),
 ) -> [u64; 2] {
+    let GeneratorSetup {
+        ref geometry,
+        restitution,
+        window_s,
+        normals,
+        max_per_cell,
+    } = *setup;
     let mut total = [0u64; 2];
     for (cell_index, &cell) in CELLS.iter().enumerate() {
         let pdf = cell_pdf(cell, state, geometry, restitution, window_s);
@@ -419,11 +435,13 @@ mod tests {
         for _ in 0..200 {
             generate(
                 s,
-                &G,
-                0.5,
-                128.0 / 48_000.0,
-                NormalMode::Physical,
-                u32::MAX,
+                &GeneratorSetup {
+                    geometry: G,
+                    restitution: 0.5,
+                    window_s: 128.0 / 48_000.0,
+                    normals: NormalMode::Physical,
+                    max_per_cell: u32::MAX,
+                },
                 &mut rng,
                 |c| match c.kind {
                     CollisionKind::GrainGrain => gg += 1,

@@ -27,7 +27,7 @@ pub mod scene;
 use accel_noise::{sphere_amplitudes, SphereFilter};
 use contact::{contact, Body};
 use diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams, DiffuseResonator};
-use generator::{generate, Collision, CollisionKind, Geometry, NormalMode, WINDOW};
+use generator::{generate, Collision, CollisionKind, GeneratorSetup, Geometry, NormalMode, WINDOW};
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
 use materials::{CupMaterial, GrainMaterial, CUP_HEIGHT_M, CUP_RADIUS_M, SPEED_OF_SOUND};
@@ -552,19 +552,17 @@ impl Engine {
         let grains_ring = &mut self.grains_ring;
         let cup_ring = &mut self.cup_ring;
         let scratch = &mut self.scratch;
-        let physical = generate(
-            &pour,
-            &geometry,
-            grain.restitution,
+        let setup = GeneratorSetup {
+            geometry,
+            restitution: grain.restitution,
             window_s,
-            normal_mode,
+            normals: normal_mode,
             max_per_cell,
-            &mut rng,
-            |c| {
-                stats.rendered += 1;
-                ctx.render(c, grains_ring, cup_ring, scratch);
-            },
-        );
+        };
+        let physical = generate(&pour, &setup, &mut rng, |c| {
+            stats.rendered += 1;
+            ctx.render(c, grains_ring, cup_ring, scratch);
+        });
         stats.grain_grain += physical[0];
         stats.grain_cup += physical[1];
         stats.collisions += physical[0] + physical[1];
