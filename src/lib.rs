@@ -21,6 +21,8 @@ pub struct Granary {
     /// Built in `activate` (it allocates); `None` before.
     engine: Option<Engine>,
     seed: i32,
+    /// Stem buffers for hosts that do not connect the Grains and Cup ports.
+    stem_scratch: [Vec<f32>; 4],
     mod_wheel: f32,
     pressure: f32,
 }
@@ -34,6 +36,7 @@ impl Default for Granary {
             params,
             engine: None,
             seed: -1,
+            stem_scratch: Default::default(),
             mod_wheel: 0.0,
             pressure: 0.0,
         }
@@ -52,19 +55,36 @@ impl Plugin for Granary {
     const EMAIL: &'static str = "granary@example.invalid";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
 
-    const AUDIO_IO_LAYOUTS: &'static [AudioIOLayout] = &[AudioIOLayout {
-        main_input_channels: None,
-        main_output_channels: NonZeroU32::new(2),
-        aux_input_ports: &[],
-        aux_output_ports: &[new_nonzero_u32(2), new_nonzero_u32(2)],
-        names: PortNames {
-            layout: Some("Stereo + Grains + Cup"),
-            main_input: None,
-            main_output: Some("Main"),
-            aux_inputs: &[],
-            aux_outputs: &["Grains", "Cup"],
+    const AUDIO_IO_LAYOUTS: &'static [AudioIOLayout] = &[
+        AudioIOLayout {
+            main_input_channels: None,
+            main_output_channels: NonZeroU32::new(2),
+            aux_input_ports: &[],
+            aux_output_ports: &[new_nonzero_u32(2), new_nonzero_u32(2)],
+            names: PortNames {
+                layout: Some("Stereo + Grains + Cup"),
+                main_input: None,
+                main_output: Some("Main"),
+                aux_inputs: &[],
+                aux_outputs: &["Grains", "Cup"],
+            },
         },
-    }];
+        AudioIOLayout {
+            // For hosts that cannot feed the stem outputs (some VST3 hosts leave inactive busses
+            // without buffers, and then nice-plug would not call `process` at all).
+            main_input_channels: None,
+            main_output_channels: NonZeroU32::new(2),
+            aux_input_ports: &[],
+            aux_output_ports: &[],
+            names: PortNames {
+                layout: Some("Stereo"),
+                main_input: None,
+                main_output: Some("Main"),
+                aux_inputs: &[],
+                aux_outputs: &[],
+            },
+        },
+    ];
 
     const MIDI_INPUT: MidiConfig = MidiConfig::MidiCCs;
     const SAMPLE_ACCURATE_AUTOMATION: bool = true;
@@ -92,6 +112,8 @@ impl Plugin for Granary {
         context.set_latency_samples(engine.latency_samples() as u32);
         self.seed = self.params.seed.value();
         self.engine = Some(engine);
+        let len = (config.max_buffer_size as usize).clamp(64, 8192);
+        self.stem_scratch = std::array::from_fn(|_| vec![0.0; len]);
         true
     }
 
@@ -122,24 +144,20 @@ impl Plugin for Granary {
             self.seed = seed;
             engine.reseed(seed.max(0) as u64);
         }
-        let (grains, cup) = match aux.outputs {
-            [g, c, ..] => (g.as_slice(), c.as_slice()),
-            _ => {
-                main.iter_mut().for_each(|c| c.fill(0.0));
-                return ProcessStatus::Error("Granary needs its Grains and Cup outputs");
-            }
-        };
-        if main.len() < 2 || grains.len() < 2 || cup.len() < 2 {
+        if main.len() < 2 {
             main.iter_mut().for_each(|c| c.fill(0.0));
-            grains.iter_mut().for_each(|c| c.fill(0.0));
-            cup.iter_mut().for_each(|c| c.fill(0.0));
             return ProcessStatus::Normal;
         }
+        // Without the stem ports (the main-only layout), the stems go to scratch buffers.
+        let mut stems = match aux.outputs {
+            [g, c, ..] if connected(g, n) && connected(c, n) => Stems::Host(g.as_slice(), c.as_slice()),
+            _ => Stems::Scratch(&mut self.stem_scratch),
+        };
         let mut pos = 0;
         while let Some(event) = context.next_event() {
             let at = (event.timing() as usize).min(n);
             if at > pos {
-                render_span(engine, main, grains, cup, pos, at);
+                render_span(engine, main, &mut stems, pos, at);
                 pos = at;
             }
             match event {
@@ -165,7 +183,7 @@ impl Plugin for Granary {
             }
         }
         if n > pos {
-            render_span(engine, main, grains, cup, pos, n);
+            render_span(engine, main, &mut stems, pos, n);
         }
         ProcessStatus::KeepAlive
     }
@@ -175,23 +193,47 @@ impl Plugin for Granary {
     }
 }
 
+/// A stereo port the host gave buffers for (hosts may leave stem ports unconnected).
+fn connected(port: &Buffer, n: usize) -> bool {
+    let channels = port.as_slice_immutable();
+    channels.len() >= 2 && channels.iter().all(|c| c.len() == n)
+}
+
+/// Where the stems go: the host's aux ports, or scratch buffers when it has none.
+enum Stems<'a, 'b> {
+    Host(&'a mut [&'b mut [f32]], &'a mut [&'b mut [f32]]),
+    Scratch(&'a mut [Vec<f32>; 4]),
+}
+
 /// Renders samples `a..b` of the host's buffers.
-fn render_span(
-    engine: &mut Engine,
-    main: &mut [&mut [f32]],
-    grains: &mut [&mut [f32]],
-    cup: &mut [&mut [f32]],
-    a: usize,
-    b: usize,
-) {
+fn render_span(engine: &mut Engine, main: &mut [&mut [f32]], stems: &mut Stems, a: usize, b: usize) {
     let (ml, mr) = main.split_at_mut(1);
-    let (gl, gr) = grains.split_at_mut(1);
-    let (cl, cr) = cup.split_at_mut(1);
-    engine.process(Outputs {
-        main: [&mut ml[0][a..b], &mut mr[0][a..b]],
-        grains: [&mut gl[0][a..b], &mut gr[0][a..b]],
-        cup: [&mut cl[0][a..b], &mut cr[0][a..b]],
-    });
+    match stems {
+        Stems::Host(grains, cup) => {
+            let (gl, gr) = grains.split_at_mut(1);
+            let (cl, cr) = cup.split_at_mut(1);
+            engine.process(Outputs {
+                main: [&mut ml[0][a..b], &mut mr[0][a..b]],
+                grains: [&mut gl[0][a..b], &mut gr[0][a..b]],
+                cup: [&mut cl[0][a..b], &mut cr[0][a..b]],
+            });
+        }
+        Stems::Scratch(scratch) => {
+            let chunk = scratch[0].len().max(1);
+            let mut pos = a;
+            while pos < b {
+                let end = (pos + chunk).min(b);
+                let len = end - pos;
+                let [gl, gr, cl, cr] = &mut **scratch;
+                engine.process(Outputs {
+                    main: [&mut ml[0][pos..end], &mut mr[0][pos..end]],
+                    grains: [&mut gl[..len], &mut gr[..len]],
+                    cup: [&mut cl[..len], &mut cr[..len]],
+                });
+                pos = end;
+            }
+        }
+    }
 }
 
 impl ClapPlugin for Granary {

@@ -78,7 +78,7 @@ const TRIGGER_IDS: [&str; 2] = ["midi", "continuous"];
 pub const SPECS: [Spec; 17] = [
     Spec {
         id: "grain_material",
-        name: "Grain",
+        name: "Grain material",
         unit: "",
         kind: Kind::Enum {
             ids: &GRAIN_IDS,
@@ -112,7 +112,7 @@ pub const SPECS: [Spec; 17] = [
     },
     Spec {
         id: "cup_material",
-        name: "Cup",
+        name: "Cup material",
         unit: "",
         kind: Kind::Enum {
             ids: &CUP_IDS,
@@ -249,7 +249,7 @@ pub const SPECS: [Spec; 17] = [
     },
     Spec {
         id: "trigger_mode",
-        name: "Trigger",
+        name: "Trigger mode",
         unit: "",
         kind: Kind::Enum {
             ids: &TRIGGER_IDS,

@@ -2,7 +2,7 @@
 //! The full editor (scene view, analyser, preset browser) is its own issue.
 
 use crate::params::{EditorSize, GranaryParams};
-use nice_plug::context::gui::GuiContext;
+use nice_plug::context::gui::{GuiContext, ParamSetter};
 use nice_plug::editor::dpi::LogicalSize;
 use nice_plug_egui::{
     create_egui_editor, widgets, EguiEditor, EguiEditorState, EguiNiceSettings, NiceEguiApp, RepaintNotifier,
@@ -51,43 +51,31 @@ impl NiceEguiApp for GranaryEditor {
         let Some(gui) = self.gui.clone() else { return };
         let setter = gui.param_setter();
         let p = &self.params;
-        ui.heading("Granary");
-        egui::Grid::new("groups")
-            .num_columns(2)
-            .spacing([24.0, 8.0])
-            .show(ui, |ui| {
-                for (title, ids) in GROUPS {
-                    ui.strong(title);
-                    ui.end_row();
-                    for id in ids {
-                        let name = crate::params::spec(id).map(|s| s.name).unwrap_or(id);
-                        ui.label(name);
-                        match *id {
-                            "grain_material" => ui.add(widgets::ParamSlider::for_param(&p.grain_material, &setter)),
-                            "grain_size" => ui.add(widgets::ParamSlider::for_param(&p.grain_size, &setter)),
-                            "density" => ui.add(widgets::ParamSlider::for_param(&p.density, &setter)),
-                            "cup_material" => ui.add(widgets::ParamSlider::for_param(&p.cup_material, &setter)),
-                            "cup_size" => ui.add(widgets::ParamSlider::for_param(&p.cup_size, &setter)),
-                            "fill" => ui.add(widgets::ParamSlider::for_param(&p.fill, &setter)),
-                            "auto_fill" => ui.add(widgets::ParamSlider::for_param(&p.auto_fill, &setter)),
-                            "pour_rate" => ui.add(widgets::ParamSlider::for_param(&p.pour_rate, &setter)),
-                            "fall_height" => ui.add(widgets::ParamSlider::for_param(&p.fall_height, &setter)),
-                            "trigger_mode" => ui.add(widgets::ParamSlider::for_param(&p.trigger_mode, &setter)),
-                            "seed" => ui.add(widgets::ParamSlider::for_param(&p.seed, &setter)),
-                            "listener_angle" => ui.add(widgets::ParamSlider::for_param(&p.listener_angle, &setter)),
-                            "listener_distance" => {
-                                ui.add(widgets::ParamSlider::for_param(&p.listener_distance, &setter))
-                            }
-                            "stereo_width" => ui.add(widgets::ParamSlider::for_param(&p.stereo_width, &setter)),
-                            "grains_level" => ui.add(widgets::ParamSlider::for_param(&p.grains_level, &setter)),
-                            "cup_level" => ui.add(widgets::ParamSlider::for_param(&p.cup_level, &setter)),
-                            "output_gain" => ui.add(widgets::ParamSlider::for_param(&p.output_gain, &setter)),
-                            _ => ui.label("?"),
-                        };
-                        ui.end_row();
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            egui::Frame::new().inner_margin(12.0).show(ui, |ui| {
+                ui.heading("Granary");
+                ui.add_space(8.0);
+                // two columns of groups: Grain, Cup, Pour | Listener, Mix
+                ui.columns(2, |cols| {
+                    for (col, groups) in cols.iter_mut().zip([&GROUPS[..3], &GROUPS[3..]]) {
+                        for (title, ids) in groups {
+                            col.strong(*title);
+                            egui::Grid::new(*title)
+                                .num_columns(2)
+                                .spacing([12.0, 6.0])
+                                .show(col, |ui| {
+                                    for id in *ids {
+                                        ui.label(crate::params::spec(id).map(|s| s.name).unwrap_or(id));
+                                        param_widget(ui, p, &setter, id);
+                                        ui.end_row();
+                                    }
+                                });
+                            col.add_space(10.0);
+                        }
                     }
-                }
+                });
             });
+        });
     }
 
     fn resized(&mut self, new_size: nice_plug_egui::baseview::WindowSize) {
@@ -100,6 +88,46 @@ impl NiceEguiApp for GranaryEditor {
 
     fn editor_closed(&mut self) {
         self.gui = None;
+    }
+}
+
+/// The parameter's widget: the framework's slider, which shows the value with its unit,
+/// resets on double-click, fine-adjusts with a modifier, takes typed values and sends the
+/// host begin/set/end gestures.
+fn param_widget(ui: &mut egui::Ui, p: &GranaryParams, setter: &ParamSetter, id: &str) {
+    let slider = |ui: &mut egui::Ui, param: &dyn SliderParam| param.add_to(ui, setter);
+    match id {
+        "grain_material" => slider(ui, &p.grain_material),
+        "grain_size" => slider(ui, &p.grain_size),
+        "density" => slider(ui, &p.density),
+        "cup_material" => slider(ui, &p.cup_material),
+        "cup_size" => slider(ui, &p.cup_size),
+        "fill" => slider(ui, &p.fill),
+        "auto_fill" => slider(ui, &p.auto_fill),
+        "pour_rate" => slider(ui, &p.pour_rate),
+        "fall_height" => slider(ui, &p.fall_height),
+        "trigger_mode" => slider(ui, &p.trigger_mode),
+        "seed" => slider(ui, &p.seed),
+        "listener_angle" => slider(ui, &p.listener_angle),
+        "listener_distance" => slider(ui, &p.listener_distance),
+        "stereo_width" => slider(ui, &p.stereo_width),
+        "grains_level" => slider(ui, &p.grains_level),
+        "cup_level" => slider(ui, &p.cup_level),
+        "output_gain" => slider(ui, &p.output_gain),
+        _ => {
+            ui.label("?");
+        }
+    }
+}
+
+/// Any parameter type the framework's slider takes.
+trait SliderParam {
+    fn add_to(&self, ui: &mut egui::Ui, setter: &ParamSetter);
+}
+
+impl<P: nice_plug::prelude::Param> SliderParam for P {
+    fn add_to(&self, ui: &mut egui::Ui, setter: &ParamSetter) {
+        ui.add(widgets::ParamSlider::for_param(self, setter));
     }
 }
 

@@ -1,6 +1,7 @@
 //! `cargo xtask bundle granary --release` (nice-plug-xtask), plus two project commands:
 //! - `cargo xtask demo`: build the CLAP and VST3 bundles and render a demo pour;
-//! - `cargo xtask test`: the whole test suite, as CI runs it.
+//! - `cargo xtask test`: the whole test suite, as CI runs it: the Rust tests (debug build
+//!   with the allocation checker), the VST3 bundle in a real host (pedalboard), clippy, rustfmt.
 
 use std::process::Command;
 
@@ -53,6 +54,18 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     t.args(["test", "--workspace", "--features", "assert_process_allocs"])
         .args(extra);
     run(t)?;
+    // The VST3 bundle in a third-party host (pedalboard, JUCE).
+    let has_host = Command::new("python3")
+        .args(["-c", "import pedalboard, mido, numpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_host {
+        anyhow::bail!("the VST3 host test needs Python 3 with pedalboard: pip install pedalboard mido numpy");
+    }
+    nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
+    let mut host = Command::new("python3");
+    host.args(["tests/host_vst3.py", "target/bundled/granary.vst3"]);
+    run(host)?;
     let mut clippy = cargo();
     clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
     run(clippy)?;
