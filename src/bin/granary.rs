@@ -7,6 +7,14 @@ use granary::render::{render, write_wav, PourCurve, RenderOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` that ends quietly when stdout is closed (e.g. piped into `head`).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "granary",
@@ -66,6 +74,41 @@ enum PresetsCommand {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Write a preset file: a factory preset or file, with changes, under a new name.
+    Save {
+        /// Starting point: factory preset name or preset file. Default: the default preset.
+        #[arg(long)]
+        preset: Option<String>,
+        /// Change a parameter: ID=VALUE (repeatable).
+        #[arg(long = "set", value_name = "ID=VALUE")]
+        set: Vec<String>,
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "")]
+        description: String,
+        /// Comma-separated tags.
+        #[arg(long, default_value = "")]
+        tags: String,
+        /// Refuse to overwrite unless given.
+        #[arg(long)]
+        force: bool,
+        #[arg(long, short)]
+        output: PathBuf,
+    },
+}
+
+/// The preset named on the command line (or the default one) with `--set` changes applied.
+fn preset_with_changes(preset: Option<&str>, set: &[String]) -> Result<Preset, String> {
+    let mut p = preset::find(preset.unwrap_or(preset::DEFAULT_PRESET)).map_err(|e| e.to_string())?;
+    for kv in set {
+        let (id, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("--set {kv}: expected ID=VALUE"))?;
+        p.values
+            .set_text(id.trim(), v)
+            .map_err(|e| format!("--set {kv}: {e}"))?;
+    }
+    Ok(p)
 }
 
 fn main() -> ExitCode {
@@ -92,14 +135,8 @@ fn run(command: Command) -> Result<(), String> {
             stems,
             output,
         } => {
-            let p = preset::find(preset.as_deref().unwrap_or(preset::DEFAULT_PRESET)).map_err(|e| e.to_string())?;
+            let p = preset_with_changes(preset.as_deref(), &set)?;
             let mut values: ParamValues = p.values.clone();
-            for kv in &set {
-                let (id, v) = kv
-                    .split_once('=')
-                    .ok_or_else(|| format!("--set {kv}: expected ID=VALUE"))?;
-                values.set_text(id.trim(), v).map_err(|e| format!("--set {kv}: {e}"))?;
-            }
             if let Some(seed) = seed {
                 values.set_text("seed", &seed.to_string()).map_err(|e| e.to_string())?;
             }
@@ -139,7 +176,7 @@ fn run(command: Command) -> Result<(), String> {
             }
             let peak = r.main.iter().flatten().fold(0.0f32, |m, x| m.max(x.abs()));
             let rms = (r.main[0].iter().map(|x| (x * x) as f64).sum::<f64>() / r.main[0].len().max(1) as f64).sqrt();
-            println!(
+            out!(
                 "{}: {:.2} s at {} Hz, {} collisions ({} grain-grain, {} grain-cup), peak {:.1} dBFS, rms {:.1} dBFS",
                 p.name,
                 seconds,
@@ -150,15 +187,46 @@ fn run(command: Command) -> Result<(), String> {
                 20.0 * peak.max(1e-12).log10(),
                 20.0 * rms.max(1e-12).log10()
             );
-            println!("rendered in {cpu:.2} s ({:.0}x real time)", seconds / cpu.max(1e-9));
-            println!("wrote {}", written.join(", "));
+            out!("rendered in {cpu:.2} s ({:.0}x real time)", seconds / cpu.max(1e-9));
+            out!("wrote {}", written.join(", "));
+            Ok(())
+        }
+        Command::Presets {
+            command:
+                PresetsCommand::Save {
+                    preset,
+                    set,
+                    name,
+                    description,
+                    tags,
+                    force,
+                    output,
+                },
+        } => {
+            let mut p = preset_with_changes(preset.as_deref(), &set)?;
+            if name.trim().is_empty() {
+                return Err("--name must not be empty".into());
+            }
+            if output.exists() && !force {
+                return Err(format!("{} exists; pass --force to overwrite", output.display()));
+            }
+            p.name = name.trim().to_string();
+            p.description = description;
+            p.tags = tags
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from)
+                .collect();
+            p.save(&output).map_err(|e| e.to_string())?;
+            out!("wrote {}", output.display());
             Ok(())
         }
         Command::Presets {
             command: PresetsCommand::List,
         } => {
             for (stem, p) in preset::factory() {
-                println!("{stem}\t{}\t{}", p.name, p.tags.join(","));
+                out!("{stem}\t{}\t{}", p.name, p.tags.join(","));
             }
             Ok(())
         }
@@ -168,10 +236,10 @@ fn run(command: Command) -> Result<(), String> {
             let mut bad = 0;
             for f in &files {
                 match Preset::load(f) {
-                    Ok(p) => println!("ok\t{}\t{}", f.display(), p.name),
+                    Ok(p) => out!("ok\t{}\t{}", f.display(), p.name),
                     Err(e) => {
                         bad += 1;
-                        println!("bad\t{}\t{e}", f.display());
+                        out!("bad\t{}\t{e}", f.display());
                     }
                 }
             }
