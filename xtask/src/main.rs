@@ -48,13 +48,19 @@ fn demo() -> nice_plug_xtask::Result<()> {
 
 fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::chdir_workspace_root()?;
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--", "--check"]);
+    run(fmt)?;
+    let mut clippy = cargo();
+    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    run(clippy)?;
     // Debug build with nice-plug's allocation checker: any allocation inside the plugin's
     // process callback, or inside the engine tests' no-allocation scopes, aborts the run.
     let mut t = cargo();
     t.args(["test", "--workspace", "--features", "assert_process_allocs"])
         .args(extra);
     run(t)?;
-    // The VST3 bundle in a third-party host (pedalboard, JUCE).
+    // The VST3 bundle in a third-party host (pedalboard, JUCE); its summary line closes the run.
     let has_host = Command::new("python3")
         .args(["-c", "import pedalboard, mido, numpy"])
         .status()
@@ -65,11 +71,5 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
     let mut host = Command::new("python3");
     host.args(["tests/host_vst3.py", "target/bundled/granary.vst3"]);
-    run(host)?;
-    let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
-    run(clippy)?;
-    let mut fmt = cargo();
-    fmt.args(["fmt", "--all", "--", "--check"]);
-    run(fmt)
+    run(host)
 }
