@@ -104,7 +104,6 @@ pub struct DiffuseResonator {
     output_gain: [f32; MAX_BANDS],
     centre: [f32; MAX_BANDS],
     rng: Xoshiro256PlusPlus,
-    seed: u64,
 }
 
 impl DiffuseResonator {
@@ -120,12 +119,10 @@ impl DiffuseResonator {
             output_gain: [0.0; MAX_BANDS],
             centre: [0.0; MAX_BANDS],
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xD1FF_05E0),
-            seed,
         }
     }
 
     pub fn reset(&mut self, seed: u64) {
-        self.seed = seed;
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xD1FF_05E0);
         self.energy = [0.0; MAX_BANDS];
         for b in 0..MAX_BANDS {
@@ -137,7 +134,6 @@ impl DiffuseResonator {
 
     /// New noise seed; band energies are kept.
     pub fn reseed(&mut self, seed: u64) {
-        self.seed = seed;
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xD1FF_05E0);
     }
 

@@ -202,6 +202,8 @@ pub struct Engine {
     /// Absolute sample clock.
     clock: u64,
     sphere_filter: [SphereFilter; 2],
+    /// Grain radius the sphere filters are set for, m.
+    sphere_radius: f32,
     modal: ModalBank,
     diffuse: DiffuseResonator,
     limiter: Limiter,
@@ -248,6 +250,7 @@ impl Engine {
             mask: ring - 1,
             clock: 0,
             sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
+            sphere_radius: settings.grain_radius_m(),
             modal: ModalBank::new(sample_rate),
             diffuse: DiffuseResonator::new(sample_rate, settings.seed),
             limiter: Limiter::new(sample_rate, LIMITER_CEILING),
@@ -334,8 +337,9 @@ impl Engine {
             r.iter_mut().for_each(|x| *x = 0.0);
         }
         self.clock = 0;
+        self.sphere_radius = self.settings.grain_radius_m();
         for f in &mut self.sphere_filter {
-            f.set(self.sample_rate, self.settings.grain_radius_m());
+            f.set(self.sample_rate, self.sphere_radius);
             f.reset();
         }
         self.modal.reset();
@@ -523,7 +527,6 @@ impl Engine {
         self.last_flow_cmd = flow_cmd;
         let grain = s.grain_material.data();
         let input = SceneInput {
-            grain,
             grain_radius_m: s.grain_radius_m(),
             grain_density: s.grain_density(),
             cup_size: s.cup_size,
@@ -531,8 +534,12 @@ impl Engine {
             auto_fill: s.auto_fill,
         };
         self.pour = self.scene.step(&input, flow_cmd);
-        for f in &mut self.sphere_filter {
-            f.set(self.sample_rate, s.grain_radius_m());
+        if s.grain_radius_m() != self.sphere_radius {
+            // the sphere-radiation filter depends only on the grain radius
+            self.sphere_radius = s.grain_radius_m();
+            for f in &mut self.sphere_filter {
+                f.set(self.sample_rate, self.sphere_radius);
+            }
         }
         self.update_cup();
         self.modal.flush_denormals();

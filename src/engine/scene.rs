@@ -8,7 +8,7 @@
 //! settling activity, fed by arrivals and decaying after the pour, keeps grains shifting
 //! for a moment when the stream stops.
 
-use super::materials::{GrainMaterialData, CUP_HEIGHT_M, CUP_RADIUS_M, GRAVITY, PACKING_FRACTION};
+use super::materials::{CUP_HEIGHT_M, CUP_RADIUS_M, GRAVITY, PACKING_FRACTION};
 use super::modal::floor_coverage;
 
 /// Longest fall the delay line is sized for, m (the `fall_height` range plus a cup).
@@ -23,7 +23,6 @@ pub const FLOW_SMOOTH_S: f32 = 0.03;
 /// What the scene needs from the settings, in SI units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SceneInput {
-    pub grain: GrainMaterialData,
     /// Grain radius, m.
     pub grain_radius_m: f32,
     /// Grain solid density, kg/m^3.
