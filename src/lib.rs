@@ -5,6 +5,7 @@
 
 pub mod editor;
 pub mod engine;
+pub mod inspect;
 pub mod params;
 pub mod preset;
 pub mod render;

@@ -131,3 +131,107 @@ fn presets_list_save_and_validate() {
     assert_eq!(loaded.values.float("pour_rate"), 9.0);
     assert_eq!(loaded.values.to_settings().grain_material.id(), "salt");
 }
+
+#[test]
+fn inspect_contact_prints_json_from_the_engine_tables() {
+    let out = granary(&[
+        "inspect",
+        "contact",
+        "--a",
+        "glass_beads_2mm",
+        "--v0",
+        "0.001",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    for field in [
+        "contact_time_s",
+        "peak_force_n",
+        "peak_accel_a_m_s2",
+        "peak_accel_b_m_s2",
+        "peak_pressure_pa",
+        "peak_pressure_pair_pa",
+    ] {
+        assert!(v[field].as_f64().is_some_and(|x| x > 0.0), "{field}: {v}");
+    }
+    // thesis Table 6.1 scene at 1 mm/s (a = 1 mm): tens of microseconds, 0.855 x 1.0996e-4 Pa
+    let t = v["contact_time_s"].as_f64().unwrap();
+    assert!(t > 15e-6 && t < 35e-6, "{t}");
+    let p = v["peak_pressure_pa"].as_f64().unwrap();
+    assert!((p / (0.855 * 1.0996e-4) - 1.0).abs() < 0.02, "{p}");
+
+    // an infinitely massive partner has no acceleration and no pair pressure
+    let out = granary(&[
+        "inspect",
+        "contact",
+        "--a",
+        "steel_shot_1mm",
+        "--b",
+        "rigid",
+        "--v0",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["peak_accel_b_m_s2"].is_null() && v["peak_pressure_pair_pa"].is_null(),
+        "{v}"
+    );
+    // a softer half-space makes a longer contact than a rigid plane
+    let rigid = v["contact_time_s"].as_f64().unwrap();
+    let out = granary(&[
+        "inspect",
+        "contact",
+        "--a",
+        "steel_shot_1mm",
+        "--b",
+        "plane:wood",
+        "--v0",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["contact_time_s"].as_f64().unwrap() > 2.0 * rigid, "{v}");
+}
+
+#[test]
+fn inspect_rejects_bad_values_with_exit_code_2() {
+    for args in [
+        &["inspect", "contact", "--a", "unobtainium", "--v0", "1"][..],
+        &["inspect", "contact", "--a", "sugar", "--v0", "-1"],
+        &["inspect", "contact", "--a", "sugar", "--v0", "NaN"],
+        &["inspect", "contact", "--a", "sugar", "--v0", "1", "--a-nu", "0.7"],
+        &["inspect", "contact", "--a", "ceramic", "--v0", "1"],
+        &["inspect", "contact", "--a", "sugar", "--v0", "1", "--distance", "0"],
+        &["inspect", "contact", "--a", "sugar", "--v0", "1", "--angle", "200"],
+    ] {
+        let out = granary(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("granary: ") && err.len() > 20, "{args:?}: {err}");
+    }
+    // a missing required value is clap's usage error (also exit code 2)
+    assert_eq!(granary(&["inspect", "contact", "--a", "sugar"]).status.code(), Some(2));
+}
+
+#[test]
+fn inspect_plots_are_png_files() {
+    let png = tmp("collision.png");
+    let out = granary(&[
+        "inspect",
+        "contact",
+        "--a",
+        "glass_beads_2mm",
+        "--v0",
+        "0.05",
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000);
+    let out = granary(&["inspect", "tables", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["table_6_1"]["rows"].as_array().unwrap().len(), 18);
+}

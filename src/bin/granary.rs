@@ -1,6 +1,7 @@
 //! `granary`: render pours, list and validate presets, without a DAW.
 
 use ::clap::{Parser, Subcommand};
+use granary::inspect::cli::InspectCommand;
 use granary::params::ParamValues;
 use granary::preset::{self, Preset};
 use granary::render::{render, write_wav, PourCurve, RenderOptions};
@@ -57,6 +58,11 @@ enum Command {
         stems: bool,
         #[arg(long, short)]
         output: PathBuf,
+    },
+    /// Physics you can check: one collision's numbers, the seeds' published tables.
+    Inspect {
+        #[command(subcommand)]
+        command: InspectCommand,
     },
     /// Factory and user presets.
     Presets {
@@ -191,6 +197,7 @@ fn run(command: Command) -> Result<(), String> {
             out!("wrote {}", written.join(", "));
             Ok(())
         }
+        Command::Inspect { command } => granary::inspect::cli::run(&command, &mut std::io::stdout().lock()),
         Command::Presets {
             command:
                 PresetsCommand::Save {

@@ -32,10 +32,98 @@ pub fn sphere_amplitudes(radius_m: f32, distance_m: f32, cos_theta: f32, delta_v
     (a0, a0 * r / SPEED_OF_SOUND)
 }
 
+/// One sphere's acceleration noise in continuous time: a sphere of radius `a` whose
+/// acceleration along the collision normal is a half-sine of peak `peak_accel` (m/s^2) and
+/// duration `duration_s` (PAN eq. 6), heard at `distance_m` from its centre at `cos_theta`
+/// from the normal. Used by inspection and tests, not by the renderer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SphereSource {
+    pub radius_m: f64,
+    pub distance_m: f64,
+    pub cos_theta: f64,
+    pub peak_accel: f64,
+    pub duration_s: f64,
+}
+
+impl SphereSource {
+    /// Arrival delay `(r - a) / c` of the front of the wave (thesis eq. 4.1: `t' = t - (r-a)/c`), s.
+    pub fn delay_s(&self) -> f64 {
+        (self.distance_m - self.radius_m).max(0.0) / SPEED_OF_SOUND as f64
+    }
+
+    /// Pressure p(t), Pa, at `t = t0 + i dt` for `i in 0..n`, with t = 0 the start of the contact:
+    /// thesis eq. 4.1–4.2 in the re-derived form of the module doc,
+    /// `p = rho0 a^3 cos(theta) / (2 r^2) (u + (r/c) du/dt)(t')` with `u = B * accel`.
+    /// Integrates the state-space form of `B` (`x'' + 2 l x' + 2 l^2 x = 2 l^2 accel`) by RK4
+    /// with a step far below both the contact time and `a/c`, and interpolates linearly.
+    pub fn waveform(&self, t0: f64, dt: f64, n: usize) -> Vec<f64> {
+        let (a, r, d) = (self.radius_m, self.distance_m.max(self.radius_m), self.duration_s);
+        let c = SPEED_OF_SOUND as f64;
+        let l = c / a;
+        let k = AIR_DENSITY as f64 * a.powi(3) * self.cos_theta / (2.0 * r * r);
+        let h_max = (d / 400.0).min(1.0 / l / 40.0);
+        let sub = (dt / h_max).ceil().max(1.0);
+        let h = dt / sub;
+        let delay = self.delay_s();
+        // fine grid of retarded time t' = j h, from 0 to the last requested sample
+        let t_last = t0 + dt * n.saturating_sub(1) as f64 - delay;
+        let fine = if t_last < 0.0 {
+            0
+        } else {
+            (t_last / h).ceil() as usize + 2
+        };
+        let peak = self.peak_accel;
+        let accel = |t: f64| {
+            if (0.0..=d).contains(&t) {
+                peak * (std::f64::consts::PI * t / d).sin()
+            } else {
+                0.0
+            }
+        };
+        let deriv = |t: f64, x: f64, v: f64| (v, 2.0 * l * l * (accel(t) - x) - 2.0 * l * v);
+        let mut p = Vec::with_capacity(fine);
+        let (mut x, mut v) = (0.0f64, 0.0f64);
+        for j in 0..fine {
+            p.push(k * (x + r / c * v));
+            let t = j as f64 * h;
+            let (k1x, k1v) = deriv(t, x, v);
+            let (k2x, k2v) = deriv(t + h / 2.0, x + h / 2.0 * k1x, v + h / 2.0 * k1v);
+            let (k3x, k3v) = deriv(t + h / 2.0, x + h / 2.0 * k2x, v + h / 2.0 * k2v);
+            let (k4x, k4v) = deriv(t + h, x + h * k3x, v + h * k3v);
+            x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+            v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+        }
+        (0..n)
+            .map(|i| {
+                let tr = (t0 + i as f64 * dt - delay) / h;
+                if tr < 0.0 {
+                    return 0.0;
+                }
+                let j = tr.floor() as usize;
+                let f = tr - j as f64;
+                match (p.get(j), p.get(j + 1)) {
+                    (Some(&p0), Some(&p1)) => p0 + f * (p1 - p0),
+                    (Some(&p0), None) => p0,
+                    _ => 0.0,
+                }
+            })
+            .collect()
+    }
+
+    /// Peak |p| (Pa) over the whole response (contact plus 12 time constants of `B`).
+    pub fn peak_pressure(&self) -> f64 {
+        let l = SPEED_OF_SOUND as f64 / self.radius_m;
+        let span = self.duration_s + 12.0 / l;
+        let steps = 20_000;
+        self.waveform(self.delay_s(), span / steps as f64, steps + 1)
+            .into_iter()
+            .fold(0.0, |m, p| m.max(p.abs()))
+    }
+}
+
 /// Peak pressure (Pa) of one sphere's acceleration noise, evaluated in continuous time from
 /// the transfer function above (thesis eq. 4.1–4.2): a half-sine acceleration of peak
-/// `peak_accel` (m/s^2) and duration `duration_s`. Used by tests and inspection, not by the
-/// renderer. Integrates the state-space form of `B` with a fine step.
+/// `peak_accel` (m/s^2) and duration `duration_s`.
 pub fn peak_pressure_continuous(
     radius_m: f32,
     distance_m: f32,
@@ -43,37 +131,14 @@ pub fn peak_pressure_continuous(
     peak_accel: f32,
     duration_s: f32,
 ) -> f32 {
-    let (a, r, d) = (radius_m as f64, distance_m as f64, duration_s as f64);
-    let c = SPEED_OF_SOUND as f64;
-    let l = c / a;
-    let k = AIR_DENSITY as f64 * a.powi(3) * cos_theta as f64 / (2.0 * r * r);
-    // u = B * accel, with accel(t) = peak sin(pi t / d) on [0, d]; p = k (u + (r/c) du/dt).
-    // B as x'' + 2 l x' + 2 l^2 x = 2 l^2 accel.
-    let steps = 20_000usize;
-    let t_end = d + 12.0 / l;
-    let h = t_end / steps as f64;
-    let accel = |t: f64| {
-        if t <= d {
-            peak_accel as f64 * (std::f64::consts::PI * t / d).sin()
-        } else {
-            0.0
-        }
-    };
-    let deriv = |t: f64, x: f64, v: f64| (v, 2.0 * l * l * (accel(t) - x) - 2.0 * l * v);
-    let (mut x, mut v, mut peak) = (0.0f64, 0.0f64, 0.0f64);
-    for i in 0..steps {
-        let t = i as f64 * h;
-        // RK4
-        let (k1x, k1v) = deriv(t, x, v);
-        let (k2x, k2v) = deriv(t + h / 2.0, x + h / 2.0 * k1x, v + h / 2.0 * k1v);
-        let (k3x, k3v) = deriv(t + h / 2.0, x + h / 2.0 * k2x, v + h / 2.0 * k2v);
-        let (k4x, k4v) = deriv(t + h, x + h * k3x, v + h * k3v);
-        x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-        let p = k * (x + r / c * v);
-        peak = peak.max(p.abs());
+    SphereSource {
+        radius_m: radius_m as f64,
+        distance_m: distance_m as f64,
+        cos_theta: cos_theta as f64,
+        peak_accel: peak_accel as f64,
+        duration_s: duration_s as f64,
     }
-    peak as f32
+    .peak_pressure() as f32
 }
 
 /// The sphere-radiation low-pass `B(s)` above, discretised with impulse-invariant poles

@@ -87,6 +87,21 @@ pub fn hertz_duration(m_eff: f32, r_eff: f32, e_star: f32, speed: f32) -> f32 {
     (2.87 * x.powf(0.2)) as f32
 }
 
+/// Peak of the Hertz contact force itself (PAN eq. 5, `f = K d^1.5`, `K = (4/3) sqrt(r) E*`):
+/// the kinetic energy `m V^2 / 2` of the approach is stored as `(2/5) K d^2.5` at the deepest
+/// penetration, so `d_max = (5 m V^2 / (4 K))^(2/5)` and `f_max = K d_max^1.5`. N.
+///
+/// The engine does not render with this: its half-sine has the peak `pi j / (2 tau)` of PAN
+/// eq. 10, so that its area is the impulse. For an elastic collision `f_max` is 17 % higher
+/// than that (the true Hertz pulse is fuller than a half-sine of the same duration); the
+/// thesis's Table 6.1 uses `f_max / m` as the peak acceleration (see `inspect::table`).
+pub fn hertz_peak_force(m_eff: f32, r_eff: f32, e_star: f32, speed: f32) -> f64 {
+    let (m, r, e, v) = (m_eff as f64, r_eff as f64, e_star as f64, speed as f64);
+    let k = 4.0 / 3.0 * r.sqrt() * e;
+    let d_max = (5.0 * m * v * v / (4.0 * k)).powf(0.4);
+    k * d_max.powf(1.5)
+}
+
 /// The contact of body `a` hitting `b` at normal speed `speed` (m/s) with restitution `e`:
 /// impulse j = m_eff (1 + e) V (seed 002 §4, "we simply use (1 + kappa) m v_n"),
 /// duration from eq. 7, peak force gamma = pi j / (2 tau) (PAN eq. 10).

@@ -3,7 +3,7 @@
 //! A Hertz contact lasts microseconds, far less than a sample, so its half-sine (PAN eq. 6)
 //! cannot be sampled at the host rate. Instead, at start-up, for a grid of contact durations
 //! and sub-sample onsets, the exact spectrum of a unit-area half-sine is multiplied by a
-//! low-pass that is flat to 0.40 fs and zero at Nyquist, and transformed back with an inverse
+//! low-pass that is flat to 20 kHz (or 0.40 fs at high rates, see `pass_edge`) and zero at Nyquist, and transformed back with an inverse
 //! real FFT (realfft). Two kernels are stored per grid point: the pulse itself (`g0`, units
 //! 1/s, unit area in seconds) and its time derivative (`g1`, 1/s^2), which the far-field term
 //! of the acceleration noise needs (thesis eq. 4.1: the `2r/a` terms; see `accel_noise`).
@@ -27,9 +27,17 @@ pub const DURATIONS: usize = 24;
 pub const MAX_DURATION_S: f64 = 0.5e-3;
 /// Shortest distinct row, in samples: below this the pulse is a delta within the band.
 const MIN_DURATION_SAMPLES: f64 = 0.02;
-/// Pass band edge and stop band edge of the band limit, cycles per sample.
-const PASS: f64 = 0.40;
+/// Top of the band the kernels keep flat where the sample rate allows, Hz: the audio band.
+pub const AUDIO_BAND_HZ: f64 = 20_000.0;
+/// Stop-band edge of the band limit, cycles per sample (zero at Nyquist: no aliasing).
 const STOP: f64 = 0.50;
+
+/// Pass-band edge, cycles per sample: 20 kHz at 44.1 and 48 kHz (0.454 and 0.417), 0.40 fs
+/// at higher rates (so a 96 kHz render keeps 38 kHz), and never closer to Nyquist than 0.46
+/// (below 43.5 kHz the band is as wide as a transition of 0.04 fs allows).
+pub fn pass_edge(sample_rate: f64) -> f64 {
+    (AUDIO_BAND_HZ / sample_rate).clamp(0.40, 0.46)
+}
 
 /// Kernel tables for one sample rate. Built in `new`; read-only afterwards.
 pub struct PulseKernels {
@@ -65,6 +73,7 @@ impl PulseKernels {
         let mut time1 = ifft.make_output_vec();
         let mut scratch = ifft.make_scratch_vec();
         let row = 2 * taps;
+        let pass = pass_edge(fs);
         let mut data = vec![0.0f32; DURATIONS * (PHASES + 1) * row];
         for di in 0..DURATIONS {
             let d = (log_d0 + log_step * di as f64).exp();
@@ -73,7 +82,7 @@ impl PulseKernels {
                 for (j, (s0, s1)) in spec.iter_mut().zip(spec1.iter_mut()).enumerate() {
                     let f = j as f64 / n as f64;
                     let w = 2.0 * std::f64::consts::PI * f;
-                    let x = half_sine_spectrum(w, d) * band_limit(f);
+                    let x = half_sine_spectrum(w, d) * band_limit(f, pass);
                     let shifted = x * Complex::from_polar(1.0, -w * onset);
                     *s0 = shifted;
                     *s1 = shifted * Complex::new(0.0, w);
@@ -184,14 +193,14 @@ fn half_sine_spectrum(w: f64, d: f64) -> Complex<f64> {
     Complex::from_polar(mag, -w * d / 2.0)
 }
 
-/// Raised-cosine band limit: 1 below PASS, 0 at STOP (cycles per sample).
-fn band_limit(f: f64) -> f64 {
-    if f <= PASS {
+/// Raised-cosine band limit: 1 below `pass`, 0 at STOP (cycles per sample).
+fn band_limit(f: f64, pass: f64) -> f64 {
+    if f <= pass {
         1.0
     } else if f >= STOP {
         0.0
     } else {
-        0.5 * (1.0 + (std::f64::consts::PI * (f - PASS) / (STOP - PASS)).cos())
+        0.5 * (1.0 + (std::f64::consts::PI * (f - pass) / (STOP - pass)).cos())
     }
 }
 

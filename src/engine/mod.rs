@@ -178,6 +178,8 @@ pub struct Stats {
     pub grain_cup: u64,
     /// Collisions rendered one by one (fewer than `collisions` in dense streams).
     pub rendered: u64,
+    /// Collisions counted but not rendered: audibility culling (thesis 6.1).
+    pub culled: u64,
 }
 
 /// Ceiling of the main output's limiter (-0.5 dBFS).
@@ -219,6 +221,7 @@ pub struct Engine {
     pour: PourState,
     normal_mode: NormalMode,
     max_per_cell: u32,
+    cull_share: f32,
     stats: Stats,
 }
 
@@ -266,6 +269,7 @@ impl Engine {
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::MAX_RENDERED_PER_CELL,
+            cull_share: generator::CULL_ENERGY_SHARE,
             stats: Stats::default(),
         };
         e.reset();
@@ -317,6 +321,12 @@ impl Engine {
     /// Thesis 5.4 experiment: how normals are drawn (tests and inspection).
     pub fn set_normal_mode(&mut self, mode: NormalMode) {
         self.normal_mode = mode;
+    }
+
+    /// Audibility culling (see `generator::CULL_ENERGY_SHARE`): the share of each cell's
+    /// energy that may be culled; 0 turns culling off.
+    pub fn set_cull_energy_share(&mut self, share: f32) {
+        self.cull_share = if share.is_finite() { share.clamp(0.0, 0.5) } else { 0.0 };
     }
 
     /// Most collisions rendered one by one per window and cell (see
@@ -551,6 +561,7 @@ impl Engine {
         let pour = self.pour;
         let normal_mode = self.normal_mode;
         let max_per_cell = self.max_per_cell;
+        let cull_share = self.cull_share;
         let params = RenderParams::new(self);
         let ctx = RenderContext {
             kernels: &self.kernels,
@@ -565,6 +576,7 @@ impl Engine {
             window_s,
             normals: normal_mode,
             max_per_cell,
+            cull_share,
         };
         let physical = generate(&pour, &setup, &mut rng, |c| {
             stats.rendered += 1;
@@ -573,6 +585,7 @@ impl Engine {
         stats.grain_grain += physical[0];
         stats.grain_cup += physical[1];
         stats.collisions += physical[0] + physical[1];
+        stats.culled += physical[2];
         self.stats = stats;
         self.rng = rng;
     }
