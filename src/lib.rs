@@ -3,6 +3,7 @@
 //! This file holds only the plugin glue (nice-plug): the IO layout, MIDI to engine, the
 //! exports. The synthesis is in `engine`, which knows nothing of plugins.
 
+pub mod bench;
 pub mod editor;
 pub mod engine;
 pub mod inspect;

@@ -69,6 +69,23 @@ enum Command {
         #[command(subcommand)]
         command: PresetsCommand,
     },
+    /// How fast the engine renders: per case, collisions per second, CPU per second of audio,
+    /// real-time factor, worst block, peak memory (48 kHz, 64-sample blocks unless the case
+    /// says otherwise).
+    Bench {
+        /// One JSON array, one object per case, instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Run only this case (see --list); repeatable.
+        #[arg(long = "case", value_name = "NAME")]
+        cases: Vec<String>,
+        /// List the cases and exit.
+        #[arg(long)]
+        list: bool,
+        /// Seconds of audio timed per case.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+    },
 }
 
 #[derive(Subcommand)]
@@ -198,6 +215,12 @@ fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
         Command::Inspect { command } => granary::inspect::cli::run(&command, &mut std::io::stdout().lock()),
+        Command::Bench {
+            json,
+            cases,
+            list,
+            seconds,
+        } => bench(json, &cases, list, seconds),
         Command::Presets {
             command:
                 PresetsCommand::Save {
@@ -257,4 +280,53 @@ fn run(command: Command) -> Result<(), String> {
             }
         }
     }
+}
+
+/// `granary bench`.
+fn bench(json: bool, names: &[String], list: bool, seconds: f64) -> Result<(), String> {
+    use granary::bench;
+    let all = bench::cases();
+    if list {
+        for c in &all {
+            out!("{}", c.name);
+        }
+        return Ok(());
+    }
+    if !(seconds.is_finite() && (0.01..=600.0).contains(&seconds)) {
+        return Err("--seconds must be within 0.01..=600".into());
+    }
+    for n in names {
+        if !all.iter().any(|c| &c.name == n) {
+            return Err(format!("no bench case `{n}` (see granary bench --list)"));
+        }
+    }
+    let chosen: Vec<_> = all
+        .iter()
+        .filter(|c| names.is_empty() || names.contains(&c.name))
+        .collect();
+    if !json {
+        out!("{}", bench::machine());
+    }
+    let mut figures = Vec::new();
+    for c in chosen {
+        let f = bench::run(c, seconds);
+        if !json {
+            let table = bench::table(std::slice::from_ref(&f));
+            let mut lines = table.lines();
+            let header = lines.next().unwrap_or("");
+            if figures.is_empty() {
+                out!("{header}");
+            }
+            out!("{}", lines.next().unwrap_or(""));
+        }
+        figures.push(f);
+    }
+    if json {
+        out!("{}", serde_json::to_string_pretty(&figures).map_err(|e| e.to_string())?);
+    } else {
+        for (what, slope) in bench::slopes(&figures) {
+            out!("cost against {what}: log-log slope {slope:.2} (1 = linear)");
+        }
+    }
+    Ok(())
 }

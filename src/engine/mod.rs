@@ -17,6 +17,7 @@
 pub mod accel_noise;
 pub mod contact;
 pub mod diffuse;
+pub mod ftz;
 pub mod generator;
 pub mod kernels;
 pub mod limiter;
@@ -222,6 +223,8 @@ pub struct Engine {
     normal_mode: NormalMode,
     max_per_cell: u32,
     cull_share: f32,
+    /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
+    mode_limit: usize,
     stats: Stats,
 }
 
@@ -270,6 +273,7 @@ impl Engine {
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::MAX_RENDERED_PER_CELL,
             cull_share: generator::CULL_ENERGY_SHARE,
+            mode_limit: MAX_MODES,
             stats: Stats::default(),
         };
         e.reset();
@@ -336,6 +340,13 @@ impl Engine {
     }
 
     /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
+    /// Lets at most `n` of the cup's modes ring, the lowest first (benchmarks of the cost per
+    /// mode); takes effect at the next window.
+    pub fn set_mode_limit(&mut self, n: usize) {
+        self.mode_limit = n.min(MAX_MODES);
+        self.cup_key = None;
+    }
+
     pub fn set_sample_rate(&mut self, sample_rate: f32) {
         *self = Engine::new(self.settings, sample_rate, 0);
     }
@@ -468,7 +479,7 @@ impl Engine {
             grain_diameter_m: 2.0 * s.grain_radius_m(),
         };
         let max_f = (0.45 * self.sample_rate).min(20_000.0);
-        let n = build_modes(&cup, max_f, &mut self.modes);
+        let n = build_modes(&cup, max_f, &mut self.modes).min(self.mode_limit);
         let distance = self.cup_distance();
         self.modal.set_modes(&self.modes[..n], distance, s.stereo_width);
         let md = s.cup_material.data();
@@ -592,6 +603,7 @@ impl Engine {
 
     /// Renders `outputs` (any length, including zero).
     pub fn process(&mut self, outputs: Outputs<'_>) {
+        let _ftz = ftz::FlushDenormals::new();
         let Outputs { main, grains, cup } = outputs;
         let [main_l, main_r] = main;
         let [grains_l, grains_r] = grains;
