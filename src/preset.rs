@@ -583,9 +583,12 @@ mod tests {
         let mixed = text.replace("\"parameters\"", "\"params\"");
         let err = Preset::from_json(&mixed).unwrap_err().to_string();
         assert!(
-            err.contains("format version 0") && err.contains("missing `parameters`"),
+            err.contains("format version 0") && err.contains("has `params`"),
             "{err}"
         );
+        let none = text.replace("\"parameters\"", "\"other\"");
+        let err = Preset::from_json(&none).unwrap_err().to_string();
+        assert!(err.contains("missing `parameters`"), "{err}");
         let bad = text.replace("\"fall_height_m\": 0.15", "\"fall_height_m\": \"high\"");
         let err = Preset::from_json(&bad).unwrap_err().to_string();
         assert!(
