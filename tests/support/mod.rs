@@ -24,7 +24,13 @@ pub fn load_bundle(path: &Path) -> PluginEntry {
     assert!(path.is_file(), "{}: no such CLAP bundle", path.display());
     // SAFETY: the file is Granary's CLAP bundle, built by `cargo xtask bundle`; loading it runs
     // only nice-plug's entry initialisation.
-    unsafe { PluginEntry::load(path) }.unwrap_or_else(|e| panic!("{}: cannot load: {e}", path.display()))
+    let entry = unsafe { PluginEntry::load(path) }.unwrap_or_else(|e| panic!("{}: cannot load: {e}", path.display()));
+    // Keep the library loaded for the life of the process, as DAWs do. Unloading it while a
+    // thread that called into it still runs crashes when that thread exits: something in the
+    // bundle registers a thread-specific-data destructor (seen as a SIGSEGV in glibc's
+    // `__nptl_deallocate_tsd`, pointing into the unmapped library).
+    std::mem::forget(entry.clone());
+    entry
 }
 
 /// The bundle named by `GRANARY_CLAP_BUNDLE`, or `None` (with a message) when it is not set.
