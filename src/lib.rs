@@ -103,6 +103,11 @@ impl Plugin for Granary {
         editor::create(self.params.clone(), self.editor_state.clone())
     }
 
+    fn filter_state(state: &mut PluginState) {
+        // Migrate pre-release states; refuse (log, change nothing) corrupted ones.
+        preset::filter_plugin_state(state);
+    }
+
     fn activate(
         &mut self,
         _layout: &AudioIOLayout,

@@ -8,10 +8,21 @@
 //! version this build does not know, an unknown id, a value of the wrong type, out of range)
 //! is rejected with an error that names the problem; nothing is applied.
 //!
-//! Format versions:
-//! - 1: first version.
+//! Format versions (one line each; older ones migrate through [`MIGRATIONS`], newer ones are
+//! refused with an error that names the version):
+//! - 0: pre-release development builds (never in a release). Parameters under `parameters`,
+//!   keyed by the engine's `Settings` field names in SI units: `pour_rate_g_s`,
+//!   `fall_height_m` (metres), `listener_angle_deg`, `listener_distance_m`,
+//!   `grains_level_db`, `cup_level_db`, `output_gain_db`; `tags` did not exist.
+//! - 1: first release format: `params` keyed by the stable parameter ids.
+//!
+//! The plugin state a host saves (nice-plug's JSON: plugin version, parameter values by id,
+//! persisted fields) goes through [`check_plugin_state`] before it is applied: it is migrated
+//! from pre-release builds the same way, and a state with an unknown id, a value of the wrong
+//! type, a non-finite or out-of-range value is refused whole (logged; nothing changes).
 
-use crate::params::{ParamValues, ValueError};
+use crate::params::{Kind, ParamValues, ValueError, SPECS};
+use nice_plug::plugin::{ParamValue, PluginState};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -25,7 +36,9 @@ pub enum PresetError {
     Json(#[from] serde_json::Error),
     #[error("not a Granary preset (`format` is {0:?}, expected \"{FORMAT}\")")]
     Format(Option<String>),
-    #[error("preset format version {0} is not supported (this build reads 1..={VERSION})")]
+    #[error(
+        "preset format version {0} is not supported (this build reads 0..={VERSION}; newer files need a newer Granary)"
+    )]
     Version(i64),
     #[error("missing or empty `{0}`")]
     Missing(&'static str),
@@ -40,6 +53,72 @@ pub enum PresetError {
     Io { path: String, source: std::io::Error },
     #[error("no preset named `{0}` (see `granary presets list`)")]
     NotFound(String),
+    #[error("preset format version {from}: {problem}")]
+    Migration { from: u32, problem: String },
+}
+
+/// One step of the preset format's history: turns a version-`from` document into a
+/// version-`from + 1` one (in place), or says why it cannot.
+pub struct Migration {
+    pub from: u32,
+    pub what: &'static str,
+    pub apply: fn(&mut Map<String, Value>) -> Result<(), String>,
+}
+
+/// Every format change, oldest first; `MIGRATIONS[i].from == i`.
+pub const MIGRATIONS: [Migration; 1] = [Migration {
+    from: 0,
+    what: "parameters -> params; Settings field names (SI units) -> stable ids (fall height m -> cm)",
+    apply: migrate_v0,
+}];
+
+/// Version-0 parameter names (the engine's `Settings` fields) -> (stable id, factor to the
+/// id's unit). Names not listed were the same in both versions.
+const V0_RENAMES: [(&str, &str, f64); 7] = [
+    ("pour_rate_g_s", "pour_rate", 1.0),
+    ("fall_height_m", "fall_height", 100.0),
+    ("listener_angle_deg", "listener_angle", 1.0),
+    ("listener_distance_m", "listener_distance", 1.0),
+    ("grains_level_db", "grains_level", 1.0),
+    ("cup_level_db", "cup_level", 1.0),
+    ("output_gain_db", "output_gain", 1.0),
+];
+
+/// The stable id and unit factor of a version-0 parameter name (itself if unchanged).
+fn v0_id(name: &str) -> (&str, f64) {
+    V0_RENAMES
+        .iter()
+        .find(|(old, _, _)| *old == name)
+        .map_or((name, 1.0), |(_, new, k)| (*new, *k))
+}
+
+fn migrate_v0(doc: &mut Map<String, Value>) -> Result<(), String> {
+    if doc.contains_key("params") {
+        return Err("has `params`, which version 0 did not have (is the version wrong?)".into());
+    }
+    let old = match doc.remove("parameters") {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err("`parameters` must be an object".into()),
+        None => return Err("missing `parameters`".into()),
+    };
+    let mut params = Map::new();
+    for (name, value) in old {
+        let (id, factor) = v0_id(&name);
+        let value = if factor == 1.0 {
+            value
+        } else {
+            value
+                .as_f64()
+                .and_then(|x| serde_json::Number::from_f64(x * factor))
+                .map(Value::Number)
+                .ok_or_else(|| format!("`{name}`: expected a number, got {value}"))?
+        };
+        if params.insert(id.to_string(), value).is_some() {
+            return Err(format!("`{id}` is given twice"));
+        }
+    }
+    doc.insert("params".into(), Value::Object(params));
+    Ok(())
 }
 
 /// A loaded, validated preset.
@@ -79,9 +158,14 @@ impl Preset {
             .get("version")
             .and_then(Value::as_i64)
             .ok_or(PresetError::Missing("version"))?;
-        if version < 1 || version > VERSION as i64 {
+        if version < 0 || version > VERSION as i64 {
             return Err(PresetError::Version(version));
         }
+        let mut doc = obj.clone();
+        for m in &MIGRATIONS[version as usize..] {
+            (m.apply)(&mut doc).map_err(|problem| PresetError::Migration { from: m.from, problem })?;
+        }
+        let obj = &doc;
         let name = obj.get("name").and_then(Value::as_str).unwrap_or("").trim().to_string();
         if name.is_empty() {
             return Err(PresetError::Missing("name"));
@@ -253,6 +337,136 @@ pub fn find(name_or_path: &str) -> Result<Preset, PresetError> {
         .ok_or_else(|| PresetError::NotFound(name_or_path.to_string()))
 }
 
+/// Why a plugin state from the host was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StateError {
+    #[error("saved by Granary version {0:?}, which is not a version number")]
+    BadVersion(String),
+    #[error("saved by Granary {saved}, newer than this build ({this}): {problem}")]
+    Newer {
+        saved: String,
+        this: &'static str,
+        problem: Box<StateError>,
+    },
+    #[error("unknown parameter id `{0}`")]
+    UnknownId(String),
+    #[error("`{id}`: {problem}")]
+    BadValue { id: String, problem: String },
+}
+
+/// The plugin's version, as nice-plug writes it into every saved state.
+pub const PLUGIN_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// `major.minor.patch` (a pre-release suffix after `-` or `+` is ignored); `""` is the
+/// pre-release state that had no version.
+fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
+    if v.is_empty() {
+        return Some((0, 0, 0));
+    }
+    let core = v.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let out = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some(out)
+}
+
+/// Checks, migrates and completes a plugin state before it is applied:
+/// - states from pre-release builds (version `0.0.x` or none) get their parameter names
+///   migrated like preset format 0 ([`V0_RENAMES`]);
+/// - every value must have its parameter's type and be finite and within range; enum
+///   choices may be given by index or by stable id;
+/// - parameters the state lacks (saved before they existed) take their defaults, so the
+///   state alone decides every value;
+/// - a state from a newer Granary is accepted only if it passes all of this.
+///
+/// Returns the state to apply (stamped with this build's version) or why it was refused.
+pub fn check_plugin_state(state: &PluginState) -> Result<PluginState, StateError> {
+    let saved = parse_version(&state.version).ok_or_else(|| StateError::BadVersion(state.version.clone()))?;
+    let this = parse_version(PLUGIN_VERSION).expect("the crate version is a version");
+    let pre_release = saved < (0, 1, 0);
+    let mut params = std::collections::BTreeMap::new();
+    let result = (|| {
+        for (name, value) in &state.params {
+            let (id, factor) = if pre_release { v0_id(name) } else { (name.as_str(), 1.0) };
+            let spec = crate::params::spec(id).ok_or_else(|| StateError::UnknownId(name.clone()))?;
+            let bad = |problem: String| StateError::BadValue {
+                id: id.to_string(),
+                problem,
+            };
+            let checked = match (spec.kind, value) {
+                (Kind::Float { min, max, .. }, ParamValue::F32(x)) => {
+                    let x = (*x as f64 * factor) as f32;
+                    if !x.is_finite() || x < min || x > max {
+                        return Err(bad(format!("{x} is outside {min}..={max}")));
+                    }
+                    ParamValue::F32(x)
+                }
+                (Kind::Int { min, max, .. }, ParamValue::I32(x)) => {
+                    if !(min..=max).contains(x) {
+                        return Err(bad(format!("{x} is outside {min}..={max}")));
+                    }
+                    ParamValue::I32(*x)
+                }
+                (Kind::Bool { .. }, ParamValue::Bool(b)) => ParamValue::Bool(*b),
+                (Kind::Enum { ids, .. }, ParamValue::I32(i)) => {
+                    if *i < 0 || *i as usize >= ids.len() {
+                        return Err(bad(format!("choice {i} is outside 0..={}", ids.len() - 1)));
+                    }
+                    ParamValue::I32(*i)
+                }
+                (Kind::Enum { ids, .. }, ParamValue::String(choice)) => {
+                    let i = ids
+                        .iter()
+                        .position(|c| c == choice)
+                        .ok_or_else(|| bad(format!("`{choice}` is not one of: {}", ids.join(", "))))?;
+                    ParamValue::I32(i as i32)
+                }
+                (kind, value) => return Err(bad(format!("{value:?} has the wrong type for {kind:?}"))),
+            };
+            if params.insert(id.to_string(), checked).is_some() {
+                return Err(bad("given twice".into()));
+            }
+        }
+        Ok(())
+    })();
+    if let Err(problem) = result {
+        return Err(if saved > this {
+            StateError::Newer {
+                saved: state.version.clone(),
+                this: PLUGIN_VERSION,
+                problem: Box::new(problem),
+            }
+        } else {
+            problem
+        });
+    }
+    for s in &SPECS {
+        params.entry(s.id.to_string()).or_insert(match s.kind {
+            Kind::Float { default, .. } => ParamValue::F32(default),
+            Kind::Int { default, .. } => ParamValue::I32(default),
+            Kind::Bool { default } => ParamValue::Bool(default),
+            Kind::Enum { default, .. } => ParamValue::I32(default as i32),
+        });
+    }
+    Ok(PluginState {
+        version: PLUGIN_VERSION.to_string(),
+        params,
+        fields: state.fields.clone(),
+    })
+}
+
+/// `Plugin::filter_state`: applies [`check_plugin_state`]; a refused state is logged and
+/// emptied, so loading it changes nothing.
+pub fn filter_plugin_state(state: &mut PluginState) {
+    match check_plugin_state(state) {
+        Ok(checked) => *state = checked,
+        Err(e) => {
+            nice_plug::nice_error!("Granary: refused the saved state, nothing was changed: {e}");
+            state.params.clear();
+            state.fields.clear();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +537,277 @@ mod tests {
             let err = Preset::from_json(&text).unwrap_err().to_string();
             assert!(err.contains(needle), "{err:?} should mention {needle:?}");
         }
+    }
+
+    /// The default preset written in the pre-release format 0.
+    fn v0_text() -> String {
+        let p = factory().remove(0).1;
+        let mut parameters = Map::new();
+        for (id, v) in p.values.iter() {
+            let old = V0_RENAMES.iter().find(|(_, new, _)| *new == id);
+            match old {
+                Some((name, _, k)) => {
+                    parameters.insert(name.to_string(), Value::from(v.as_f64().unwrap() / k));
+                }
+                None => {
+                    parameters.insert(id.to_string(), v.clone());
+                }
+            }
+        }
+        let doc = serde_json::json!({
+            "format": FORMAT, "version": 0, "name": p.name, "description": p.description,
+            "parameters": parameters,
+        });
+        serde_json::to_string_pretty(&doc).unwrap()
+    }
+
+    #[test]
+    fn version_0_presets_migrate() {
+        let text = v0_text();
+        assert!(text.contains("\"fall_height_m\": 0.15") && text.contains("\"pour_rate_g_s\""));
+        let p = Preset::from_json(&text).unwrap();
+        let current = factory().remove(0).1;
+        assert_eq!(p.name, current.name);
+        assert!(p.tags.is_empty(), "version 0 had no tags");
+        for (id, v) in current.values.iter() {
+            let got = p.values.get(id).unwrap();
+            match (got.as_f64(), v.as_f64()) {
+                // fall height went through m -> cm
+                (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{id}: {a} vs {b}"),
+                _ => assert_eq!(got, v, "{id}"),
+            }
+        }
+        // the migrated preset saves as the current format
+        assert!(p.to_json().contains("\"version\": 1"));
+        // a version-0 file must really be version 0
+        let mixed = text.replace("\"parameters\"", "\"params\"");
+        let err = Preset::from_json(&mixed).unwrap_err().to_string();
+        assert!(
+            err.contains("format version 0") && err.contains("has `params`"),
+            "{err}"
+        );
+        let none = text.replace("\"parameters\"", "\"other\"");
+        let err = Preset::from_json(&none).unwrap_err().to_string();
+        assert!(err.contains("missing `parameters`"), "{err}");
+        let bad = text.replace("\"fall_height_m\": 0.15", "\"fall_height_m\": \"high\"");
+        let err = Preset::from_json(&bad).unwrap_err().to_string();
+        assert!(
+            err.contains("fall_height_m") && err.contains("expected a number"),
+            "{err}"
+        );
+        // out of range after conversion: 2 m is 200 cm
+        let far = text.replace("\"fall_height_m\": 0.15", "\"fall_height_m\": 2.0");
+        let err = Preset::from_json(&far).unwrap_err().to_string();
+        assert!(err.contains("`fall_height`: 200 is outside"), "{err}");
+    }
+
+    #[test]
+    fn newer_versions_are_refused_by_name() {
+        let ok = factory().remove(0).1.to_json();
+        for v in [2, 17] {
+            let err = Preset::from_json(&ok.replace("\"version\": 1", &format!("\"version\": {v}")))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("version {v} is not supported")) && err.contains("newer"),
+                "{err}"
+            );
+        }
+        for v in ["-1", "1.5", "\"1\"", "null"] {
+            assert!(
+                Preset::from_json(&ok.replace("\"version\": 1", &format!("\"version\": {v}"))).is_err(),
+                "{v}"
+            );
+        }
+    }
+
+    #[test]
+    fn truncated_and_corrupted_presets_never_panic_or_load_wrong_values() {
+        use rand::{Rng, SeedableRng};
+        let good = factory().remove(3).1;
+        let text = good.to_json();
+        // every truncation: an error, except cutting only trailing whitespace
+        for cut in 0..text.len() {
+            if !text.is_char_boundary(cut) {
+                continue;
+            }
+            match Preset::from_json(&text[..cut]) {
+                Err(e) => assert!(!e.to_string().is_empty()),
+                Ok(p) => {
+                    assert!(text[cut..].trim().is_empty(), "a file cut at {cut} loaded");
+                    assert_eq!(p, good);
+                }
+            }
+        }
+        // random byte corruption: an error, or a preset whose every value is valid
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut loaded = 0;
+        for _ in 0..3000 {
+            let mut bytes = text.clone().into_bytes();
+            for _ in 0..rng.random_range(1..4) {
+                let i = rng.random_range(0..bytes.len());
+                bytes[i] = rng.random();
+            }
+            let Ok(corrupt) = String::from_utf8(bytes) else {
+                continue;
+            };
+            if let Ok(p) = Preset::from_json(&corrupt) {
+                loaded += 1;
+                let mut check = ParamValues::default();
+                for (id, v) in p.values.iter() {
+                    check.set(id, v).expect("a loaded preset holds only valid values");
+                }
+            }
+        }
+        assert!(loaded < 3000);
+        // the same through a file
+        let dir = std::env::temp_dir().join(format!("granary-trunc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cut.json");
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        let err = Preset::load(&path).unwrap_err().to_string();
+        assert!(err.contains("not valid JSON") && err.contains("EOF"), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// ParamValue has no PartialEq: compare through JSON.
+    fn json<T: Serialize>(x: &T) -> Value {
+        serde_json::to_value(x).unwrap()
+    }
+
+    /// A state as nice-plug saves it: floats as F32, enums as their index.
+    fn state_of(values: &ParamValues, version: &str) -> PluginState {
+        let params = SPECS
+            .iter()
+            .map(|s| {
+                let v = match s.kind {
+                    Kind::Float { .. } => ParamValue::F32(values.float(s.id)),
+                    Kind::Int { .. } => ParamValue::I32(values.int(s.id) as i32),
+                    Kind::Bool { .. } => ParamValue::Bool(values.bool(s.id)),
+                    Kind::Enum { .. } => ParamValue::I32(values.choice(s.id) as i32),
+                };
+                (s.id.to_string(), v)
+            })
+            .collect();
+        PluginState {
+            version: version.into(),
+            params,
+            fields: [("editor_size".to_string(), "{\"width\":720,\"height\":560}".to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn valid_states_pass_unchanged_and_missing_values_take_defaults() {
+        for (_, p) in factory() {
+            let state = state_of(&p.values, PLUGIN_VERSION);
+            let checked = check_plugin_state(&state).unwrap();
+            assert_eq!(json(&checked.params), json(&state.params));
+            assert_eq!(checked.fields, state.fields);
+        }
+        let mut partial = state_of(&factory().remove(2).1.values, PLUGIN_VERSION);
+        partial.params.remove("stereo_width");
+        partial.params.remove("seed");
+        let checked = check_plugin_state(&partial).unwrap();
+        assert_eq!(json(&checked.params["stereo_width"]), json(&ParamValue::F32(0.7)));
+        assert_eq!(json(&checked.params["seed"]), json(&ParamValue::I32(1)));
+        // enum choices by stable id are accepted too
+        partial
+            .params
+            .insert("cup_material".into(), ParamValue::String("steel".into()));
+        assert_eq!(
+            json(&check_plugin_state(&partial).unwrap().params["cup_material"]),
+            json(&ParamValue::I32(3))
+        );
+        // a newer build's state that we fully understand is accepted
+        let newer = state_of(&ParamValues::default(), "0.9.0");
+        assert_eq!(check_plugin_state(&newer).unwrap().version, PLUGIN_VERSION);
+    }
+
+    #[test]
+    fn pre_release_states_migrate() {
+        let mut v = ParamValues::default();
+        v.set_text("fall_height", "42").unwrap();
+        v.set_text("pour_rate", "77").unwrap();
+        let current = state_of(&v, PLUGIN_VERSION);
+        for version in ["", "0.0.3", "0.0.9-dev"] {
+            let mut old = current.clone();
+            old.version = version.into();
+            for (name, new, k) in V0_RENAMES {
+                let ParamValue::F32(x) = old.params.remove(new).unwrap() else {
+                    panic!()
+                };
+                old.params.insert(name.into(), ParamValue::F32((x as f64 / k) as f32));
+            }
+            let checked = check_plugin_state(&old).unwrap();
+            assert_eq!(checked.version, PLUGIN_VERSION);
+            for (id, value) in &current.params {
+                match (value, &checked.params[id]) {
+                    (ParamValue::F32(a), ParamValue::F32(b)) => assert!((a - b).abs() <= 1e-5 * a.abs(), "{id}"),
+                    (a, b) => assert_eq!(json(a), json(b), "{id}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corrupted_states_are_refused_whole_and_change_nothing() {
+        let good = state_of(&ParamValues::default(), PLUGIN_VERSION);
+        let with = |id: &str, v: ParamValue| {
+            let mut s = good.clone();
+            s.params.insert(id.into(), v);
+            s
+        };
+        let cases = [
+            (
+                with("pour_rate", ParamValue::F32(f32::NAN)),
+                "`pour_rate`: NaN is outside",
+            ),
+            (
+                with("pour_rate", ParamValue::F32(f32::INFINITY)),
+                "`pour_rate`: inf is outside",
+            ),
+            (with("fill", ParamValue::F32(7.0)), "`fill`: 7 is outside 0..=1"),
+            (with("seed", ParamValue::I32(-5)), "`seed`: -5 is outside"),
+            (
+                with("grain_material", ParamValue::I32(12)),
+                "`grain_material`: choice 12 is outside 0..=11",
+            ),
+            (
+                with("cup_material", ParamValue::String("gold".into())),
+                "`gold` is not one of",
+            ),
+            (
+                with("auto_fill", ParamValue::F32(1.0)),
+                "`auto_fill`: F32(1.0) has the wrong type",
+            ),
+            (
+                with("pour_speed", ParamValue::F32(1.0)),
+                "unknown parameter id `pour_speed`",
+            ),
+        ];
+        for (state, needle) in cases {
+            let err = check_plugin_state(&state).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err:?} should mention {needle:?}");
+            let mut filtered = state.clone();
+            filter_plugin_state(&mut filtered);
+            assert!(
+                filtered.params.is_empty() && filtered.fields.is_empty(),
+                "{needle}: nothing may be applied"
+            );
+        }
+        for version in ["one", "1.2", "1.2.3.4", "x.1.0"] {
+            let mut s = good.clone();
+            s.version = version.into();
+            let err = check_plugin_state(&s).unwrap_err().to_string();
+            assert!(err.contains("not a version number"), "{err}");
+        }
+        let mut newer = with("grain_shape", ParamValue::I32(2));
+        newer.version = "3.0.0".into();
+        let err = check_plugin_state(&newer).unwrap_err().to_string();
+        assert!(
+            err.contains("saved by Granary 3.0.0, newer than this build") && err.contains("`grain_shape`"),
+            "{err}"
+        );
     }
 
     #[test]

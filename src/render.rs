@@ -130,6 +130,115 @@ pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
             pos = end;
         }
     }
+    aligned(out, latency, frames, fs, engine.stats())
+}
+
+/// One held note of a MIDI pour, as a DAW would send it: note-on at `start_s`, note-off at
+/// `end_s` (seconds from the start of the render), MIDI velocity 1..=127.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoteEvent {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub velocity: u8,
+}
+
+impl NoteEvent {
+    /// Velocity when `:VEL` is left out.
+    pub const DEFAULT_VELOCITY: u8 = 100;
+
+    /// Parses `START:END[:VEL]` (seconds, seconds, MIDI velocity 1..=127).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = text.split(':').map(str::trim).collect();
+        if !(2..=3).contains(&parts.len()) {
+            return Err(format!("`{text}`: expected START:END[:VEL], e.g. 0.5:3:100"));
+        }
+        let time = |what: &str, t: &str| -> Result<f64, String> {
+            match t.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+                _ => Err(format!(
+                    "`{text}`: {what} `{t}` must be a finite number of seconds >= 0"
+                )),
+            }
+        };
+        let start_s = time("start", parts[0])?;
+        let end_s = time("end", parts[1])?;
+        if end_s <= start_s {
+            return Err(format!("`{text}`: the note must end after it starts"));
+        }
+        let velocity = match parts.get(2) {
+            None => Self::DEFAULT_VELOCITY,
+            Some(v) => match v.parse::<u8>() {
+                Ok(v) if (1..=127).contains(&v) => v,
+                _ => {
+                    return Err(format!(
+                        "`{text}`: velocity `{v}` must be a whole number within 1..=127"
+                    ))
+                }
+            },
+        };
+        Ok(NoteEvent {
+            start_s,
+            end_s,
+            velocity,
+        })
+    }
+
+    /// Velocity as nice-plug hands it to the plugin (and the plugin to the engine).
+    pub fn velocity_01(&self) -> f32 {
+        self.velocity as f32 / 127.0
+    }
+}
+
+/// Renders a MIDI pour: `notes` drive the engine exactly as the plugin does when a host
+/// plays them (trigger mode MIDI; each note-on and note-off lands on its own sample,
+/// `round(t * sample_rate)`; notes may overlap). The engine only reads events at its window
+/// boundaries, so the result does not depend on the block size, and equals a DAW bounce of
+/// the same notes, settings and seed once the host's output is aligned by the plugin's
+/// latency (`tests/host_vst3.py` checks this in a real VST3 host).
+pub fn render_notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEvent]) -> Rendered {
+    let mut settings: Settings = values.to_settings();
+    settings.trigger_mode = TriggerMode::Midi;
+    let fs = opts.sample_rate;
+    let block = opts.block_size.max(1);
+    let mut engine = Engine::new(settings, fs, block);
+    let latency = engine.latency_samples();
+    let frames = (opts.seconds.max(0.0) * fs as f64).round() as usize;
+    let total = frames + latency;
+    let at = |t: f64| (t * fs as f64).round() as usize;
+    // (sample, note-on velocity or None for note-off); offs before ons at the same sample
+    let mut events: Vec<(usize, Option<f32>)> = notes
+        .iter()
+        .flat_map(|n| [(at(n.start_s), Some(n.velocity_01())), (at(n.end_s), None)])
+        .collect();
+    events.sort_by_key(|&(t, v)| (t, v.is_some()));
+    let mut next = 0;
+    let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; total]);
+    let mut pos = 0;
+    while pos < total {
+        let block_end = (pos + block).min(total);
+        while pos < block_end {
+            while next < events.len() && events[next].0 <= pos {
+                match events[next].1 {
+                    Some(velocity) => engine.note_on(velocity),
+                    None => engine.note_off(),
+                }
+                next += 1;
+            }
+            let end = events.get(next).map_or(block_end, |e| e.0.clamp(pos + 1, block_end));
+            let [ml, mr, gl, gr, cl, cr] = &mut out;
+            engine.process(Outputs {
+                main: [&mut ml[pos..end], &mut mr[pos..end]],
+                grains: [&mut gl[pos..end], &mut gr[pos..end]],
+                cup: [&mut cl[pos..end], &mut cr[pos..end]],
+            });
+            pos = end;
+        }
+    }
+    aligned(out, latency, frames, fs, engine.stats())
+}
+
+/// Removes the main output's latency and trims everything to `frames`.
+fn aligned(out: [Vec<f32>; 6], latency: usize, frames: usize, fs: f32, stats: Stats) -> Rendered {
     let [mut ml, mut mr, mut gl, mut gr, mut cl, mut cr] = out;
     ml.drain(..latency);
     mr.drain(..latency);
@@ -141,7 +250,7 @@ pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
         main: [ml, mr],
         grains: [gl, gr],
         cup: [cl, cr],
-        stats: engine.stats(),
+        stats,
     }
 }
 
@@ -179,5 +288,52 @@ mod tests {
         let u = PourCurve::until(20.0, 3.0);
         assert_eq!(u.rate_at(2.99), 20.0);
         assert_eq!(u.rate_at(3.5), 0.0);
+    }
+
+    #[test]
+    fn note_parsing() {
+        assert_eq!(
+            NoteEvent::parse("0.5:3").unwrap(),
+            NoteEvent {
+                start_s: 0.5,
+                end_s: 3.0,
+                velocity: 100
+            }
+        );
+        assert_eq!(NoteEvent::parse(" 1 : 2 : 127 ").unwrap().velocity, 127);
+        for bad in [
+            "", "1", "2:1", "1:1", "-1:2", "0:nan", "0:inf", "0:1:0", "0:1:128", "0:1:6.5", "0:1:2:3", "a:b",
+        ] {
+            let err = NoteEvent::parse(bad).unwrap_err();
+            assert!(err.contains(&format!("`{bad}`")), "{err}");
+        }
+    }
+
+    #[test]
+    fn notes_render_independently_of_the_block_size_and_stop() {
+        let values = ParamValues::default();
+        let notes = [
+            NoteEvent::parse("0.05:0.4:110").unwrap(),
+            // overlapping: the stream runs until the last note ends
+            NoteEvent::parse("0.3:0.6:60").unwrap(),
+        ];
+        let opts = |block_size| RenderOptions {
+            seconds: 2.1,
+            sample_rate: 48_000.0,
+            block_size,
+            pour: None,
+        };
+        let a = render_notes(&values, &opts(512), &notes);
+        let b = render_notes(&values, &opts(37), &notes);
+        assert_eq!(a.main, b.main);
+        assert_eq!(a.grains, b.grains);
+        assert!(a.stats.collisions > 0);
+        let rms = |x: &[f32]| (x.iter().map(|v| (v * v) as f64).sum::<f64>() / x.len() as f64).sqrt();
+        let pour = rms(&a.main[0][4_800..28_800]);
+        // the last 0.3 s, 1.2 s after the last note-off: at least 30 dB down
+        let tail = rms(&a.main[0][86_400..100_800]);
+        assert!(pour > 1e-3 && tail < pour * 0.0316, "pour {pour}, tail {tail}");
+        // silence before the first note
+        assert!(a.main[0][..2_000].iter().all(|&x| x == 0.0));
     }
 }

@@ -4,7 +4,7 @@ use ::clap::{Parser, Subcommand};
 use granary::inspect::cli::InspectCommand;
 use granary::params::ParamValues;
 use granary::preset::{self, Preset};
-use granary::render::{render, write_wav, PourCurve, RenderOptions};
+use granary::render::{render, render_notes, write_wav, NoteEvent, PourCurve, RenderOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -53,6 +53,11 @@ enum Command {
         /// Without it: the preset's pour_rate until one second before the end.
         #[arg(long)]
         pour: Option<String>,
+        /// Play a MIDI note instead of a pour curve: START:END[:VEL] in seconds, MIDI
+        /// velocity 1..=127 (default 100); repeatable, notes may overlap. The result equals a
+        /// DAW bounce of the same notes, settings and seed (after the host's latency compensation).
+        #[arg(long = "note", value_name = "START:END[:VEL]", conflicts_with = "pour")]
+        notes: Vec<String>,
         /// Also write FILE.grains.wav and FILE.cup.wav.
         #[arg(long)]
         stems: bool,
@@ -155,6 +160,7 @@ fn run(command: Command) -> Result<(), String> {
             block_size,
             seed,
             pour,
+            notes,
             stems,
             output,
         } => {
@@ -177,16 +183,23 @@ fn run(command: Command) -> Result<(), String> {
                 .map(PourCurve::parse)
                 .transpose()
                 .map_err(|e| format!("--pour: {e}"))?;
+            let notes = notes
+                .iter()
+                .map(|n| NoteEvent::parse(n))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("--note: {e}"))?;
             let started = std::time::Instant::now();
-            let r = render(
-                &values,
-                &RenderOptions {
-                    seconds,
-                    sample_rate,
-                    block_size,
-                    pour,
-                },
-            );
+            let opts = RenderOptions {
+                seconds,
+                sample_rate,
+                block_size,
+                pour,
+            };
+            let r = if notes.is_empty() {
+                render(&values, &opts)
+            } else {
+                render_notes(&values, &opts, &notes)
+            };
             let cpu = started.elapsed().as_secs_f64();
             write_wav(&output, sample_rate, &r.main).map_err(|e| format!("{}: {e}", output.display()))?;
             let mut written = vec![output.display().to_string()];

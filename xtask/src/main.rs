@@ -1,7 +1,8 @@
 //! `cargo xtask bundle granary --release` (nice-plug-xtask), plus two project commands:
 //! - `cargo xtask demo`: build the CLAP and VST3 bundles and render a demo pour;
-//! - `cargo xtask test`: the whole test suite, as CI runs it: the Rust tests (debug build
-//!   with the allocation checker), the VST3 bundle in a real host (pedalboard), clippy, rustfmt.
+//! - `cargo xtask test`: the whole test suite, as CI runs it: rustfmt, clippy, the bundles, the
+//!   Rust tests (debug build with the allocation checker; the CLAP bundle in clack-host), the
+//!   VST3 bundle in a real host (pedalboard).
 
 use std::process::Command;
 
@@ -54,10 +55,15 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     let mut clippy = cargo();
     clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
     run(clippy)?;
+    // The bundles first: tests/clap_bundle.rs loads the built granary.clap through its entry
+    // point (GRANARY_CLAP_BUNDLE), and the VST3 host test below needs granary.vst3.
+    nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
+    let clap_bundle = std::env::current_dir()?.join("target/bundled/granary.clap");
     // Debug build with nice-plug's allocation checker: any allocation inside the plugin's
     // process callback, or inside the engine tests' no-allocation scopes, aborts the run.
     let mut t = cargo();
     t.args(["test", "--workspace", "--features", "assert_process_allocs"])
+        .env("GRANARY_CLAP_BUNDLE", &clap_bundle)
         .args(extra);
     run(t)?;
     // The VST3 bundle in a third-party host (pedalboard, JUCE); its summary line closes the run.
@@ -68,8 +74,15 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     if !has_host {
         anyhow::bail!("the VST3 host test needs Python 3 with pedalboard: pip install pedalboard mido numpy");
     }
-    nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
+    // ... and compares its bounce with `granary render` of the same notes (release binary).
+    let mut bin = cargo();
+    bin.args(["build", "--release", "--bin", "granary"]);
+    run(bin)?;
     let mut host = Command::new("python3");
-    host.args(["tests/host_vst3.py", "target/bundled/granary.vst3"]);
+    host.args([
+        "tests/host_vst3.py",
+        "target/bundled/granary.vst3",
+        "target/release/granary",
+    ]);
     run(host)
 }

@@ -2062,7 +2062,10 @@ impl<P: ClapPlugin> Wrapper<P> {
                                 .enumerate()
                             {
                                 let aux_input_idx = aux_input_no + aux_input_start_idx;
-                                if aux_input_idx > process.audio_inputs_count as usize {
+                                // GRANARY PATCH: `>=`, not `>`: with a host that passes fewer
+                                // input ports than the layout has (e.g. only the main port),
+                                // upstream read one `clap_audio_buffer` past the host's array.
+                                if aux_input_idx >= process.audio_inputs_count as usize {
                                     break;
                                 }
 
@@ -2086,7 +2089,10 @@ impl<P: ClapPlugin> Wrapper<P> {
                                 .enumerate()
                             {
                                 let aux_output_idx = aux_output_no + aux_output_start_idx;
-                                if aux_output_idx > process.audio_outputs_count as usize {
+                                // GRANARY PATCH: `>=`, not `>`: with a host that passes fewer
+                                // output ports than the layout has (e.g. only the main port),
+                                // upstream read one `clap_audio_buffer` past the host's array.
+                                if aux_output_idx >= process.audio_outputs_count as usize {
                                     break;
                                 }
 

@@ -1455,7 +1455,10 @@ impl<P: Vst3Plugin> IAudioProcessorTrait for Wrapper<P> {
                                     .enumerate()
                                 {
                                     let aux_input_idx = aux_input_no + aux_input_start_idx;
-                                    if aux_input_idx > data.numOutputs as usize {
+                                    // GRANARY PATCH: `>=` and `numInputs` (upstream: `>` and
+                                    // `numOutputs`), or a host passing fewer input busses than
+                                    // the layout has makes this read past its array.
+                                    if aux_input_idx >= data.numInputs as usize {
                                         break;
                                     }
 
@@ -1479,7 +1482,8 @@ impl<P: Vst3Plugin> IAudioProcessorTrait for Wrapper<P> {
                                     .enumerate()
                                 {
                                     let aux_output_idx = aux_output_no + aux_output_start_idx;
-                                    if aux_output_idx > data.numOutputs as usize {
+                                    // GRANARY PATCH: `>=`, not `>` (see the CLAP wrapper).
+                                    if aux_output_idx >= data.numOutputs as usize {
                                         break;
                                     }
 
