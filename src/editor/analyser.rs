@@ -150,7 +150,7 @@ pub fn draw(ui: &mut egui::Ui, rect: egui::Rect, levels: &[f32]) {
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
     painter.rect_filled(rect, 4.0, visuals.extreme_bg_color);
-    let plot = egui::Rect::from_min_max(rect.min + egui::vec2(34.0, 6.0), rect.max - egui::vec2(6.0, 18.0));
+    let plot = egui::Rect::from_min_max(rect.min + egui::vec2(34.0, 6.0), rect.max - egui::vec2(16.0, 18.0));
     let grid = Stroke::new(1.0, visuals.weak_text_color().gamma_multiply(0.35));
     let text = visuals.text_color();
     let font = FontId::proportional(11.0);

@@ -76,14 +76,14 @@ impl Meters {
         }
     }
 
-    /// Draws three horizontal meters into `ui` (width of the ui).
-    pub fn draw(&self, ui: &mut egui::Ui) {
+    /// Draws three horizontal meters, `width` points wide.
+    pub fn draw(&self, ui: &mut egui::Ui, width: f32) {
         use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Sense, Stroke};
         let label_w = 52.0;
-        let value_w = 118.0;
+        let value_w = 124.0;
         for m in Meter::ALL {
             let st = self.state[m as usize];
-            let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), 20.0), Sense::hover());
+            let (rect, _) = ui.allocate_exact_size(vec2(width, 20.0), Sense::hover());
             let painter = ui.painter_at(rect);
             let text = ui.visuals().text_color();
             let font = FontId::proportional(13.0);

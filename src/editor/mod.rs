@@ -171,6 +171,11 @@ impl GranaryEditor {
                 .current()
                 .map(|e| e.preset.name.clone())
                 .unwrap_or_else(|| "(no preset loaded)".into());
+            let name = if self.params_differ_from_current() {
+                format!("{name} (edited)")
+            } else {
+                name
+            };
             ui.label(egui::RichText::new(name).size(15.0));
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let zoom = ui.ctx().zoom_factor();
@@ -184,6 +189,20 @@ impl GranaryEditor {
                 ui.label("Zoom");
             });
         });
+    }
+
+    /// Whether the parameters differ from the selected preset (shown as "edited").
+    fn params_differ_from_current(&self) -> bool {
+        let Some(entry) = self.browser.current() else {
+            return false;
+        };
+        let now = self.params.values();
+        SPECS.iter().any(
+            |s| match (presets::plain(&now, s.id), presets::plain(&entry.preset.values, s.id)) {
+                (Some(a), Some(b)) => (a - b).abs() > 1e-4 * (1.0 + b.abs()),
+                _ => false,
+            },
+        )
     }
 
     fn preset_column(&mut self, ui: &mut egui::Ui, setter: &ParamSetter) {
@@ -285,6 +304,7 @@ impl GranaryEditor {
         };
         scene::draw(ui, rect, &self.snapshot, &self.flashes, &info);
         ui.horizontal(|ui| {
+            ui.set_max_width(w);
             ui.label(
                 egui::RichText::new(format_rate(self.collisions_per_s))
                     .monospace()
@@ -292,14 +312,16 @@ impl GranaryEditor {
                     .strong(),
             );
             ui.label("collisions/s");
-            ui.add_space(8.0);
-            ui.label(format!(
-                "grain–grain {:.0} %, grain–cup {:.0} %  ·  flow {:.1} g/s",
+        });
+        ui.label(
+            egui::RichText::new(format!(
+                "grain–grain {:.0} %  ·  grain–cup {:.0} %  ·  flow {:.1} g/s",
                 100.0 * self.grain_grain_share,
                 100.0 * (1.0 - self.grain_grain_share),
                 1e3 * self.snapshot.flow_kg_s
-            ));
-        });
+            ))
+            .small(),
+        );
         let analyser_h = (ui.available_height() - 100.0).max(120.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, analyser_h), egui::Sense::hover());
         let points = (rect.width() / 3.0).clamp(32.0, 400.0) as usize;
@@ -311,7 +333,7 @@ impl GranaryEditor {
         let levels = self.analyser.update(sample_rate, points, dt).to_vec();
         analyser::draw(ui, rect, &levels);
         ui.add_space(6.0);
-        self.meters.draw(ui);
+        self.meters.draw(ui, w);
     }
 }
 
@@ -403,6 +425,7 @@ impl NiceEguiApp for GranaryEditor {
                             egui::Layout::top_down(egui::Align::Min),
                             |ui| {
                                 ui.set_min_size(egui::vec2(preset_w, h));
+                                ui.set_max_width(preset_w);
                                 self.preset_column(ui, &setter);
                             },
                         );
@@ -412,6 +435,7 @@ impl NiceEguiApp for GranaryEditor {
                             egui::Layout::top_down(egui::Align::Min),
                             |ui| {
                                 ui.set_min_size(egui::vec2(params_w, h));
+                                ui.set_max_width(params_w);
                                 egui::ScrollArea::vertical().id_salt("parameters").show(ui, |ui| {
                                     panel::show(ui, &self.params, &setter);
                                 });
@@ -424,6 +448,7 @@ impl NiceEguiApp for GranaryEditor {
                             egui::Layout::top_down(egui::Align::Min),
                             |ui| {
                                 ui.set_min_size(egui::vec2(live_w, h));
+                                ui.set_max_width(live_w);
                                 self.live_column(ui, dt, now);
                             },
                         );

@@ -154,16 +154,18 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
 
     // labels
     let font = FontId::proportional(12.0);
+    // clear of the wall flashes
+    let side = 0.2 * h * scale + 6.0;
     let fill_label = format!("fill {:.0} %", 100.0 * snap.fill);
     painter.text(
-        to_screen(r, 0.0) + vec2(10.0, -4.0),
+        to_screen(r, 0.0) + vec2(side, 0.0),
         Align2::LEFT_BOTTOM,
         fill_label,
         font.clone(),
         text,
     );
     painter.text(
-        to_screen(r, h) + vec2(10.0, 0.0),
+        to_screen(r, h) + vec2(side, 0.0),
         Align2::LEFT_TOP,
         format!("cup {:.0} x {:.0} mm", 2e3 * r, 1e3 * h),
         font.clone(),
