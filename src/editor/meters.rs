@@ -142,7 +142,7 @@ impl Meters {
         }
         ui.label(
             egui::RichText::new("bar: RMS (300 ms), shade: peak, tick: peak hold; figures: peak / RMS, dBFS")
-                .small()
+                .size(12.0)
                 .color(ui.visuals().weak_text_color()),
         );
     }

@@ -276,7 +276,7 @@ impl GranaryEditor {
         match &self.browser.status {
             Status::None => {}
             Status::Info(m) => {
-                ui.label(egui::RichText::new(m).small());
+                ui.label(egui::RichText::new(m).size(12.0));
             }
             Status::Error(m) => {
                 ui.colored_label(ui.visuals().error_fg_color, m);
@@ -285,7 +285,7 @@ impl GranaryEditor {
         if let Some(dir) = self.browser.user_dir() {
             ui.label(
                 egui::RichText::new(format!("Folder: {}", dir.display()))
-                    .small()
+                    .size(12.0)
                     .color(ui.visuals().weak_text_color()),
             );
         }
@@ -320,7 +320,7 @@ impl GranaryEditor {
                 100.0 * (1.0 - self.grain_grain_share),
                 1e3 * self.snapshot.flow_kg_s
             ))
-            .small(),
+            .size(12.0),
         );
         let analyser_h = (ui.available_height() - 100.0).max(120.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, analyser_h), egui::Sense::hover());
@@ -505,5 +505,28 @@ mod tests {
         // a state saved before `zoom` existed still loads
         let old: EditorSize = serde_json::from_str(r#"{"width":900,"height":700}"#).unwrap();
         assert_eq!(old.zoom, 1.0);
+    }
+
+    #[test]
+    fn window_size_and_zoom_are_saved_with_the_plugin_state() {
+        use nice_plug::prelude::Params;
+        let p = GranaryParams::default();
+        assert_eq!(*p.editor_size.lock().unwrap(), EditorSize::DEFAULT);
+        let resized = EditorSize {
+            width: 1300,
+            height: 900,
+            zoom: 1.5,
+        };
+        *p.editor_size.lock().unwrap() = resized;
+        let saved = p.serialize_fields();
+        assert!(saved.contains_key("editor_size"), "{saved:?}");
+        let restored = GranaryParams::default();
+        restored.deserialize_fields(&saved);
+        assert_eq!(*restored.editor_size.lock().unwrap(), resized);
+        // the editor opens at the saved size and zoom
+        let state = default_state(*restored.editor_size.lock().unwrap());
+        let size = state.logical_size();
+        assert_eq!((size.width, size.height), (1300.0, 900.0));
+        assert_eq!(state.user_scale_factor(), 1.5);
     }
 }

@@ -119,7 +119,16 @@ fn shoot(dpi: u32, out: &str) -> nice_plug_xtask::Result<()> {
     use std::time::{Duration, Instant};
     let display = format!(":{}", 90 + std::process::id() % 9);
     let mut xvfb = Command::new("Xvfb")
-        .args([display.as_str(), "-screen", "0", "2600x2000x24", "-nolisten", "tcp"])
+        // -noreset: keep the resources (Xft.dpi) when xrdb, the first client, disconnects
+        .args([
+            display.as_str(),
+            "-screen",
+            "0",
+            "2600x2000x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ])
         .spawn()?;
     let result = (|| -> nice_plug_xtask::Result<()> {
         std::thread::sleep(Duration::from_millis(800));
