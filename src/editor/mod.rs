@@ -372,34 +372,9 @@ pub fn apply_preset(params: &GranaryParams, setter: &ParamSetter, preset: &Prese
     }
 }
 
-impl NiceEguiApp for GranaryEditor {
-    fn build(
-        &mut self,
-        egui_ctx: egui::Context,
-        gui: GuiContext,
-        _frame: &mut nice_plug_egui::Frame,
-    ) -> Result<(), nice_plug_egui::baseview::HandlerError> {
-        self.gui = Some(gui);
-        self.browser.rescan();
-        self.last_time = None;
-        self.opened_at = None;
-        // A state restored after the editor's window state was made (the host loads the
-        // project after creating the plugin): open at the saved size.
-        let saved = self.params.editor_size.lock().map(|s| s.sanitized()).ok();
-        if let Some(saved) = saved {
-            let now = self.state.logical_size();
-            if (now.width - saved.width as f32).abs() > 1.0 || (now.height - saved.height as f32).abs() > 1.0 {
-                let zoom = self.state.user_scale_factor().max(0.1);
-                egui_ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(egui::vec2(
-                    saved.width as f32 / zoom,
-                    saved.height as f32 / zoom,
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut nice_plug_egui::Frame) {
+impl GranaryEditor {
+    /// One frame of the editor (what `ui` draws; separate so tests can run it headless).
+    fn draw(&mut self, ui: &mut egui::Ui) {
         let Some(gui) = self.gui.clone() else { return };
         let setter = gui.param_setter();
         let ctx = ui.ctx().clone();
@@ -456,6 +431,38 @@ impl NiceEguiApp for GranaryEditor {
                 });
             });
     }
+}
+
+impl NiceEguiApp for GranaryEditor {
+    fn build(
+        &mut self,
+        egui_ctx: egui::Context,
+        gui: GuiContext,
+        _frame: &mut nice_plug_egui::Frame,
+    ) -> Result<(), nice_plug_egui::baseview::HandlerError> {
+        self.gui = Some(gui);
+        self.browser.rescan();
+        self.last_time = None;
+        self.opened_at = None;
+        // A state restored after the editor's window state was made (the host loads the
+        // project after creating the plugin): open at the saved size.
+        let saved = self.params.editor_size.lock().map(|s| s.sanitized()).ok();
+        if let Some(saved) = saved {
+            let now = self.state.logical_size();
+            if (now.width - saved.width as f32).abs() > 1.0 || (now.height - saved.height as f32).abs() > 1.0 {
+                let zoom = self.state.user_scale_factor().max(0.1);
+                egui_ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(egui::vec2(
+                    saved.width as f32 / zoom,
+                    saved.height as f32 / zoom,
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut nice_plug_egui::Frame) {
+        self.draw(ui);
+    }
 
     fn resized(&mut self, new_size: nice_plug_egui::baseview::WindowSize) {
         // saved with the plugin state (the `editor_size` persistent field)
@@ -505,6 +512,121 @@ mod tests {
         // a state saved before `zoom` existed still loads
         let old: EditorSize = serde_json::from_str(r#"{"width":900,"height":700}"#).unwrap();
         assert_eq!(old.zoom, 1.0);
+    }
+
+    /// A host that records what the editor sends it and applies it, as a DAW would.
+    struct RecordingHost {
+        params: Arc<GranaryParams>,
+        log: std::sync::Mutex<Vec<(char, String, f32)>>,
+    }
+
+    impl RecordingHost {
+        fn id(&self, ptr: nice_plug::prelude::ParamPtr) -> String {
+            use nice_plug::prelude::Params;
+            self.params
+                .param_map()
+                .into_iter()
+                .find(|(_, p, _)| *p == ptr)
+                .map(|(id, _, _)| id)
+                .unwrap_or_default()
+        }
+    }
+
+    impl nice_plug::context::gui::GuiContextInner for RecordingHost {
+        fn plugin_api(&self) -> nice_plug::context::PluginApi {
+            nice_plug::context::PluginApi::Clap
+        }
+        unsafe fn raw_begin_set_parameter(&self, param: nice_plug::prelude::ParamPtr) {
+            let id = self.id(param);
+            self.log.lock().unwrap().push(('b', id, 0.0));
+        }
+        unsafe fn raw_set_parameter_normalized(&self, param: nice_plug::prelude::ParamPtr, normalized: f32) {
+            let id = self.id(param);
+            self.log.lock().unwrap().push(('s', id, normalized));
+            // Safety: the pointer is into `self.params`, alive for the test
+            unsafe { param._internal_set_normalized_value(normalized) };
+        }
+        unsafe fn raw_end_set_parameter(&self, param: nice_plug::prelude::ParamPtr) {
+            let id = self.id(param);
+            self.log.lock().unwrap().push(('e', id, 0.0));
+        }
+        fn get_state(&self) -> nice_plug::plugin::PluginState {
+            unimplemented!("not used by the editor")
+        }
+        fn set_state(&self, _: nice_plug::plugin::PluginState) {}
+        fn request_restart(&self) {}
+    }
+
+    fn editor_with_host() -> (GranaryEditor, Arc<RecordingHost>, crate::telemetry::TelemetryWriter) {
+        let params = Arc::new(GranaryParams::default());
+        let host = Arc::new(RecordingHost {
+            params: params.clone(),
+            log: Default::default(),
+        });
+        let (writer, reader) = crate::telemetry::channel();
+        let mut editor = GranaryEditor::new(params, default_state(EditorSize::DEFAULT), reader);
+        editor.browser = PresetBrowser::new(None);
+        editor.gui = Some(GuiContext::new(host.clone()));
+        (editor, host, writer)
+    }
+
+    #[test]
+    fn loading_a_preset_goes_through_the_host_as_gestures() {
+        let (editor, host, _) = editor_with_host();
+        let preset = crate::preset::find("rice_plastic_bowl").unwrap();
+        let gui = editor.gui.clone().unwrap();
+        apply_preset(&editor.params, &gui.param_setter(), &preset);
+        let log = host.log.lock().unwrap().clone();
+        assert_eq!(log.len(), 3 * SPECS.len());
+        for (chunk, s) in log.chunks(3).zip(SPECS.iter()) {
+            let kinds: String = chunk.iter().map(|e| e.0).collect();
+            assert_eq!(kinds, "bse", "{}", s.id);
+            assert!(chunk.iter().all(|e| e.1 == s.id), "{chunk:?}");
+        }
+        // the host applied them: the plugin now holds the preset's values
+        let now = editor.params.values();
+        for s in SPECS.iter() {
+            let (a, b) = (
+                presets::plain(&now, s.id).unwrap(),
+                presets::plain(&preset.values, s.id).unwrap(),
+            );
+            assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{}: {a} vs {b}", s.id);
+        }
+    }
+
+    #[test]
+    fn the_whole_editor_draws_headless_and_reads_telemetry() {
+        let (mut editor, host, mut writer) = editor_with_host();
+        writer.set_sample_rate(48_000.0);
+        let mut engine = crate::engine::Engine::new(editor.params.settings(), 48_000.0, 512);
+        engine.note_on(1.0);
+        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+        let ctx = egui::Context::default();
+        for frame in 0..30 {
+            for _ in 0..4 {
+                let [a, b, c, d, e, f] = &mut bufs;
+                engine.process(crate::engine::Outputs {
+                    main: [a, b],
+                    grains: [c, d],
+                    cup: [e, f],
+                });
+                writer.write_audio([a, b], [c, d], [e, f]);
+                writer.write_engine(&engine);
+            }
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1060.0, 800.0))),
+                time: Some(frame as f64 / 60.0),
+                ..Default::default()
+            };
+            let mut out = ctx.run_ui(input, |ui| editor.draw(ui));
+            assert!(!out.shapes.is_empty());
+            out.textures_delta.clear(); // no renderer here to upload the font atlas to
+        }
+        assert!(editor.collisions_per_s > 0.0, "the readout shows the pour");
+        assert!(editor.meters.state[0].peak_db > meters::METER_FLOOR_DB);
+        assert!(editor.snapshot.fill > 0.0);
+        // drawing alone never changes a parameter
+        assert!(host.log.lock().unwrap().is_empty());
     }
 
     #[test]
