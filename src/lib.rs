@@ -10,12 +10,14 @@ pub mod inspect;
 pub mod params;
 pub mod preset;
 pub mod render;
+pub mod telemetry;
 
 use engine::{Engine, Outputs};
 use nice_plug::prelude::*;
 use nice_plug_egui::EguiEditorState;
 use params::GranaryParams;
 use std::sync::Arc;
+use telemetry::{TelemetryReader, TelemetryWriter};
 
 pub struct Granary {
     params: Arc<GranaryParams>,
@@ -27,13 +29,20 @@ pub struct Granary {
     stem_scratch: [Vec<f32>; 4],
     mod_wheel: f32,
     pressure: f32,
+    /// Meters, analyser samples, collision counts to the editor (wait-free, audio side).
+    telemetry: TelemetryWriter,
+    /// The editor's end of the telemetry (the audio thread never touches it).
+    telemetry_reader: TelemetryReader,
 }
 
 impl Default for Granary {
     fn default() -> Self {
         let params = Arc::new(GranaryParams::default());
         let size = *params.editor_size.lock().unwrap_or_else(|e| e.into_inner());
+        let (telemetry, telemetry_reader) = telemetry::channel();
         Granary {
+            telemetry,
+            telemetry_reader,
             editor_state: editor::default_state(size),
             params,
             engine: None,
@@ -49,6 +58,8 @@ impl Default for Granary {
 const CC_MOD_WHEEL: u8 = 1;
 const CC_ALL_SOUND_OFF: u8 = 120;
 const CC_ALL_NOTES_OFF: u8 = 123;
+/// Velocity of the note the editor's Pour button holds.
+const EDITOR_POUR_VELOCITY: f32 = 0.8;
 
 impl Plugin for Granary {
     const NAME: &'static str = "Granary";
@@ -100,7 +111,11 @@ impl Plugin for Granary {
     }
 
     fn editor(&mut self, _async_executor: AsyncExecutor<Self>) -> Option<Self::Editor> {
-        editor::create(self.params.clone(), self.editor_state.clone())
+        editor::create(
+            self.params.clone(),
+            self.editor_state.clone(),
+            self.telemetry_reader.handle(),
+        )
     }
 
     fn filter_state(state: &mut PluginState) {
@@ -119,6 +134,8 @@ impl Plugin for Granary {
         context.set_latency_samples(engine.latency_samples() as u32);
         self.seed = self.params.seed.value();
         self.engine = Some(engine);
+        self.telemetry.set_sample_rate(config.sample_rate);
+        self.telemetry.clear_pour();
         let len = (config.max_buffer_size as usize).clamp(64, 8192);
         self.stem_scratch = std::array::from_fn(|_| vec![0.0; len]);
         true
@@ -131,6 +148,8 @@ impl Plugin for Granary {
         }
         self.mod_wheel = 0.0;
         self.pressure = 0.0;
+        // the engine forgot its notes: a Pour button still held starts a new one
+        self.telemetry.clear_pour();
     }
 
     fn process(
@@ -151,6 +170,12 @@ impl Plugin for Granary {
             self.seed = seed;
             engine.reseed(seed.max(0) as u64);
         }
+        // the editor's Pour button: a held note, from the start of the block
+        match self.telemetry.pour_edge() {
+            Some(true) => engine.note_on(EDITOR_POUR_VELOCITY),
+            Some(false) => engine.note_off(),
+            None => {}
+        }
         if main.len() < 2 {
             main.iter_mut().for_each(|c| c.fill(0.0));
             return ProcessStatus::Normal;
@@ -164,7 +189,7 @@ impl Plugin for Granary {
         while let Some(event) = context.next_event() {
             let at = (event.timing() as usize).min(n);
             if at > pos {
-                render_span(engine, main, &mut stems, pos, at);
+                render_span(engine, &mut self.telemetry, main, &mut stems, pos, at);
                 pos = at;
             }
             match event {
@@ -190,8 +215,9 @@ impl Plugin for Granary {
             }
         }
         if n > pos {
-            render_span(engine, main, &mut stems, pos, n);
+            render_span(engine, &mut self.telemetry, main, &mut stems, pos, n);
         }
+        self.telemetry.write_engine(engine);
         ProcessStatus::KeepAlive
     }
 
@@ -212,8 +238,15 @@ enum Stems<'a, 'b> {
     Scratch(&'a mut [Vec<f32>; 4]),
 }
 
-/// Renders samples `a..b` of the host's buffers.
-fn render_span(engine: &mut Engine, main: &mut [&mut [f32]], stems: &mut Stems, a: usize, b: usize) {
+/// Renders samples `a..b` of the host's buffers and publishes them to the editor.
+fn render_span(
+    engine: &mut Engine,
+    telemetry: &mut TelemetryWriter,
+    main: &mut [&mut [f32]],
+    stems: &mut Stems,
+    a: usize,
+    b: usize,
+) {
     let (ml, mr) = main.split_at_mut(1);
     match stems {
         Stems::Host(grains, cup) => {
@@ -224,6 +257,11 @@ fn render_span(engine: &mut Engine, main: &mut [&mut [f32]], stems: &mut Stems, 
                 grains: [&mut gl[0][a..b], &mut gr[0][a..b]],
                 cup: [&mut cl[0][a..b], &mut cr[0][a..b]],
             });
+            telemetry.write_audio(
+                [&ml[0][a..b], &mr[0][a..b]],
+                [&gl[0][a..b], &gr[0][a..b]],
+                [&cl[0][a..b], &cr[0][a..b]],
+            );
         }
         Stems::Scratch(scratch) => {
             let chunk = scratch[0].len().max(1);
@@ -237,6 +275,11 @@ fn render_span(engine: &mut Engine, main: &mut [&mut [f32]], stems: &mut Stems, 
                     grains: [&mut gl[..len], &mut gr[..len]],
                     cup: [&mut cl[..len], &mut cr[..len]],
                 });
+                telemetry.write_audio(
+                    [&ml[0][pos..end], &mr[0][pos..end]],
+                    [&gl[..len], &gr[..len]],
+                    [&cl[..len], &cr[..len]],
+                );
                 pos = end;
             }
         }

@@ -496,8 +496,42 @@ fn validate(s: &Spec, value: &Value) -> Result<Value, ValueError> {
 /// Editor window size, saved with the plugin state.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EditorSize {
+    /// Logical width and height (points at 100 % scale).
     pub width: u32,
     pub height: u32,
+    /// The editor's own zoom (egui's zoom factor, Ctrl +/-), on top of the system's scale.
+    /// Older states without it open at 1.
+    #[serde(default = "EditorSize::default_zoom")]
+    pub zoom: f32,
+}
+
+impl EditorSize {
+    /// The window a new instance opens with.
+    pub const DEFAULT: EditorSize = EditorSize {
+        width: 1060,
+        height: 800,
+        zoom: 1.0,
+    };
+    /// Smallest useful window, logical points.
+    pub const MIN: (u32, u32) = (760, 560);
+
+    fn default_zoom() -> f32 {
+        1.0
+    }
+
+    /// A safe size from whatever a saved state holds (too small, huge, NaN zoom).
+    pub fn sanitized(self) -> EditorSize {
+        let zoom = if self.zoom.is_finite() {
+            self.zoom.clamp(0.5, 3.0)
+        } else {
+            1.0
+        };
+        EditorSize {
+            width: self.width.clamp(Self::MIN.0, 8192),
+            height: self.height.clamp(Self::MIN.1, 8192),
+            zoom,
+        }
+    }
 }
 
 #[derive(Params)]
@@ -564,7 +598,12 @@ fn float_param(id: &str) -> FloatParam {
         "dB" => " dB",
         _ => "",
     };
-    let digits = if max - min <= 4.0 { 2 } else { 1 };
+    // two decimals for small ranges and for log ranges that start below 1 (0.35 m, not 0.4 m)
+    let digits = if max - min <= 4.0 || (log && min > 0.0 && min < 1.0) {
+        2
+    } else {
+        1
+    };
     FloatParam::new(s.name, default, range)
         .with_unit(unit)
         .with_value_to_string(formatters::v2s_f32_rounded(digits))
@@ -621,10 +660,7 @@ impl Default for GranaryParams {
             output_gain: float_param("output_gain"),
             trigger_mode: enum_param("trigger_mode"),
             seed: IntParam::new("Seed", default, IntRange::Linear { min, max }),
-            editor_size: Mutex::new(EditorSize {
-                width: 720,
-                height: 560,
-            }),
+            editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
 }

@@ -46,3 +46,114 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
         assert!(frames > 48_000, "{stem}");
     }
 }
+
+/// Opening and closing the editor while audio runs: a GUI thread reads the telemetry (as
+/// the editor does, analyser included), stops reading (editor closed), and reads again,
+/// while the audio side renders and publishes. The audio side never allocates (checked),
+/// never waits (it drops samples while nobody reads, and counts them), and renders exactly
+/// the samples it renders without any editor.
+#[test]
+fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
+    use granary::editor::analyser::Analyser;
+    use granary::telemetry;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+
+    let mut settings = preset::find(preset::DEFAULT_PRESET).unwrap().values.to_settings();
+    settings.trigger_mode = granary::engine::TriggerMode::Continuous;
+    settings.pour_rate_g_s = 60.0;
+    const BLOCK: usize = 256;
+    const BLOCKS: usize = 48_000 * 3 / BLOCK;
+
+    let render = |mut writer: Option<&mut telemetry::TelemetryWriter>, phase: Option<&AtomicU32>| {
+        let mut engine = Engine::new(settings, 48_000.0, BLOCK);
+        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; BLOCK]);
+        let mut main = Vec::with_capacity(BLOCKS * BLOCK);
+        for b in 0..BLOCKS {
+            if let Some(phase) = phase {
+                // the GUI thread opens the editor for the 1st and 3rd second, closes it between
+                phase.store((b * 3 / BLOCKS) as u32 + 1, Ordering::Relaxed);
+            }
+            assert_no_alloc(|| {
+                let [a, b, c, d, e, f] = &mut bufs;
+                engine.process(Outputs {
+                    main: [&mut a[..], &mut b[..]],
+                    grains: [&mut c[..], &mut d[..]],
+                    cup: [&mut e[..], &mut f[..]],
+                });
+                if let Some(w) = writer.as_deref_mut() {
+                    w.write_audio([&a[..], &b[..]], [&c[..], &d[..]], [&e[..], &f[..]]);
+                    w.write_engine(&engine);
+                }
+            });
+            main.extend_from_slice(&bufs[0]);
+            // pace the audio like a real-time callback, so the GUI gets frames in between
+            std::thread::sleep(std::time::Duration::from_micros(300));
+        }
+        let stats = engine.stats();
+        let cells: u64 = engine.cell_collisions().iter().sum();
+        (main, stats, cells)
+    };
+
+    let (reference, _, _) = render(None, None);
+
+    let (mut writer, reader) = telemetry::channel();
+    writer.set_sample_rate(48_000.0);
+    let phase = Arc::new(AtomicU32::new(0));
+    let gui = {
+        let phase = phase.clone();
+        std::thread::spawn(move || {
+            let mut reader = reader;
+            let mut analyser = Analyser::new();
+            let mut samples = Vec::new();
+            let (mut frames, mut received, mut max_peak, mut max_flash) = (0u32, 0usize, 0.0f32, 0u64);
+            let mut last = reader.snapshot();
+            loop {
+                match phase.load(Ordering::Relaxed) {
+                    1 | 3 => {
+                        let s = reader.snapshot();
+                        samples.clear();
+                        received += reader.drain_samples(&mut samples);
+                        analyser.push(&samples);
+                        let levels = analyser.update(s.sample_rate.max(1.0), 200, 1.0 / 60.0);
+                        assert!(levels.iter().all(|l| l.is_finite()));
+                        max_peak = max_peak.max(s.peak[0]);
+                        max_flash = max_flash.max(s.cell_delta.iter().sum());
+                        assert!(s.samples >= last.samples && s.collisions >= last.collisions);
+                        last = s;
+                        frames += 1;
+                    }
+                    4 => {
+                        last = reader.snapshot();
+                        break;
+                    }
+                    _ => {} // editor closed: nobody reads
+                }
+                std::thread::sleep(std::time::Duration::from_millis(4));
+            }
+            (frames, received, max_peak, max_flash, last)
+        })
+    };
+    let (with_gui, stats, cells) = render(Some(&mut writer), Some(&phase));
+    phase.store(4, Ordering::Relaxed);
+    let (frames, received, max_peak, max_flash, last) = gui.join().unwrap();
+
+    assert!(
+        with_gui.iter().zip(&reference).all(|(a, b)| a.to_bits() == b.to_bits()),
+        "the audio must not depend on the editor"
+    );
+    assert!(frames > 20, "the GUI drew {frames} frames");
+    assert!(received > 24_000, "the GUI received {received} samples");
+    assert!(max_peak > 0.0 && max_flash > 0);
+    assert_eq!(last.samples, (BLOCKS * BLOCK) as u64);
+    assert_eq!(last.collisions, stats.collisions);
+    // while the editor was closed the ring filled and the audio side dropped, not waited
+    assert!(last.dropped > 0, "nothing was dropped");
+    assert!(last.fill > 0.0 && last.cup_radius_m > 0.0);
+    // per-cell counts account for the rendered collisions (merged ones by group size)
+    let heard = (stats.collisions - stats.culled) as f64;
+    assert!(
+        (cells as f64) > 0.8 * heard && (cells as f64) < 1.2 * heard,
+        "cells {cells} vs {heard}"
+    );
+}

@@ -226,6 +226,9 @@ pub struct Engine {
     /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
     mode_limit: usize,
     stats: Stats,
+    /// Physical collisions per generator cell (`generator::CELLS`) since the last reset,
+    /// for the editor's scene view (read-only telemetry; rendering does not use it).
+    cell_collisions: [u64; generator::CELLS.len()],
 }
 
 impl Engine {
@@ -275,6 +278,7 @@ impl Engine {
             cull_share: generator::CULL_ENERGY_SHARE,
             mode_limit: MAX_MODES,
             stats: Stats::default(),
+            cell_collisions: [0; generator::CELLS.len()],
         };
         e.reset();
         e
@@ -295,6 +299,17 @@ impl Engine {
 
     pub fn stats(&self) -> Stats {
         self.stats
+    }
+
+    /// Collisions per generator cell (`generator::CELLS`) since the last reset, culled ones
+    /// excluded; a merged collision counts as its group size (weight squared, rounded).
+    pub fn cell_collisions(&self) -> &[u64; generator::CELLS.len()] {
+        &self.cell_collisions
+    }
+
+    /// The scene's current geometry (cup, grain and stream sizes, m).
+    pub fn scene_geometry(&self) -> Geometry {
+        self.geometry()
     }
 
     /// The pour state of the last window.
@@ -376,6 +391,7 @@ impl Engine {
         self.last_fill_setting = self.settings.fill;
         self.pour = PourState::default();
         self.stats = Stats::default();
+        self.cell_collisions = [0; generator::CELLS.len()];
         self.update_cup();
     }
 
@@ -581,6 +597,7 @@ impl Engine {
         let grains_ring = &mut self.grains_ring;
         let cup_ring = &mut self.cup_ring;
         let scratch = &mut self.scratch;
+        let cell_collisions = &mut self.cell_collisions;
         let setup = GeneratorSetup {
             geometry,
             restitution: grain.restitution,
@@ -591,6 +608,7 @@ impl Engine {
         };
         let physical = generate(&pour, &setup, &mut rng, |c| {
             stats.rendered += 1;
+            cell_collisions[c.cell] += (c.weight * c.weight).round().max(1.0) as u64;
             ctx.render(c, grains_ring, cup_ring, scratch);
         });
         stats.grain_grain += physical[0];

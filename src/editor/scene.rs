@@ -1,0 +1,198 @@
+//! The live scene: the spout and the falling stream, the cup in section with its current
+//! fill, and a flash at each generator cell when collisions happen there, coloured by kind
+//! (grain–grain or grain–cup). Everything comes from the telemetry snapshot and the
+//! parameters; nothing here touches the audio thread.
+
+use super::meters::{cell_kind, Flashes};
+use crate::engine::generator::{Cell, CollisionKind, CELLS};
+use crate::engine::materials::{CUP_HEIGHT_M, CUP_RADIUS_M};
+use crate::telemetry::Snapshot;
+use egui::{pos2, vec2, Align2, Color32, FontId, Pos2, Rect, Stroke};
+
+pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
+pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
+
+/// What the view draws besides the snapshot.
+pub struct SceneInfo {
+    /// Spout height above the rim, m (the `fall_height` parameter).
+    pub fall_height_m: f32,
+    /// The `cup_size` parameter (used before the audio thread has published a geometry).
+    pub cup_size: f32,
+    /// Grain colour (from the grain material).
+    pub grain_colour: Color32,
+    /// Seconds since the editor opened (animates the stream).
+    pub time_s: f64,
+}
+
+/// A display colour for each grain material (index of `GrainMaterial::ALL`).
+pub fn grain_colour(material: usize) -> Color32 {
+    const COLOURS: [Color32; 12] = [
+        Color32::from_rgb(240, 236, 225), // sugar
+        Color32::from_rgb(225, 230, 235), // salt
+        Color32::from_rgb(214, 184, 128), // fine sand
+        Color32::from_rgb(236, 226, 196), // rice
+        Color32::from_rgb(214, 120, 60),  // lentils
+        Color32::from_rgb(120, 74, 44),   // coffee beans
+        Color32::from_rgb(170, 215, 225), // glass beads 0.5 mm
+        Color32::from_rgb(170, 215, 225), // glass beads 1 mm
+        Color32::from_rgb(170, 215, 225), // glass beads 2 mm
+        Color32::from_rgb(160, 165, 172), // steel shot
+        Color32::from_rgb(220, 80, 90),   // plastic discs
+        Color32::from_rgb(140, 138, 130), // gravel
+    ];
+    COLOURS.get(material).copied().unwrap_or(Color32::GRAY)
+}
+
+/// Draws the scene into `rect`.
+pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, info: &SceneInfo) {
+    let painter = ui.painter_at(rect);
+    let visuals = ui.visuals();
+    let text = visuals.text_color();
+    let weak = visuals.weak_text_color();
+    painter.rect_filled(rect, 4.0, visuals.extreme_bg_color);
+
+    let (r, h, stream_r) = if snap.cup_radius_m > 0.0 {
+        (snap.cup_radius_m, snap.cup_height_m, snap.stream_radius_m)
+    } else {
+        (CUP_RADIUS_M * info.cup_size, CUP_HEIGHT_M * info.cup_size, 0.004)
+    };
+    let pile = snap.pile_height_m.clamp(0.0, h);
+    // The stream above the rim is drawn at most 1.2 cup heights long (a break marks a
+    // longer fall); the cup and the fill are to scale.
+    let fall_drawn = info.fall_height_m.clamp(0.0, 1.2 * h);
+    let world_w = 3.4 * r;
+    let world_h = h + fall_drawn + 0.25 * h;
+    let inner = rect.shrink2(vec2(12.0, 24.0));
+    let scale = (inner.width() / world_w).min(inner.height() / world_h);
+    let floor_y = inner.bottom() - 0.05 * h * scale;
+    let cx = inner.center().x;
+    let to_screen = |x: f32, z: f32| pos2(cx + x * scale, floor_y - z * scale);
+
+    // the fill (pile) and the cup in section
+    let wall = Stroke::new(4.0, Color32::from_rgb(200, 200, 210));
+    if pile > 0.0 {
+        painter.rect_filled(
+            Rect::from_min_max(to_screen(-r, pile), to_screen(r, 0.0)),
+            0.0,
+            info.grain_colour.gamma_multiply(0.75),
+        );
+    }
+    painter.add(egui::Shape::line(
+        vec![to_screen(-r, h), to_screen(-r, 0.0), to_screen(r, 0.0), to_screen(r, h)],
+        wall,
+    ));
+
+    // the spout and the stream
+    let top = h + fall_drawn;
+    let spout = to_screen(0.0, top);
+    painter.rect_filled(
+        Rect::from_center_size(spout - vec2(0.0, 6.0), vec2(34.0, 12.0)),
+        2.0,
+        Color32::from_rgb(120, 120, 130),
+    );
+    let flow_g_s = snap.flow_kg_s * 1e3;
+    if flow_g_s > 0.01 {
+        let width = (stream_r * scale * (flow_g_s / 20.0).sqrt().clamp(0.3, 2.0)).max(2.0);
+        painter.rect_filled(
+            Rect::from_min_max(
+                pos2(spout.x - 0.5 * width, spout.y),
+                pos2(spout.x + 0.5 * width, to_screen(0.0, pile).y),
+            ),
+            0.0,
+            info.grain_colour.gamma_multiply(0.35),
+        );
+        // falling grains, animated (speed ~ the impact speed, for the eye only)
+        let n = (8.0 + 4.0 * flow_g_s.sqrt()).min(60.0) as usize;
+        let length = (top - pile).max(1e-3);
+        let speed = (snap.impact_speed_m_s.max(0.5) * 0.5) as f64;
+        for i in 0..n {
+            let phase = ((i as f64 * 0.618_034 + info.time_s * speed / length as f64) % 1.0) as f32;
+            let z = top - phase * phase * length; // accelerating: s ~ t^2
+            let jitter = (((i * 7919) % 13) as f32 / 6.0 - 1.0) * 0.45 * width;
+            painter.circle_filled(pos2(spout.x + jitter, to_screen(0.0, z).y), 1.8, info.grain_colour);
+        }
+    }
+    if info.fall_height_m > fall_drawn + 1e-4 {
+        // break mark: the fall is longer than drawn
+        let y = to_screen(0.0, h + 0.6 * fall_drawn).y;
+        for dy in [-3.0, 3.0] {
+            painter.line_segment(
+                [pos2(spout.x - 14.0, y + dy + 3.0), pos2(spout.x + 14.0, y + dy - 3.0)],
+                Stroke::new(1.5, weak),
+            );
+        }
+    }
+
+    // collision flashes per cell, coloured by kind
+    for (i, &level) in flashes.level.iter().enumerate() {
+        if level <= 0.01 {
+            continue;
+        }
+        let colour = match cell_kind(i) {
+            CollisionKind::GrainGrain => GRAIN_GRAIN,
+            CollisionKind::GrainCup => GRAIN_CUP,
+        }
+        .gamma_multiply(level);
+        let spots: &[(f32, f32, f32)] = &match CELLS[i] {
+            Cell::ImpactZone => [(0.0, pile, stream_r.max(0.003) * 1.5); 2],
+            Cell::CupFloor => [(0.0, 0.0, 2.0 * stream_r.max(0.003)); 2],
+            Cell::WallRing(k) => {
+                let z = h * (k as f32 + 0.5) / 3.0;
+                [(-r, z, 0.16 * h), (r, z, 0.16 * h)]
+            }
+            Cell::PileSurface => [(-0.45 * r, pile, 0.3 * r), (0.45 * r, pile, 0.3 * r)],
+            Cell::Stream => [(0.0, pile + 0.015, stream_r.max(0.003)); 2],
+            Cell::Settling => [(-0.7 * r, pile, 0.18 * r), (0.7 * r, pile, 0.18 * r)],
+        };
+        for &(x, z, radius) in spots {
+            let c = to_screen(x, z);
+            let px = (radius * scale).max(4.0) * (0.7 + 0.5 * level);
+            painter.circle_filled(c, px, colour.gamma_multiply(0.45));
+            painter.circle_filled(c, 0.45 * px, colour);
+        }
+    }
+
+    // labels
+    let font = FontId::proportional(12.0);
+    // clear of the wall flashes
+    let side = 0.2 * h * scale + 6.0;
+    let fill_label = format!("fill {:.0} %", 100.0 * snap.fill);
+    painter.text(
+        to_screen(r, 0.0) + vec2(side, 0.0),
+        Align2::LEFT_BOTTOM,
+        fill_label,
+        font.clone(),
+        text,
+    );
+    painter.text(
+        to_screen(r, h) + vec2(side, 0.0),
+        Align2::LEFT_TOP,
+        format!("cup {:.0} x {:.0} mm", 2e3 * r, 1e3 * h),
+        font.clone(),
+        text,
+    );
+    painter.text(
+        spout + vec2(24.0, -6.0),
+        Align2::LEFT_CENTER,
+        format!(
+            "fall {:.0} cm, impact {:.2} m/s",
+            100.0 * info.fall_height_m,
+            snap.impact_speed_m_s
+        ),
+        font.clone(),
+        text,
+    );
+    legend(&painter, rect.left_top() + vec2(10.0, 8.0), text);
+}
+
+fn legend(painter: &egui::Painter, at: Pos2, text: Color32) {
+    let font = FontId::proportional(12.0);
+    for (k, (colour, label)) in [(GRAIN_GRAIN, "grain–grain"), (GRAIN_CUP, "grain–cup")]
+        .iter()
+        .enumerate()
+    {
+        let y = at.y + 8.0 + 18.0 * k as f32;
+        painter.circle_filled(pos2(at.x + 6.0, y), 5.0, *colour);
+        painter.text(pos2(at.x + 16.0, y), Align2::LEFT_CENTER, *label, font.clone(), text);
+    }
+}
