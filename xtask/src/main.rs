@@ -2,6 +2,8 @@
 //! - `cargo xtask demo`: build the CLAP and VST3 bundles and render a demo pour;
 //! - `cargo xtask test`: the whole test suite, as CI runs it: the Rust tests (debug build
 //!   with the allocation checker), the VST3 bundle in a real host (pedalboard), clippy, rustfmt.
+//! - `cargo xtask modal [SHAPE…]`: finite-element modal analysis of the cups (granary-fem),
+//!   regenerating `assets/cups/<shape>.json` (all shapes unless some are named).
 
 use std::process::Command;
 
@@ -10,6 +12,7 @@ fn main() -> nice_plug_xtask::Result<()> {
     match args.first().map(String::as_str) {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
+        Some("modal") => modal(&args[1..]),
         _ => nice_plug_xtask::main(),
     }
 }
@@ -72,4 +75,42 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     let mut host = Command::new("python3");
     host.args(["tests/host_vst3.py", "target/bundled/granary.vst3"]);
     run(host)
+}
+
+fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
+    use granary_fem::cup::{analyse, Shape, MODES_PER_CUP};
+    nice_plug_xtask::chdir_workspace_root()?;
+    for name in only {
+        if !Shape::ALL.iter().any(|s| s.id() == name) {
+            let known: Vec<&str> = Shape::ALL.iter().map(|s| s.id()).collect();
+            anyhow::bail!("unknown cup shape {name:?} (known: {})", known.join(", "));
+        }
+    }
+    std::fs::create_dir_all("assets/cups")?;
+    for shape in Shape::ALL {
+        if !only.is_empty() && !only.iter().any(|s| s == shape.id()) {
+            continue;
+        }
+        let start = std::time::Instant::now();
+        let asset = analyse(shape, MODES_PER_CUP)?;
+        let path = format!("assets/cups/{}.json", shape.id());
+        std::fs::write(&path, serde_json::to_string_pretty(&asset)? + "\n")?;
+        let f: Vec<String> = asset
+            .modes
+            .iter()
+            .take(8)
+            .map(|m| format!("{:.0}", m.freq_hz))
+            .collect();
+        eprintln!(
+            "{path}: {} nodes, {} tetrahedra, {} modes {:.0}..{:.0} Hz (first: {} Hz) in {:.1} s",
+            asset.mesh_nodes,
+            asset.mesh_elements,
+            asset.modes.len(),
+            asset.modes.first().map_or(0.0, |m| m.freq_hz),
+            asset.modes.last().map_or(0.0, |m| m.freq_hz),
+            f.join(", "),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
 }
