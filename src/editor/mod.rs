@@ -30,7 +30,7 @@ pub fn create(params: Arc<GranaryParams>, state: Arc<EguiEditorState>) -> Option
 /// The groups of the editor: (title, parameter ids).
 pub const GROUPS: [(&str, &[&str]); 5] = [
     ("Grain", &["grain_material", "grain_size", "density"]),
-    ("Cup", &["cup_material", "cup_size", "fill", "auto_fill"]),
+    ("Cup", &["cup_material", "cup_shape", "cup_size", "fill", "auto_fill"]),
     ("Pour", &["pour_rate", "fall_height", "trigger_mode", "seed"]),
     ("Listener", &["listener_angle", "listener_distance", "stereo_width"]),
     ("Mix", &["grains_level", "cup_level", "output_gain"]),
@@ -101,6 +101,7 @@ fn param_widget(ui: &mut egui::Ui, p: &GranaryParams, setter: &ParamSetter, id: 
         "grain_size" => slider(ui, &p.grain_size),
         "density" => slider(ui, &p.density),
         "cup_material" => slider(ui, &p.cup_material),
+        "cup_shape" => slider(ui, &p.cup_shape),
         "cup_size" => slider(ui, &p.cup_size),
         "fill" => slider(ui, &p.fill),
         "auto_fill" => slider(ui, &p.auto_fill),
