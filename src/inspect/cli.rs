@@ -13,7 +13,7 @@ use std::path::PathBuf;
 pub enum InspectCommand {
     /// One collision of sphere A with sphere B, a rigid plane or a massive half-space: Hertz
     /// contact time, peak force, peak accelerations and peak acoustic pressure.
-    Contact(ContactArgs),
+    Contact(Box<ContactArgs>),
     /// The seeds' published numbers beside Granary's: thesis Table 6.1 (peak pressure against
     /// v0 and its log-log slope), PAN Table 1's pulse time scale, the ground-sound paper's
     /// contact time.

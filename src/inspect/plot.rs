@@ -9,6 +9,9 @@ use std::path::Path;
 const FONT: &str = "sans-serif";
 const SIZE: (u32, u32) = (1200, 750);
 
+/// One line of the Table 6.1 plot: colour, legend label and the column it draws.
+type Series = (RGBColor, String, fn(&PressureRow) -> f64);
+
 fn fonts() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -193,7 +196,7 @@ pub fn table_6_1(rows: &[PressureRow], path: &Path) -> Result<(), PlotError> {
         .map_err(|x| perr(path, x))?
         .label(format!("thesis Table 6.1 (slope {:.3})", slope(|r| r.thesis_pa)))
         .legend(move |(x, y)| Cross::new((x + 15, y), 9, black.stroke_width(3)));
-    let series: [(RGBColor, String, fn(&PressureRow) -> f64); 2] = [
+    let series: [Series; 2] = [
         (
             RGBColor(214, 39, 40),
             format!(
