@@ -46,6 +46,10 @@ pub const MAX_MODES: usize = 48;
 pub const GRAIN_CONTACT_LOSS: f64 = 0.06;
 /// Fraction of the grains' mass that moves with the wall (added mass).
 const ADDED_MASS_FRACTION: f64 = 0.1;
+/// Largest added mass relative to the cup's: loose grains couple to the wall only through
+/// the layer against it, so even a light cup full of heavy grains drops its modes by at
+/// most 1 - 1/sqrt(1.25) = 11 %.
+const MAX_ADDED_MASS_RATIO: f64 = 0.25;
 /// Half the angle between the listener's ears as seen from the cup at full stereo width, rad.
 const EAR_HALF_ANGLE: f64 = 0.35;
 
@@ -171,7 +175,8 @@ pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]
     let cup_mass = m.mass_kg * rho_ratio * s.powi(3);
     let mean_r = 0.5 * (m.rim_radius_m + m.floor_radius_m) * s;
     let grain_mass = PACKING_FRACTION as f64 * cup.grain_density.max(0.0) as f64 * PI * mean_r * mean_r * pile;
-    let freq_scale = speed / s / (1.0 + ADDED_MASS_FRACTION * grain_mass / cup_mass).sqrt();
+    let added = (ADDED_MASS_FRACTION * grain_mass / cup_mass).min(MAX_ADDED_MASS_RATIO);
+    let freq_scale = speed / s / (1.0 + added).sqrt();
     let a = &m.areas_m2;
     let area = [a.floor, a.wall[0], a.wall[1], a.wall[2], a.rim];
     let mut count = 0;
