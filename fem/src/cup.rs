@@ -521,6 +521,45 @@ pub fn analyse(shape: Shape, count: usize) -> Result<CupAsset, FemError> {
     })
 }
 
+/// Analyses the named shapes (all if `only` is empty) and writes `<dir>/<shape>.json`;
+/// returns one line of summary per file.
+pub fn write_assets(dir: &std::path::Path, only: &[String]) -> Result<Vec<String>, String> {
+    let known: Vec<&str> = Shape::ALL.iter().map(|s| s.id()).collect();
+    if let Some(bad) = only.iter().find(|n| !known.contains(&n.as_str())) {
+        return Err(format!("unknown cup shape {bad:?} (known: {})", known.join(", ")));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut lines = Vec::new();
+    for shape in Shape::ALL {
+        if !only.is_empty() && !only.iter().any(|s| s == shape.id()) {
+            continue;
+        }
+        let start = std::time::Instant::now();
+        let asset = analyse(shape, MODES_PER_CUP).map_err(|e| format!("{}: {e}", shape.id()))?;
+        let path = dir.join(format!("{}.json", shape.id()));
+        let json = serde_json::to_string_pretty(&asset).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+        let first: Vec<String> = asset
+            .modes
+            .iter()
+            .take(6)
+            .map(|m| format!("{:.0}", m.freq_hz))
+            .collect();
+        lines.push(format!(
+            "{}: {} nodes, {} tetrahedra, {} modes {:.0}..{:.0} Hz (first {} Hz), {:.1} s",
+            path.display(),
+            asset.mesh_nodes,
+            asset.mesh_elements,
+            asset.modes.len(),
+            asset.modes.first().map_or(0.0, |m| m.freq_hz),
+            asset.modes.last().map_or(0.0, |m| m.freq_hz),
+            first.join(", "),
+            start.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(lines)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! - `cargo xtask demo`: build the CLAP and VST3 bundles and render a demo pour;
 //! - `cargo xtask test`: the whole test suite, as CI runs it: the Rust tests (debug build
 //!   with the allocation checker), the VST3 bundle in a real host (pedalboard), clippy, rustfmt.
-//! - `cargo xtask modal [SHAPE…]`: finite-element modal analysis of the cups (granary-fem),
+//! - `cargo xtask modal [SHAPE…]`: finite-element modal analysis of the cups (crate granary-fem),
 //!   regenerating `assets/cups/<shape>.json` (all shapes unless some are named).
 
 use std::process::Command;
@@ -77,40 +77,12 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     run(host)
 }
 
+/// Runs the modal analysis (crate `granary-fem`, built on its own so that xtask, which every
+/// bundle build compiles, does not link the heavy linear algebra).
 fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
-    use granary_fem::cup::{analyse, Shape, MODES_PER_CUP};
     nice_plug_xtask::chdir_workspace_root()?;
-    for name in only {
-        if !Shape::ALL.iter().any(|s| s.id() == name) {
-            let known: Vec<&str> = Shape::ALL.iter().map(|s| s.id()).collect();
-            anyhow::bail!("unknown cup shape {name:?} (known: {})", known.join(", "));
-        }
-    }
-    std::fs::create_dir_all("assets/cups")?;
-    for shape in Shape::ALL {
-        if !only.is_empty() && !only.iter().any(|s| s == shape.id()) {
-            continue;
-        }
-        let start = std::time::Instant::now();
-        let asset = analyse(shape, MODES_PER_CUP)?;
-        let path = format!("assets/cups/{}.json", shape.id());
-        std::fs::write(&path, serde_json::to_string_pretty(&asset)? + "\n")?;
-        let f: Vec<String> = asset
-            .modes
-            .iter()
-            .take(8)
-            .map(|m| format!("{:.0}", m.freq_hz))
-            .collect();
-        eprintln!(
-            "{path}: {} nodes, {} tetrahedra, {} modes {:.0}..{:.0} Hz (first: {} Hz) in {:.1} s",
-            asset.mesh_nodes,
-            asset.mesh_elements,
-            asset.modes.len(),
-            asset.modes.first().map_or(0.0, |m| m.freq_hz),
-            asset.modes.last().map_or(0.0, |m| m.freq_hz),
-            f.join(", "),
-            start.elapsed().as_secs_f64()
-        );
-    }
-    Ok(())
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "--package", "granary-fem", "--", "assets/cups"])
+        .args(only);
+    run(cmd)
 }
