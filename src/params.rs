@@ -4,6 +4,7 @@
 //!
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
+use crate::engine::cups::CupShape;
 use crate::engine::materials::{CupMaterial, GrainMaterial};
 use crate::engine::{Settings, TriggerMode};
 use nice_plug::prelude::*;
@@ -73,9 +74,16 @@ const fn grain_id(m: GrainMaterial) -> &'static str {
 
 const CUP_IDS: [&str; 7] = ["ceramic", "porcelain", "glass", "steel", "aluminium", "plastic", "wood"];
 const TRIGGER_IDS: [&str; 2] = ["midi", "continuous"];
+/// `auto`, then the shapes of `CupShape::ALL` (assets/cups).
+const CUP_SHAPE_IDS: [&str; 6] = ["auto", "mug", "tumbler", "bowl", "jar", "metal_cup"];
+
+/// The cup shape of a `cup_shape` choice index (0 = auto: the material's usual shape).
+fn cup_shape_choice(index: usize) -> Option<CupShape> {
+    index.checked_sub(1).and_then(|i| CupShape::ALL.get(i).copied())
+}
 
 /// Every parameter, in display order.
-pub const SPECS: [Spec; 17] = [
+pub const SPECS: [Spec; 18] = [
     Spec {
         id: "grain_material",
         name: "Grain material",
@@ -268,6 +276,16 @@ pub const SPECS: [Spec; 17] = [
         },
         doc: "Random seed: the same seed bounces the same pour",
     },
+    Spec {
+        id: "cup_shape",
+        name: "Cup shape",
+        unit: "",
+        kind: Kind::Enum {
+            ids: &CUP_SHAPE_IDS,
+            default: 0,
+        },
+        doc: "The cup's geometry (finite-element model); auto: the material's usual shape",
+    },
 ];
 
 pub fn spec(id: &str) -> Option<&'static Spec> {
@@ -280,6 +298,8 @@ pub fn choice_name(id: &str, index: usize) -> &'static str {
         "grain_material" => GrainMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
         "cup_material" => CupMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
         "trigger_mode" => ["MIDI", "Continuous"].get(index).copied().unwrap_or("?"),
+        "cup_shape" if index == 0 => "Auto",
+        "cup_shape" => cup_shape_choice(index).map(CupShape::name).unwrap_or("?"),
         _ => "?",
     }
 }
@@ -419,6 +439,7 @@ impl ParamValues {
                 TriggerMode::Midi
             },
             seed: self.int("seed").max(0) as u64,
+            cup_shape: cup_shape_choice(self.choice("cup_shape")),
         }
     }
 }
@@ -570,6 +591,8 @@ pub struct GranaryParams {
     pub trigger_mode: IntParam,
     #[id = "seed"]
     pub seed: IntParam,
+    #[id = "cup_shape"]
+    pub cup_shape: IntParam,
     #[persist = "editor_size"]
     pub editor_size: Mutex<EditorSize>,
 }
@@ -660,6 +683,7 @@ impl Default for GranaryParams {
             output_gain: float_param("output_gain"),
             trigger_mode: enum_param("trigger_mode"),
             seed: IntParam::new("Seed", default, IntRange::Linear { min, max }),
+            cup_shape: enum_param("cup_shape"),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
@@ -694,6 +718,7 @@ impl GranaryParams {
         let _ = v.set("grain_material", &choice("grain_material", self.grain_material.value()));
         let _ = v.set("cup_material", &choice("cup_material", self.cup_material.value()));
         let _ = v.set("trigger_mode", &choice("trigger_mode", self.trigger_mode.value()));
+        let _ = v.set("cup_shape", &choice("cup_shape", self.cup_shape.value()));
         let _ = v.set("auto_fill", &Value::from(self.auto_fill.value()));
         let _ = v.set("seed", &Value::from(self.seed.value()));
         v
@@ -725,6 +750,7 @@ impl GranaryParams {
                 TriggerMode::Midi
             },
             seed: self.seed.value().max(0) as u64,
+            cup_shape: cup_shape_choice(idx(self.cup_shape.value(), CUP_SHAPE_IDS.len())),
         }
     }
 
@@ -762,6 +788,7 @@ mod tests {
             "output_gain",
             "trigger_mode",
             "seed",
+            "cup_shape",
         ];
         let ids: Vec<_> = SPECS.iter().map(|s| s.id).collect();
         assert_eq!(ids, frozen);
@@ -777,6 +804,11 @@ mod tests {
         for (i, m) in CupMaterial::ALL.iter().enumerate() {
             assert_eq!(CUP_IDS[i], m.id());
         }
+        for (i, s) in CupShape::ALL.iter().enumerate() {
+            assert_eq!(CUP_SHAPE_IDS[i + 1], s.id());
+            assert_eq!(cup_shape_choice(i + 1), Some(*s));
+        }
+        assert_eq!(cup_shape_choice(0), None);
     }
 
     #[test]

@@ -147,12 +147,9 @@ impl GrainMaterial {
 pub struct CupMaterialData {
     pub name: &'static str,
     pub elastic: Elastic,
-    /// Structural loss factor eta (modal decay rate = eta * omega / 2).
+    /// Structural loss factor eta (modal decay rate = eta * omega / 2, see `modal`).
     pub loss_factor: f32,
-    /// Wall thickness of the nominal (size 1) cup, m.
-    pub wall_m: f32,
-    /// Floor thickness of the nominal cup, m.
-    pub floor_m: f32,
+    /// Sources of the elastic constants and of the loss factor.
     pub source: &'static str,
 }
 
@@ -194,47 +191,59 @@ impl CupMaterial {
         Self::ALL.into_iter().find(|m| m.id() == id)
     }
 
-    /// Loss factors: material loss (Cremer & Heckl, *Structure-Borne Sound*, table of loss
-    /// factors) raised to what a cup standing on a table shows (mounting and radiation
-    /// loss dominate for metals and glass: a free steel shell has ~1e-4, a steel cup on a
-    /// table rings for seconds, not a minute). They set the ordering steel > aluminium > glass >
-    /// porcelain > ceramic > plastic > wood of ring times.
+    /// Loss factors: material loss (`CH`: Cremer & Heckl, *Structure-Borne Sound*, table of
+    /// loss factors: steel/aluminium 1e-4..6e-4, glass 6e-4..2e-3, ceramics/brick 1e-3..2e-2,
+    /// plastics (ABS, acrylic) 2e-2..5e-2, wood 8e-3..3e-2 (dry timber, MDF at the top))
+    /// raised, for metals and glass, to what a cup standing on a table shows (contact with the
+    /// table and radiation add loss: a free steel shell rings for a minute, a steel cup on a
+    /// table for seconds). Frequencies come from the cup's shape (`cups`); the material sets
+    /// E, rho (scaling) and eta. They order the ring times steel > aluminium > glass >
+    /// porcelain > ceramic > plastic > wood for the same shape.
     pub fn data(self) -> CupMaterialData {
         let e = |youngs_pa, poisson, density| Elastic {
             youngs_pa,
             poisson,
             density,
         };
-        let (name, elastic, loss_factor, wall_m, floor_m, source) = match self {
+        let (name, elastic, loss_factor, source) = match self {
             // Stoneware mug: QJ2 "ceramics".
-            CupMaterial::Ceramic => ("Ceramic mug", e(7.2e10, 0.19, 2700.0), 4.0e-3, 5.0e-3, 6.0e-3, "QJ2"),
-            CupMaterial::Porcelain => ("Porcelain cup", e(1.0e11, 0.22, 2400.0), 3.0e-3, 3.0e-3, 4.0e-3, "HB"),
-            CupMaterial::Glass => ("Glass tumbler", e(7.2e10, 0.22, 2520.0), 2.0e-3, 2.5e-3, 6.0e-3, "T6.1"),
-            CupMaterial::Steel => ("Steel cup", e(1.965e11, 0.27, 7955.0), 8.0e-4, 0.8e-3, 1.0e-3, "QJ2"),
-            CupMaterial::Aluminium => ("Aluminium cup", e(6.9e10, 0.33, 2700.0), 1.2e-3, 1.0e-3, 1.2e-3, "HB"),
+            CupMaterial::Ceramic => ("Ceramic mug", e(7.2e10, 0.19, 2700.0), 4.0e-3, "QJ2; eta CH (ceramics)"),
+            CupMaterial::Porcelain => (
+                "Porcelain cup",
+                e(1.0e11, 0.22, 2400.0),
+                3.0e-3,
+                "HB; eta CH (ceramics)",
+            ),
+            CupMaterial::Glass => ("Glass tumbler", e(7.2e10, 0.22, 2520.0), 2.0e-3, "T6.1; eta CH (glass)"),
+            CupMaterial::Steel => (
+                "Steel cup",
+                e(1.965e11, 0.27, 7955.0),
+                8.0e-4,
+                "QJ2; eta CH (steel) + mounting",
+            ),
+            CupMaterial::Aluminium => (
+                "Aluminium cup",
+                e(6.9e10, 0.33, 2700.0),
+                1.2e-3,
+                "HB; eta CH (aluminium) + mounting",
+            ),
             CupMaterial::Plastic => (
                 "Plastic bowl",
                 e(1.4e9, 0.35, 1070.0),
                 2.0e-2,
-                1.5e-3,
-                2.0e-3,
-                "QJ2 (ABS)",
+                "QJ2 (ABS); eta CH (plastics)",
             ),
             CupMaterial::Wood => (
                 "Wooden bowl",
                 e(1.1e10, 0.25, 750.0),
                 3.0e-2,
-                6.0e-3,
-                8.0e-3,
-                "QJ2 (MDF)",
+                "QJ2 (MDF); eta CH (wood)",
             ),
         };
         CupMaterialData {
             name,
             elastic,
             loss_factor,
-            wall_m,
-            floor_m,
             source,
         }
     }

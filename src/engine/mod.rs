@@ -16,6 +16,7 @@
 
 pub mod accel_noise;
 pub mod contact;
+pub mod cups;
 pub mod diffuse;
 pub mod ftz;
 pub mod generator;
@@ -27,12 +28,13 @@ pub mod scene;
 
 use accel_noise::{sphere_amplitudes, SphereFilter};
 use contact::{contact, Body};
-use diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams, DiffuseResonator};
+use cups::CupShape;
+use diffuse::DiffuseResonator;
 use generator::{generate, Collision, CollisionKind, GeneratorSetup, Geometry, NormalMode, WINDOW};
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
 use materials::{CupMaterial, GrainMaterial, CUP_HEIGHT_M, CUP_RADIUS_M, SPEED_OF_SOUND};
-use modal::{build_modes, cup_dimensions, CupState, ModalBank, Mode, CUP_BUSES, MAX_MODES};
+use modal::{build_modes, diffuse_params, CupState, ModalBank, Mode, CUP_BUSES, MAX_MODES};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use scene::{PourScene, PourState, SceneInput};
@@ -58,6 +60,8 @@ pub struct Settings {
     pub cup_material: CupMaterial,
     /// Multiplies every length of the nominal cup (radius 4 cm, height 9 cm).
     pub cup_size: f32,
+    /// The cup's shape (its finite-element model); `None`: the material's usual shape.
+    pub cup_shape: Option<CupShape>,
     /// Fill level at pour start, 0..1.
     pub fill: f32,
     /// The cup fills as grains arrive.
@@ -88,6 +92,7 @@ impl Default for Settings {
             density: 1.0,
             cup_material: CupMaterial::Ceramic,
             cup_size: 1.0,
+            cup_shape: None,
             fill: 0.0,
             auto_fill: true,
             pour_rate_g_s: 20.0,
@@ -154,6 +159,11 @@ impl Settings {
         }
     }
 
+    /// The cup shape in use: the chosen one, or the material's usual shape.
+    pub fn resolved_cup_shape(&self) -> CupShape {
+        self.cup_shape.unwrap_or_else(|| CupShape::usual_for(self.cup_material))
+    }
+
     fn grain_radius_m(&self) -> f32 {
         0.5 * self.grain_material.data().diameter_m * self.grain_size
     }
@@ -211,7 +221,7 @@ pub struct Engine {
     diffuse: DiffuseResonator,
     limiter: Limiter,
     modes: [Mode; MAX_MODES],
-    cup_key: Option<(CupMaterial, f32, f32, f32, f32, f32)>,
+    cup_key: Option<(CupMaterial, CupShape, f32, f32, f32, f32, f32)>,
     gains: [f32; 3],
     gain_coef: f32,
     notes_held: u32,
@@ -241,6 +251,8 @@ impl Engine {
             48_000.0
         };
         let settings = settings.sanitized();
+        // parse the cup models now: `process` must not be the first to touch them
+        cups::library();
         let kernels = PulseKernels::new(sample_rate);
         // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
         let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
@@ -477,6 +489,7 @@ impl Engine {
         let fill = (self.scene.fill() * 500.0).round() / 500.0;
         let key = (
             s.cup_material,
+            s.resolved_cup_shape(),
             s.cup_size,
             fill,
             s.grain_density(),
@@ -489,6 +502,7 @@ impl Engine {
         self.cup_key = Some(key);
         let cup = CupState {
             material: s.cup_material,
+            shape: s.resolved_cup_shape(),
             size: s.cup_size,
             fill,
             grain_density: s.grain_density(),
@@ -498,34 +512,8 @@ impl Engine {
         let n = build_modes(&cup, max_f, &mut self.modes).min(self.mode_limit);
         let distance = self.cup_distance();
         self.modal.set_modes(&self.modes[..n], distance, s.stereo_width);
-        let md = s.cup_material.data();
-        let (radius, height, wall, _) = cup_dimensions(&md, s.cup_size);
-        let area = 2.0 * std::f64::consts::PI * radius * height + std::f64::consts::PI * radius * radius;
-        let el = md.elastic;
-        let density = plate_modal_density(area, wall, el.youngs_pa as f64, el.density as f64, el.poisson as f64);
-        // the analytic set is sparse above its 12th mode: the diffuse part takes over there
-        let mut sorted = [0.0f32; MAX_MODES];
-        for (f, m) in sorted.iter_mut().zip(&self.modes[..n]) {
-            *f = m.freq_hz;
-        }
-        sorted[..n].sort_unstable_by(f32::total_cmp);
-        let low = if n > 12 {
-            sorted[12]
-        } else {
-            sorted[n.saturating_sub(1)]
-        };
-        let wet = (fill + 0.3 * self.pour.floor_coverage).min(1.0);
-        let params = DiffuseParams {
-            low_hz: low,
-            loss_factor: md.loss_factor + modal::GRAIN_CONTACT_LOSS as f32 * wet,
-            mass_kg: (el.density as f64 * area * wall) as f32,
-            area_m2: area as f32,
-            edge_m: (4.0 * std::f64::consts::PI * radius) as f32,
-            coincidence_hz: coincidence_frequency(wall, el.youngs_pa as f64, el.density as f64, el.poisson as f64)
-                as f32,
-            modal_density_per_hz: density as f32,
-            distance_m: distance,
-        };
+        // the diffuse resonator takes over above the highest mode (Phya 7.2)
+        let params = diffuse_params(&cup, &self.modes[..n], distance);
         let modes = &self.modes[..n];
         self.diffuse.set(&params, |lo, hi| {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()

@@ -25,6 +25,9 @@ pub enum InspectCommand {
         #[arg(long, value_name = "PNG")]
         plot: Option<PathBuf>,
     },
+    /// The cup's modes (finite-element model scaled to material and size; frequency, T60,
+    /// gains on the floor, wall rings and rim) and its diffuse bands, as the engine plays them.
+    Cup(super::cup::CupArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -155,6 +158,7 @@ impl ContactArgs {
 pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> {
     let io = |e: std::io::Error| e.to_string();
     match command {
+        InspectCommand::Cup(args) => super::cup::run(args, out),
         InspectCommand::Contact(args) => {
             let setup = args.setup().map_err(|e| e.to_string())?;
             let r = setup.report();

@@ -3,5 +3,6 @@
 
 pub mod cli;
 pub mod contact;
+pub mod cup;
 pub mod plot;
 pub mod table;

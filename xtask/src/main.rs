@@ -5,6 +5,8 @@
 //!   VST3 bundle in a real host (pedalboard).
 //! - `cargo xtask screenshot`: the editor for real (the standalone build under Xvfb), saved
 //!   as `docs/editor.png` (100 %) and `docs/editor@2x.png` (200 % scale).
+//! - `cargo xtask modal [SHAPE…]`: finite-element modal analysis of the cups (crate granary-fem),
+//!   regenerating `assets/cups/<shape>.json` (all shapes unless some are named).
 
 use std::process::Command;
 
@@ -14,6 +16,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("screenshot") => screenshot(),
+        Some("modal") => modal(&args[1..]),
         _ => nice_plug_xtask::main(),
     }
 }
@@ -202,4 +205,12 @@ fn shoot(dpi: u32, out: &str) -> nice_plug_xtask::Result<()> {
     let _ = xvfb.kill();
     let _ = xvfb.wait();
     result
+/// Runs the modal analysis (crate `granary-fem`, built on its own so that xtask, which every
+/// bundle build compiles, does not link the heavy linear algebra).
+fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "--package", "granary-fem", "--", "assets/cups"])
+        .args(only);
+    run(cmd)
 }
