@@ -16,6 +16,7 @@
 
 mod support;
 
+use granary::engine::cups::CupShape;
 use granary::engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
 use granary::engine::materials::{CupMaterial, GrainMaterial};
 use granary::engine::{Engine, Outputs, Settings, TriggerMode, LIMITER_CEILING};
@@ -101,6 +102,11 @@ fn random_settings(rng: &mut Xoshiro256PlusPlus) -> Settings {
             TriggerMode::Midi
         },
         seed: rng.random(),
+        cup_shape: if rng.random_bool(0.3) {
+            None
+        } else {
+            Some(CupShape::ALL[rng.random_range(0..CupShape::ALL.len())])
+        },
     }
 }
 

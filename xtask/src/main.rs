@@ -205,6 +205,8 @@ fn shoot(dpi: u32, out: &str) -> nice_plug_xtask::Result<()> {
     let _ = xvfb.kill();
     let _ = xvfb.wait();
     result
+}
+
 /// Runs the modal analysis (crate `granary-fem`, built on its own so that xtask, which every
 /// bundle build compiles, does not link the heavy linear algebra).
 fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
