@@ -235,3 +235,20 @@ fn inspect_plots_are_png_files() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["table_6_1"]["rows"].as_array().unwrap().len(), 18);
 }
+
+#[test]
+fn inspect_ends_quietly_when_its_reader_closes_the_pipe() {
+    // `granary inspect … | head -1`: the reader goes away before the output is written
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_granary"))
+        .args(["inspect", "tables"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}: {err}", out.status.code());
+    assert!(!err.contains("Broken pipe"), "{err}");
+}

@@ -227,7 +227,14 @@ fn run(command: Command) -> Result<(), String> {
             out!("wrote {}", written.join(", "));
             Ok(())
         }
-        Command::Inspect { command } => granary::inspect::cli::run(&command, &mut std::io::stdout().lock()),
+        Command::Inspect { command } => {
+            // written whole at the end, so a closed stdout (`| head`) ends quietly
+            let mut buf = Vec::new();
+            granary::inspect::cli::run(&command, &mut buf)?;
+            use std::io::Write as _;
+            let _ = std::io::stdout().lock().write_all(&buf);
+            Ok(())
+        }
         Command::Bench {
             json,
             cases,
