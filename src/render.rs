@@ -121,12 +121,7 @@ pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
                 n => n,
             };
             let end = (pos + to_window).min(block_end);
-            let [ml, mr, gl, gr, cl, cr] = &mut out;
-            engine.process(Outputs {
-                main: [&mut ml[pos..end], &mut mr[pos..end]],
-                grains: [&mut gl[pos..end], &mut gr[pos..end]],
-                cup: [&mut cl[pos..end], &mut cr[pos..end]],
-            });
+            process_span(&mut engine, &mut out, pos..end);
             pos = end;
         }
     }
@@ -225,12 +220,7 @@ pub fn render_notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEve
                 next += 1;
             }
             let end = events.get(next).map_or(block_end, |e| e.0.clamp(pos + 1, block_end));
-            let [ml, mr, gl, gr, cl, cr] = &mut out;
-            engine.process(Outputs {
-                main: [&mut ml[pos..end], &mut mr[pos..end]],
-                grains: [&mut gl[pos..end], &mut gr[pos..end]],
-                cup: [&mut cl[pos..end], &mut cr[pos..end]],
-            });
+            process_span(&mut engine, &mut out, pos..end);
             pos = end;
         }
     }
@@ -238,6 +228,16 @@ pub fn render_notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEve
 }
 
 /// Removes the main output's latency and trims everything to `frames`.
+/// Renders frames `span` of the six output channels (main, grains and cup, left and right).
+fn process_span(engine: &mut Engine, out: &mut [Vec<f32>; 6], span: std::ops::Range<usize>) {
+    let [ml, mr, gl, gr, cl, cr] = out;
+    engine.process(Outputs {
+        main: [&mut ml[span.clone()], &mut mr[span.clone()]],
+        grains: [&mut gl[span.clone()], &mut gr[span.clone()]],
+        cup: [&mut cl[span.clone()], &mut cr[span]],
+    });
+}
+
 fn aligned(out: [Vec<f32>; 6], latency: usize, frames: usize, fs: f32, stats: Stats) -> Rendered {
     let [mut ml, mut mr, mut gl, mut gr, mut cl, mut cr] = out;
     ml.drain(..latency);
