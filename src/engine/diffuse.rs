@@ -28,16 +28,13 @@ pub const MAX_BANDS: usize = 10;
 /// Band width, octaves.
 const BAND_OCTAVES: f64 = 0.5;
 
+/// Band-pass coefficients (`Biquads` holds the states).
 #[derive(Debug, Clone, Copy, Default)]
 struct Biquad {
     b0: f32,
     b2: f32,
     a1: f32,
     a2: f32,
-    x1: f32,
-    x2: f32,
-    y1: f32,
-    y2: f32,
 }
 
 impl Biquad {
@@ -51,25 +48,7 @@ impl Biquad {
             b2: (-alpha / a0) as f32,
             a1: (-2.0 * w0.cos() / a0) as f32,
             a2: ((1.0 - alpha) / a0) as f32,
-            ..Default::default()
         }
-    }
-
-    #[inline]
-    fn process(&mut self, x: f32) -> f32 {
-        let y = self.b0 * x + self.b2 * self.x2 - self.a1 * self.y1 - self.a2 * self.y2;
-        self.x2 = self.x1;
-        self.x1 = x;
-        self.y2 = self.y1;
-        self.y1 = y;
-        y
-    }
-
-    fn clear(&mut self) {
-        self.x1 = 0.0;
-        self.x2 = 0.0;
-        self.y1 = 0.0;
-        self.y2 = 0.0;
     }
 }
 
@@ -93,48 +72,115 @@ pub struct DiffuseParams {
     pub distance_m: f32,
 }
 
+/// Bands per SIMD lane group.
+const LANES: usize = 4;
+const GROUPS: usize = MAX_BANDS.div_ceil(LANES);
+const SLOTS: usize = GROUPS * LANES;
+type Lane = [f32; LANES];
+/// Longest span `process` takes in one piece, samples.
+const MAX_SPAN: usize = 128;
+
+/// Biquad coefficients and states for every band, one lane per band (SIMD layout).
+#[derive(Debug, Clone, Copy, Default)]
+struct Biquads {
+    b0: [Lane; GROUPS],
+    b2: [Lane; GROUPS],
+    a1: [Lane; GROUPS],
+    a2: [Lane; GROUPS],
+    x1: [Lane; GROUPS],
+    x2: [Lane; GROUPS],
+    y1: [Lane; GROUPS],
+    y2: [Lane; GROUPS],
+}
+
+impl Biquads {
+    fn set(&mut self, band: usize, q: &Biquad) {
+        let (g, k) = (band / LANES, band % LANES);
+        self.b0[g][k] = q.b0;
+        self.b2[g][k] = q.b2;
+        self.a1[g][k] = q.a1;
+        self.a2[g][k] = q.a2;
+    }
+
+    fn clear(&mut self) {
+        for s in [&mut self.x1, &mut self.x2, &mut self.y1, &mut self.y2] {
+            *s = [[0.0; LANES]; GROUPS];
+        }
+    }
+
+    fn clear_band(&mut self, band: usize) {
+        let (g, k) = (band / LANES, band % LANES);
+        for s in [&mut self.x1, &mut self.x2, &mut self.y1, &mut self.y2] {
+            s[g][k] = 0.0;
+        }
+    }
+
+    /// One sample of group `g`'s bands (the `Biquad::process` recursion, lane-wise).
+    #[inline(always)]
+    fn run(&mut self, g: usize, x: &Lane) -> Lane {
+        let mut y = [0.0; LANES];
+        for k in 0..LANES {
+            y[k] = self.b0[g][k] * x[k] + self.b2[g][k] * self.x2[g][k]
+                - self.a1[g][k] * self.y1[g][k]
+                - self.a2[g][k] * self.y2[g][k];
+        }
+        self.x2[g] = self.x1[g];
+        self.x1[g] = *x;
+        self.y2[g] = self.y1[g];
+        self.y1[g] = y;
+        y
+    }
+}
+
 pub struct DiffuseResonator {
     sample_rate: f64,
     count: usize,
-    analysis: [Biquad; MAX_BANDS],
-    synthesis: [[Biquad; 2]; MAX_BANDS],
-    energy: [f32; MAX_BANDS],
-    decay: [f32; MAX_BANDS],
-    input_gain: [f32; MAX_BANDS],
-    output_gain: [f32; MAX_BANDS],
+    analysis: Biquads,
+    synthesis: [Biquads; 2],
+    energy: [Lane; GROUPS],
+    decay: [Lane; GROUPS],
+    input_gain: [Lane; GROUPS],
+    output_gain: [Lane; GROUPS],
     centre: [f32; MAX_BANDS],
-    rng: Xoshiro256PlusPlus,
+    /// Noise generators, one xorshift32 per band and channel (never zero).
+    noise: [[[u32; LANES]; GROUPS]; 2],
+    avx: bool,
 }
 
 impl DiffuseResonator {
     pub fn new(sample_rate: f32, seed: u64) -> Self {
-        DiffuseResonator {
+        let mut d = DiffuseResonator {
             sample_rate: sample_rate as f64,
             count: 0,
-            analysis: [Biquad::default(); MAX_BANDS],
-            synthesis: [[Biquad::default(); 2]; MAX_BANDS],
-            energy: [0.0; MAX_BANDS],
-            decay: [1.0; MAX_BANDS],
-            input_gain: [0.0; MAX_BANDS],
-            output_gain: [0.0; MAX_BANDS],
+            analysis: Biquads::default(),
+            synthesis: [Biquads::default(); 2],
+            energy: [[0.0; LANES]; GROUPS],
+            decay: [[1.0; LANES]; GROUPS],
+            input_gain: [[0.0; LANES]; GROUPS],
+            output_gain: [[0.0; LANES]; GROUPS],
             centre: [0.0; MAX_BANDS],
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xD1FF_05E0),
-        }
+            noise: [[[1; LANES]; GROUPS]; 2],
+            avx: super::simd::has_avx(),
+        };
+        d.reseed(seed);
+        d
     }
 
     pub fn reset(&mut self, seed: u64) {
-        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xD1FF_05E0);
-        self.energy = [0.0; MAX_BANDS];
-        for b in 0..MAX_BANDS {
-            self.analysis[b].clear();
-            self.synthesis[b][0].clear();
-            self.synthesis[b][1].clear();
+        self.reseed(seed);
+        self.energy = [[0.0; LANES]; GROUPS];
+        self.analysis.clear();
+        for s in &mut self.synthesis {
+            s.clear();
         }
     }
 
     /// New noise seed; band energies are kept.
     pub fn reseed(&mut self, seed: u64) {
-        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xD1FF_05E0);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xD1FF_05E0);
+        for lane in self.noise.iter_mut().flatten().flatten() {
+            *lane = rng.random::<u32>() | 1;
+        }
     }
 
     pub fn band_centres(&self) -> &[f32] {
@@ -143,7 +189,8 @@ impl DiffuseResonator {
 
     pub fn band_t60s(&self) -> impl Iterator<Item = f32> + '_ {
         let fs = self.sample_rate as f32;
-        self.decay[..self.count].iter().map(move |d| {
+        (0..self.count).map(move |b| {
+            let d = self.decay[b / LANES][b % LANES];
             // energy decays as d per sample: amplitude T60 = ln(1000) / (-ln(d) fs / 2)
             1000f32.ln() / (-d.ln() * fs / 2.0)
         })
@@ -167,45 +214,126 @@ impl DiffuseResonator {
             let m = p.mass_kg.max(1e-4) as f64;
             let w = 2.0 * PI * f;
             if (self.centre[count] as f64 - f).abs() > 1e-3 {
-                self.analysis[count] = Biquad::bandpass(fs, f, BAND_OCTAVES);
-                self.synthesis[count] = [Biquad::bandpass(fs, f, BAND_OCTAVES); 2];
+                let q = Biquad::bandpass(fs, f, BAND_OCTAVES);
+                self.analysis.set(count, &q);
+                for s in &mut self.synthesis {
+                    s.set(count, &q);
+                }
             }
+            let (g, k) = (count / LANES, count % LANES);
             self.centre[count] = f as f32;
-            self.input_gain[count] = (t * density / (4.0 * m * m)) as f32;
-            self.decay[count] = (-(p.loss_factor as f64) * w * t).exp() as f32; // exp(-2 delta T)
+            self.input_gain[g][k] = (t * density / (4.0 * m * m)) as f32;
+            self.decay[g][k] = (-(p.loss_factor as f64) * w * t).exp() as f32; // exp(-2 delta T)
             let sigma = radiation_efficiency(f, p);
             let radiation = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64 * (sigma * p.area_m2 as f64 / (4.0 * PI)).sqrt()
                 / p.distance_m.max(0.05) as f64;
             // uniform white noise on [-1, 1] has RMS 1/sqrt(3); the band keeps 2 B / fs of it.
             let noise_norm = (3.0 * fs / (2.0 * b_noise)).sqrt();
-            self.output_gain[count] = (radiation * noise_norm) as f32;
+            self.output_gain[g][k] = (radiation * noise_norm) as f32;
             f *= 2f64.powf(BAND_OCTAVES);
             count += 1;
         }
-        for b in count..self.count {
-            self.energy[b] = 0.0;
-            self.centre[b] = 0.0;
+        // bands that go away fall silent, and stay silent in their unused lanes
+        for b in count..SLOTS {
+            let (g, k) = (b / LANES, b % LANES);
+            self.energy[g][k] = 0.0;
+            self.input_gain[g][k] = 0.0;
+            self.output_gain[g][k] = 0.0;
+            if b < MAX_BANDS {
+                self.centre[b] = 0.0;
+            }
+            self.analysis.clear_band(b);
+            for s in &mut self.synthesis {
+                s.clear_band(b);
+            }
         }
         self.count = count;
     }
 
-    /// One sample: total cup force in (N), pressure (L, R) out (Pa). Left and right use
-    /// independent noise, as a diffuse field is incoherent.
-    #[inline]
+    /// One sample: total cup force in (N), pressure (L, R) out (Pa).
     pub fn tick(&mut self, force: f32) -> (f32, f32) {
-        let (mut l, mut r) = (0.0, 0.0);
-        for b in 0..self.count {
-            let x = self.analysis[b].process(force);
-            let e = self.energy[b] * self.decay[b] + x * x * self.input_gain[b];
-            self.energy[b] = if e < 1e-30 { 0.0 } else { e };
-            let amp = self.energy[b].sqrt() * self.output_gain[b];
-            let nl: f32 = self.rng.random_range(-1.0..1.0);
-            let nr: f32 = self.rng.random_range(-1.0..1.0);
-            l += amp * self.synthesis[b][0].process(nl);
-            r += amp * self.synthesis[b][1].process(nr);
-        }
-        (l, r)
+        let (mut l, mut r) = ([0.0], [0.0]);
+        self.process(&[force], &mut l, &mut r);
+        (l[0], r[0])
     }
+
+    /// A span: total cup force in (N), pressure (L, R) written to `out_l` / `out_r` (Pa),
+    /// over the shortest of the three slices. Left and right use independent noise, as a
+    /// diffuse field is incoherent. Bands are lanes of one SIMD pass; lane sums run in a
+    /// fixed order, so the samples do not depend on how a block is cut into spans.
+    pub fn process(&mut self, force: &[f32], out_l: &mut [f32], out_r: &mut [f32]) {
+        let len = force.len().min(out_l.len()).min(out_r.len());
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(MAX_SPAN);
+            let (f, l, r) = (
+                &force[done..done + n],
+                &mut out_l[done..done + n],
+                &mut out_r[done..done + n],
+            );
+            done += n;
+            #[cfg(target_arch = "x86_64")]
+            if self.avx {
+                // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
+                unsafe { self.span_avx(f, l, r) };
+                continue;
+            }
+            self.span(f, l, r);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn span_avx(&mut self, force: &[f32], out_l: &mut [f32], out_r: &mut [f32]) {
+        self.span(force, out_l, out_r);
+    }
+
+    /// Phya 7.2 per band and sample (module doc): band-pass the force, integrate its
+    /// energy with the band's decay, and modulate band-passed noise by the square root.
+    #[inline(always)]
+    fn span(&mut self, force: &[f32], out_l: &mut [f32], out_r: &mut [f32]) {
+        let groups = self.count.div_ceil(LANES);
+        for t in 0..force.len() {
+            let x = [force[t]; LANES];
+            let (mut l, mut r) = ([0.0f32; LANES], [0.0f32; LANES]);
+            for g in 0..groups {
+                let xb = self.analysis.run(g, &x);
+                let mut amp = [0.0f32; LANES];
+                for k in 0..LANES {
+                    let e = self.energy[g][k] * self.decay[g][k] + xb[k] * xb[k] * self.input_gain[g][k];
+                    let e = if e < 1e-30 { 0.0 } else { e };
+                    self.energy[g][k] = e;
+                    amp[k] = e.sqrt() * self.output_gain[g][k];
+                }
+                for (c, acc) in [&mut l, &mut r].into_iter().enumerate() {
+                    let noise = uniform(&mut self.noise[c][g]);
+                    let y = self.synthesis[c].run(g, &noise);
+                    for k in 0..LANES {
+                        acc[k] += amp[k] * y[k];
+                    }
+                }
+            }
+            out_l[t] = (l[0] + l[2]) + (l[1] + l[3]);
+            out_r[t] = (r[0] + r[2]) + (r[1] + r[3]);
+        }
+    }
+}
+
+/// One draw per lane of uniform noise on [-1, 1) (xorshift32, Marsaglia 2003: shifts and
+/// xors only, so the lanes run as one vector; its 2^32 - 1 period is 25 hours at 48 kHz).
+#[inline(always)]
+fn uniform(state: &mut [u32; LANES]) -> Lane {
+    let mut out = [0.0; LANES];
+    for k in 0..LANES {
+        let mut x = state[k];
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        state[k] = x;
+        // 23 random mantissa bits in [2, 4), shifted to [-1, 1)
+        out[k] = f32::from_bits((x >> 9) | 0x4000_0000) - 3.0;
+    }
+    out
 }
 
 /// Radiation efficiency at `f` Hz (module doc).

@@ -25,6 +25,7 @@ pub mod limiter;
 pub mod materials;
 pub mod modal;
 pub mod scene;
+pub mod simd;
 
 use accel_noise::{sphere_amplitudes, SphereFilter};
 use contact::{contact, Body};
@@ -622,40 +623,85 @@ impl Engine {
             .min(cup_l.len())
             .min(cup_r.len());
         let targets = self.gain_targets();
-        for i in 0..n {
+        let mut i = 0;
+        while i < n {
             if self.clock.is_multiple_of(WINDOW as u64) {
                 self.window();
             }
-            let idx = (self.clock as usize) & self.mask;
-            let gl = std::mem::take(&mut self.grains_ring[0][idx]);
-            let gr = std::mem::take(&mut self.grains_ring[1][idx]);
-            let pl = self.sphere_filter[0].process(gl);
-            let pr = self.sphere_filter[1].process(gr);
-            let mut force = [0.0f32; CUP_BUSES];
-            let mut total = 0.0;
-            for (b, f) in force.iter_mut().enumerate() {
-                *f = std::mem::take(&mut self.cup_ring[b][idx]);
-                total += *f;
+            // a span never crosses a window boundary, so it never wraps around the rings
+            // (their length is a power of two, a multiple of WINDOW)
+            let len = (n - i).min(WINDOW - (self.clock % WINDOW as u64) as usize);
+            let span = i..i + len;
+            self.span(
+                &targets,
+                [&mut main_l[span.clone()], &mut main_r[span.clone()]],
+                [&mut grains_l[span.clone()], &mut grains_r[span.clone()]],
+                [&mut cup_l[span.clone()], &mut cup_r[span]],
+            );
+            i += len;
+        }
+    }
+
+    /// Renders one span inside a window: reads (and clears) the rings, runs the sphere
+    /// filters, the modal bank and the diffuse resonator over the span, then the gains and
+    /// the limiter sample by sample.
+    fn span(&mut self, targets: &[f32; 3], main: [&mut [f32]; 2], grains: [&mut [f32]; 2], cup: [&mut [f32]; 2]) {
+        let len = main[0].len();
+        let start = (self.clock as usize) & self.mask;
+        let range = start..start + len;
+        let mut pressure = [[0.0f32; WINDOW]; 2];
+        for ((ring, filter), p) in self
+            .grains_ring
+            .iter_mut()
+            .zip(&mut self.sphere_filter)
+            .zip(&mut pressure)
+        {
+            for (x, y) in ring[range.clone()].iter_mut().zip(p.iter_mut()) {
+                *y = filter.process(std::mem::take(x));
             }
-            let (ml, mr) = self.modal.tick(&force);
-            let (dl, dr) = self.diffuse.tick(total);
-            for (g, t) in self.gains.iter_mut().zip(targets) {
-                *g += self.gain_coef * (t - *g);
+        }
+        let mut total = [0.0f32; WINDOW];
+        for ring in &self.cup_ring {
+            for (t, f) in total.iter_mut().zip(&ring[range.clone()]) {
+                *t += f;
+            }
+        }
+        let mut modal = [[0.0f32; WINDOW]; 2];
+        let mut diffuse = [[0.0f32; WINDOW]; 2];
+        {
+            let forces: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &self.cup_ring[b][range.clone()]);
+            let [ml, mr] = &mut modal;
+            self.modal.process(&forces, &mut ml[..len], &mut mr[..len]);
+        }
+        for ring in &mut self.cup_ring {
+            ring[range.clone()].fill(0.0);
+        }
+        let [dl, dr] = &mut diffuse;
+        self.diffuse.process(&total[..len], &mut dl[..len], &mut dr[..len]);
+        let [main_l, main_r] = main;
+        let [grains_l, grains_r] = grains;
+        let [cup_l, cup_r] = cup;
+        for t in 0..len {
+            for (g, &target) in self.gains.iter_mut().zip(targets) {
+                *g += self.gain_coef * (target - *g);
             }
             let [g_grains, g_cup, g_out] = self.gains;
-            let sg = [pl * g_grains * g_out, pr * g_grains * g_out];
-            let sc = [(ml + dl) * g_cup * g_out, (mr + dr) * g_cup * g_out];
+            let sg = [pressure[0][t] * g_grains * g_out, pressure[1][t] * g_grains * g_out];
+            let sc = [
+                (modal[0][t] + diffuse[0][t]) * g_cup * g_out,
+                (modal[1][t] + diffuse[1][t]) * g_cup * g_out,
+            ];
             let sg = sg.map(finite_or_zero);
             let sc = sc.map(finite_or_zero);
-            grains_l[i] = sg[0];
-            grains_r[i] = sg[1];
-            cup_l[i] = sc[0];
-            cup_r[i] = sc[1];
+            grains_l[t] = sg[0];
+            grains_r[t] = sg[1];
+            cup_l[t] = sc[0];
+            cup_r[t] = sc[1];
             let (l, r) = self.limiter.process(sg[0] + sc[0], sg[1] + sc[1]);
-            main_l[i] = l;
-            main_r[i] = r;
-            self.clock += 1;
+            main_l[t] = l;
+            main_r[t] = r;
         }
+        self.clock += len as u64;
     }
 }
 

@@ -255,20 +255,31 @@ pub fn diffuse_params(cup: &CupState, modes: &[Mode], distance_m: f32) -> Diffus
     }
 }
 
+/// Modes per SIMD lane group of the bank.
+pub const LANES: usize = 8;
+const GROUPS: usize = MAX_MODES / LANES;
+type Lane = [f32; LANES];
+/// Longest span `ModalBank::process` takes in one call, samples.
+pub const MAX_SPAN: usize = 128;
+
 /// The resonator bank. Fixed capacity; `set_modes` never allocates.
+///
+/// Laid out for SIMD: modes in groups of `LANES`, every coefficient and state an array of
+/// one group's lanes, so one pass over a span advances `LANES` modes at once (issue 6).
 pub struct ModalBank {
     sample_rate: f32,
     count: usize,
     /// Pole e^{(-delta + i w) T}.
-    pole_re: [f32; MAX_MODES],
-    pole_im: [f32; MAX_MODES],
+    pole_re: [Lane; GROUPS],
+    pole_im: [Lane; GROUPS],
     /// Input gain per bus: shape * T / M (m/s per N sample).
-    input: [[f32; CUP_BUSES]; MAX_MODES],
+    input: [[Lane; CUP_BUSES]; GROUPS],
     /// Output: pressure per unit surface velocity Re(y), per channel, Pa s/m.
-    out: [[f32; MAX_MODES]; 2],
-    y_re: [f32; MAX_MODES],
-    y_im: [f32; MAX_MODES],
+    out: [[Lane; GROUPS]; 2],
+    y_re: [Lane; GROUPS],
+    y_im: [Lane; GROUPS],
     modes: [Mode; MAX_MODES],
+    avx: bool,
 }
 
 impl ModalBank {
@@ -276,23 +287,29 @@ impl ModalBank {
         ModalBank {
             sample_rate,
             count: 0,
-            pole_re: [0.0; MAX_MODES],
-            pole_im: [0.0; MAX_MODES],
-            input: [[0.0; CUP_BUSES]; MAX_MODES],
-            out: [[0.0; MAX_MODES]; 2],
-            y_re: [0.0; MAX_MODES],
-            y_im: [0.0; MAX_MODES],
+            pole_re: [[0.0; LANES]; GROUPS],
+            pole_im: [[0.0; LANES]; GROUPS],
+            input: [[[0.0; LANES]; CUP_BUSES]; GROUPS],
+            out: [[[0.0; LANES]; GROUPS]; 2],
+            y_re: [[0.0; LANES]; GROUPS],
+            y_im: [[0.0; LANES]; GROUPS],
             modes: [Mode::ZERO; MAX_MODES],
+            avx: super::simd::has_avx(),
         }
     }
 
     pub fn reset(&mut self) {
-        self.y_re = [0.0; MAX_MODES];
-        self.y_im = [0.0; MAX_MODES];
+        self.y_re = [[0.0; LANES]; GROUPS];
+        self.y_im = [[0.0; LANES]; GROUPS];
     }
 
     pub fn modes(&self) -> &[Mode] {
         &self.modes[..self.count]
+    }
+
+    /// Velocity state of mode `i` (analytic signal, m/s).
+    pub fn state(&self, i: usize) -> (f32, f32) {
+        (self.y_re[i / LANES][i % LANES], self.y_im[i / LANES][i % LANES])
     }
 
     /// Installs a mode set. Oscillator states are kept, so frequencies glide without clicks.
@@ -300,62 +317,149 @@ impl ModalBank {
     pub fn set_modes(&mut self, modes: &[Mode], distance_m: f32, width: f32) {
         let t = 1.0 / self.sample_rate as f64;
         let n = modes.len().min(MAX_MODES);
-        for i in n..self.count {
-            self.y_re[i] = 0.0;
-            self.y_im[i] = 0.0;
+        // lanes past the last mode are silent: zero state, pole, input and output
+        for i in n..MAX_MODES {
+            let (g, k) = (i / LANES, i % LANES);
+            self.y_re[g][k] = 0.0;
+            self.y_im[g][k] = 0.0;
+            self.pole_re[g][k] = 0.0;
+            self.pole_im[g][k] = 0.0;
+            for b in 0..CUP_BUSES {
+                self.input[g][b][k] = 0.0;
+            }
+            self.out[0][g][k] = 0.0;
+            self.out[1][g][k] = 0.0;
         }
         self.count = n;
         for (i, m) in modes.iter().take(n).enumerate() {
+            let (g, k) = (i / LANES, i % LANES);
             self.modes[i] = *m;
             let w = 2.0 * PI * m.freq_hz as f64;
             let r = (-(m.decay_per_s as f64) * t).exp();
-            self.pole_re[i] = (r * (w * t).cos()) as f32;
-            self.pole_im[i] = (r * (w * t).sin()) as f32;
+            self.pole_re[g][k] = (r * (w * t).cos()) as f32;
+            self.pole_im[g][k] = (r * (w * t).sin()) as f32;
             for b in 0..CUP_BUSES {
-                self.input[i][b] = (m.shape[b] as f64 * t / m.mass_kg as f64) as f32;
+                self.input[g][b][k] = (m.shape[b] as f64 * t / m.mass_kg as f64) as f32;
             }
             // pressure from the surface velocity Re(y) (module doc)
-            let g = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64 * (m.radiating_area_m2 as f64 / (4.0 * PI)).sqrt()
+            let gain = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64 * (m.radiating_area_m2 as f64 / (4.0 * PI)).sqrt()
                 / distance_m.max(0.05) as f64;
             // the ears see the cup from azimuths +-phi around the listener's (0)
             let phi = EAR_HALF_ANGLE * width.clamp(0.0, 1.0) as f64;
             let gains = [m.directivity(phi), m.directivity(-phi)];
-            for (out, gain) in self.out.iter_mut().zip(gains) {
-                out[i] = (g * gain) as f32;
+            for (out, dir) in self.out.iter_mut().zip(gains) {
+                out[g][k] = (gain * dir) as f32;
             }
         }
     }
 
     /// Advances the bank by one sample with bus forces `force` (N) and returns (L, R) in Pa.
-    #[inline]
     pub fn tick(&mut self, force: &[f32; CUP_BUSES]) -> (f32, f32) {
-        let (mut l, mut r) = (0.0f32, 0.0f32);
-        for i in 0..self.count {
-            let inp = &self.input[i];
-            let mut u = 0.0;
-            for b in 0..CUP_BUSES {
-                u += inp[b] * force[b];
+        let buses: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| std::slice::from_ref(&force[b]));
+        let (mut l, mut r) = ([0.0], [0.0]);
+        self.process(&buses, &mut l, &mut r);
+        (l[0], r[0])
+    }
+
+    /// Advances the bank over a span: `force[b][n]` is the force on bus `b` at sample `n`
+    /// (N); writes the pressure (Pa) to `out_l` / `out_r`. The span is the shortest of the
+    /// slices, at most `MAX_SPAN` samples (longer input is processed in pieces).
+    ///
+    /// Thesis eq. 3.15 per mode and sample: `y <- p y + u`, `u = sum_b input_b force_b`; the
+    /// output sums `out Re(y)` over the modes. Buses silent over the whole span are skipped
+    /// (they add exact zeros), and the lane sums run in a fixed order, so the samples do
+    /// not depend on how a block is cut into spans.
+    pub fn process(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        let len = force
+            .iter()
+            .map(|f| f.len())
+            .fold(out_l.len().min(out_r.len()), usize::min);
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(MAX_SPAN);
+            let piece: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &force[b][done..done + n]);
+            let (l, r) = (&mut out_l[done..done + n], &mut out_r[done..done + n]);
+            #[cfg(target_arch = "x86_64")]
+            if self.avx {
+                // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
+                unsafe { self.span_avx(&piece, l, r) };
+                done += n;
+                continue;
             }
-            let (yr, yi) = (self.y_re[i], self.y_im[i]);
-            let nr = yr * self.pole_re[i] - yi * self.pole_im[i] + u;
-            let ni = yr * self.pole_im[i] + yi * self.pole_re[i];
-            self.y_re[i] = nr;
-            self.y_im[i] = ni;
-            l += self.out[0][i] * nr;
-            r += self.out[1][i] * nr;
+            self.span(&piece, l, r);
+            done += n;
         }
-        (l, r)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn span_avx(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        self.span(force, out_l, out_r);
+    }
+
+    /// One span of at most `MAX_SPAN` samples (see `process`).
+    #[inline(always)]
+    fn span(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        let n = out_l.len().min(MAX_SPAN);
+        let mut active = [0usize; CUP_BUSES];
+        let mut buses = 0;
+        for (b, f) in force.iter().enumerate() {
+            if f[..n].iter().any(|&x| x != 0.0) {
+                active[buses] = b;
+                buses += 1;
+            }
+        }
+        let mut acc_l = [[0.0f32; LANES]; MAX_SPAN];
+        let mut acc_r = [[0.0f32; LANES]; MAX_SPAN];
+        for g in 0..self.count.div_ceil(LANES) {
+            let (pr, pi) = (self.pole_re[g], self.pole_im[g]);
+            let (ol, or) = (self.out[0][g], self.out[1][g]);
+            let input = &self.input[g];
+            let (mut yr, mut yi) = (self.y_re[g], self.y_im[g]);
+            for t in 0..n {
+                let mut u = [0.0f32; LANES];
+                for &b in &active[..buses] {
+                    let f = force[b][t];
+                    for k in 0..LANES {
+                        u[k] += input[b][k] * f;
+                    }
+                }
+                let (al, ar) = (&mut acc_l[t], &mut acc_r[t]);
+                for k in 0..LANES {
+                    let nr = yr[k] * pr[k] - yi[k] * pi[k] + u[k];
+                    let ni = yr[k] * pi[k] + yi[k] * pr[k];
+                    yr[k] = nr;
+                    yi[k] = ni;
+                    al[k] += ol[k] * nr;
+                    ar[k] += or[k] * nr;
+                }
+            }
+            self.y_re[g] = yr;
+            self.y_im[g] = yi;
+        }
+        for t in 0..n {
+            out_l[t] = lane_sum(&acc_l[t]);
+            out_r[t] = lane_sum(&acc_r[t]);
+        }
     }
 
     /// Flushes tiny states to zero (no denormals in long tails).
     pub fn flush_denormals(&mut self) {
-        for i in 0..self.count {
-            if self.y_re[i].abs() < 1e-20 && self.y_im[i].abs() < 1e-20 {
-                self.y_re[i] = 0.0;
-                self.y_im[i] = 0.0;
+        for g in 0..GROUPS {
+            for k in 0..LANES {
+                if self.y_re[g][k].abs() < 1e-20 && self.y_im[g][k].abs() < 1e-20 {
+                    self.y_re[g][k] = 0.0;
+                    self.y_im[g][k] = 0.0;
+                }
             }
         }
     }
+}
+
+/// Sum of one group's lanes in a fixed pairwise order.
+#[inline(always)]
+fn lane_sum(x: &Lane) -> f32 {
+    ((x[0] + x[4]) + (x[2] + x[6])) + ((x[1] + x[5]) + (x[3] + x[7]))
 }
 
 #[cfg(test)]
@@ -385,7 +489,8 @@ mod tests {
         let mut f = [0.0; CUP_BUSES];
         f[1] = 1.0 / (1.0 / fs); // 1 N s impulse into bus 1
         bank.tick(&f);
-        let v0 = (bank.y_re[0].powi(2) + bank.y_im[0].powi(2)).sqrt();
+        let (yr, yi) = bank.state(0);
+        let v0 = (yr.powi(2) + yi.powi(2)).sqrt();
         let expected = (m.shape[1] / m.mass_kg).abs();
         assert!((v0 / expected - 1.0).abs() < 1e-3);
         let zero = [0.0; CUP_BUSES];
@@ -393,7 +498,8 @@ mod tests {
         for _ in 0..steps {
             bank.tick(&zero);
         }
-        let v1 = (bank.y_re[0].powi(2) + bank.y_im[0].powi(2)).sqrt();
+        let (yr, yi) = bank.state(0);
+        let v1 = (yr.powi(2) + yi.powi(2)).sqrt();
         let analytic = expected * (-m.decay_per_s * steps as f32 / fs).exp();
         assert!((v1 / analytic - 1.0).abs() < 1e-2, "{v1} vs {analytic}");
     }

@@ -1,0 +1,21 @@
+//! Which vector instructions the audio path may use.
+//!
+//! The hot loops (`modal::ModalBank::process`, `diffuse::DiffuseResonator::process`,
+//! `kernels::PulseKernels::accumulate`) are written over fixed-size lane arrays that the
+//! compiler vectorises; on x86-64 they are compiled twice, for the baseline (SSE2) and for
+//! AVX, and the AVX copy is chosen at run time where the CPU has it. Both copies do the same
+//! IEEE operations in the same order (no fused multiply-add), so their samples are
+//! identical: same seed, same events, same output on any x86-64 machine.
+
+/// True where the AVX copies of the hot loops may run (checked once, at construction of
+/// the engine's parts, never in `process`).
+pub fn has_avx() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
