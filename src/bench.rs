@@ -169,9 +169,6 @@ impl Rig {
         if let Some(n) = case.mode_limit {
             engine.set_mode_limit(n);
         }
-        if let Ok(c) = std::env::var("GRANARY_CAP") {
-            engine.set_max_rendered_per_cell(c.parse().unwrap());
-        }
         Rig {
             engine,
             bufs: std::array::from_fn(|_| vec![0.0; case.block]),

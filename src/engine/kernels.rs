@@ -42,9 +42,12 @@ pub fn pass_edge(sample_rate: f64) -> f64 {
 /// Kernel tables for one sample rate. Built in `new`; read-only afterwards.
 pub struct PulseKernels {
     taps: usize,
+    /// Taps each duration row actually holds (the rest of its `taps` are zero).
+    row_taps: [usize; DURATIONS],
     sample_rate: f64,
     log_d0: f64,
     log_step: f64,
+    avx: bool,
     /// Layout: [duration][phase 0..=PHASES][g0 taps, g1 taps]
     data: Vec<f32>,
 }
@@ -55,6 +58,15 @@ pub struct PulseRef {
     row_a: usize,
     row_b: usize,
     frac: f32,
+    /// Taps of the rows that can be non-zero.
+    len: usize,
+}
+
+impl PulseRef {
+    /// Taps this pulse can write (a prefix of `PulseKernels::taps`).
+    pub fn len(&self) -> usize {
+        self.len
+    }
 }
 
 impl PulseKernels {
@@ -75,8 +87,11 @@ impl PulseKernels {
         let row = 2 * taps;
         let pass = pass_edge(fs);
         let mut data = vec![0.0f32; DURATIONS * (PHASES + 1) * row];
-        for di in 0..DURATIONS {
+        let mut row_taps = [taps; DURATIONS];
+        for (di, row_len) in row_taps.iter_mut().enumerate() {
             let d = (log_d0 + log_step * di as f64).exp();
+            // a short pulse needs only its own length plus the low-pass support either side
+            *row_len = (2 * HALF + d.ceil() as usize + 2).next_multiple_of(8).min(taps);
             for pi in 0..=PHASES {
                 let onset = HALF as f64 + pi as f64 / PHASES as f64;
                 for (j, (s0, s1)) in spec.iter_mut().zip(spec1.iter_mut()).enumerate() {
@@ -99,8 +114,8 @@ impl PulseKernels {
                     .expect("kernel IFFT sizes are fixed");
                 let base = (di * (PHASES + 1) + pi) * row;
                 let pulse_end = onset + d;
-                for k in 0..taps {
-                    let win = taper(k as f64, onset, pulse_end, taps);
+                for k in 0..*row_len {
+                    let win = taper(k as f64, onset, pulse_end, *row_len);
                     // per-sample -> per-second units: area in samples is 1, so x fs; d/dn = d/dt / fs.
                     data[base + k] = (time[k] / n as f64 * fs * win) as f32;
                     data[base + taps + k] = (time1[k] / n as f64 * fs * fs * win) as f32;
@@ -109,9 +124,11 @@ impl PulseKernels {
         }
         PulseKernels {
             taps,
+            row_taps,
             sample_rate: fs,
             log_d0,
             log_step,
+            avx: super::simd::has_avx(),
             data,
         }
     }
@@ -126,10 +143,22 @@ impl PulseKernels {
 
     /// Chooses the rows for a pulse of `duration_s` starting `phase` (0..1) samples after
     /// an integer sample. The kernel's tap `k` lands on that integer sample + k - HALF.
-    #[inline]
     pub fn select(&self, duration_s: f32, phase: f32) -> PulseRef {
         let d = (duration_s as f64 * self.sample_rate).max(MIN_DURATION_SAMPLES);
-        let di = (((d.ln() - self.log_d0) / self.log_step).round() as isize).clamp(0, DURATIONS as isize - 1) as usize;
+        self.select_ln(d.ln() as f32, phase)
+    }
+
+    /// `select` for a duration given as its natural log in samples (the renderer has the
+    /// log already: `contact` durations are a power law of the speed, PAN eq. 7).
+    #[inline]
+    pub fn select_ln(&self, ln_duration_samples: f32, phase: f32) -> PulseRef {
+        let x = (ln_duration_samples - self.log_d0 as f32) / self.log_step as f32;
+        // nearest row; NaN and anything below the shortest row take row 0
+        let di = if x > 0.0 {
+            ((x + 0.5) as usize).min(DURATIONS - 1)
+        } else {
+            0
+        };
         let p = (phase.clamp(0.0, 1.0) * PHASES as f32).min(PHASES as f32 - 1e-4);
         let pi = p as usize;
         let row_a = (di * (PHASES + 1) + pi) * 2 * self.taps;
@@ -137,27 +166,18 @@ impl PulseKernels {
             row_a,
             row_b: row_a + 2 * self.taps,
             frac: p - pi as f32,
+            len: self.row_taps[di],
         }
     }
 
-    /// `out[k] += a0 * g0[k] + a1 * g1[k]` over all taps (out must hold `taps()` samples).
+    /// `out[k] += a0 * g0[k] + a1 * g1[k]` over the pulse's taps (`out` must hold
+    /// `pulse.len()` samples).
     #[inline]
     pub fn accumulate(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
-        let t = self.taps;
         let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
-        let (c0a, c0b, c1a, c1b) = (a0 * wa, a0 * wb, a1 * wa, a1 * wb);
-        let g0a = &self.data[pulse.row_a..pulse.row_a + t];
-        let g1a = &self.data[pulse.row_a + t..pulse.row_a + 2 * t];
-        let g0b = &self.data[pulse.row_b..pulse.row_b + t];
-        let g1b = &self.data[pulse.row_b + t..pulse.row_b + 2 * t];
-        let out = &mut out[..t];
-        for k in 0..t {
-            out[k] += c0a * g0a[k] + c0b * g0b[k] + c1a * g1a[k] + c1b * g1b[k];
-        }
+        self.mix(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
     }
-}
 
-impl PulseKernels {
     /// Two pulses that share their rows (same duration, same sub-sample cell): one pass.
     /// Falls back to two passes otherwise.
     #[inline]
@@ -168,16 +188,44 @@ impl PulseKernels {
             self.accumulate(q, b0, b1, out);
             return;
         }
-        let t = self.taps;
         let (c0a, c0b) = (a0 * (1.0 - p.frac) + b0 * (1.0 - q.frac), a0 * p.frac + b0 * q.frac);
         let (c1a, c1b) = (a1 * (1.0 - p.frac) + b1 * (1.0 - q.frac), a1 * p.frac + b1 * q.frac);
-        let g0a = &self.data[p.row_a..p.row_a + t];
-        let g1a = &self.data[p.row_a + t..p.row_a + 2 * t];
-        let g0b = &self.data[p.row_b..p.row_b + t];
-        let g1b = &self.data[p.row_b + t..p.row_b + 2 * t];
-        for (k, o) in out[..t].iter_mut().enumerate() {
-            *o += c0a * g0a[k] + c0b * g0b[k] + c1a * g1a[k] + c1b * g1b[k];
+        self.mix(p, [c0a, c0b, c1a, c1b], out);
+    }
+
+    /// `out += c[0] g0a + c[1] g0b + c[2] g1a + c[3] g1b` over the rows' taps.
+    #[inline]
+    fn mix(&self, p: PulseRef, c: [f32; 4], out: &mut [f32]) {
+        let (t, n) = (self.taps, p.len);
+        let rows = [
+            &self.data[p.row_a..p.row_a + n],
+            &self.data[p.row_b..p.row_b + n],
+            &self.data[p.row_a + t..p.row_a + t + n],
+            &self.data[p.row_b + t..p.row_b + t + n],
+        ];
+        let out = &mut out[..n];
+        #[cfg(target_arch = "x86_64")]
+        if self.avx {
+            // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
+            unsafe { mix_avx(rows, c, out) };
+            return;
         }
+        mix_rows(rows, c, out);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn mix_avx(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
+    mix_rows(rows, c, out);
+}
+
+#[inline(always)]
+fn mix_rows(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
+    let n = out.len();
+    let [r0, r1, r2, r3] = rows.map(|r| &r[..n]);
+    for k in 0..n {
+        out[k] += c[0] * r0[k] + c[1] * r1[k] + c[2] * r2[k] + c[3] * r3[k];
     }
 }
 

@@ -18,6 +18,7 @@ pub mod accel_noise;
 pub mod contact;
 pub mod cups;
 pub mod diffuse;
+pub mod fastmath;
 pub mod ftz;
 pub mod generator;
 pub mod kernels;
@@ -287,7 +288,7 @@ impl Engine {
             last_fill_setting: settings.fill,
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
-            max_per_cell: generator::MAX_RENDERED_PER_CELL,
+            max_per_cell: generator::max_rendered_per_cell(sample_rate),
             cull_share: generator::CULL_ENERGY_SHARE,
             mode_limit: MAX_MODES,
             stats: Stats::default(),
@@ -362,7 +363,7 @@ impl Engine {
     }
 
     /// Most collisions rendered one by one per window and cell (see
-    /// `generator::MAX_RENDERED_PER_CELL`); `u32::MAX` renders every collision.
+    /// `generator::RENDERED_PER_CELL_PER_S`); `u32::MAX` renders every collision.
     pub fn set_max_rendered_per_cell(&mut self, n: u32) {
         self.max_per_cell = n.max(1);
     }
@@ -597,7 +598,7 @@ impl Engine {
         };
         let physical = generate(&pour, &setup, &mut rng, |c| {
             stats.rendered += 1;
-            cell_collisions[c.cell] += (c.weight * c.weight).round().max(1.0) as u64;
+            cell_collisions[c.cell] += ((c.weight * c.weight + 0.5) as u64).max(1);
             ctx.render(c, grains_ring, cup_ring, scratch);
         });
         stats.grain_grain += physical[0];
@@ -718,8 +719,10 @@ fn finite_or_zero(x: f32) -> f32 {
 #[derive(Clone, Copy)]
 struct RenderParams {
     grain: Body,
-    cup: Body,
-    restitution: f32,
+    /// Per collision kind (`CollisionKind as usize`): the contact's impulse per unit speed,
+    /// m_eff (1 + e) (N s per m/s), and ln of its duration in samples at 1 m/s (PAN eq. 7).
+    impulse_per_v: [f32; 2],
+    ln_duration_at_1: [f32; 2],
     listener: [f32; 3],
     cup_delay: f32,
     base: u64,
@@ -739,30 +742,37 @@ impl RenderParams {
         let gm = s.grain_material.data();
         let mut elastic = gm.elastic;
         elastic.density = s.grain_density();
+        let grain = Body::sphere(elastic, s.grain_radius_m());
+        let cup = Body::plane(s.cup_material.data().elastic);
+        let fs = e.sample_rate;
+        // `contact` at v = 1 m/s gives the constants; both laws are powers of the speed:
+        // j = m_eff (1 + e) v (seed 002 §4) and tau = tau(1) v^(-1/5) (PAN eq. 7).
+        let per_kind = [&grain, &cup].map(|other| contact(&grain, other, 1.0, gm.restitution));
         RenderParams {
-            grain: Body::sphere(elastic, s.grain_radius_m()),
-            cup: Body::plane(s.cup_material.data().elastic),
-            restitution: gm.restitution,
+            grain,
+            impulse_per_v: per_kind.map(|c| c.impulse_ns),
+            ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
             listener: e.listener(),
-            cup_delay: e.cup_distance() / SPEED_OF_SOUND * e.sample_rate,
+            cup_delay: e.cup_distance() / SPEED_OF_SOUND * fs,
             base: e.clock + GENERATOR_LEAD as u64,
             mask: e.mask,
-            fs: e.sample_rate,
+            fs,
             pan_scale: s.stereo_width / (CUP_RADIUS_M * s.cup_size),
         }
     }
 }
 
 impl RenderContext<'_> {
+    #[inline(never)]
     /// Splats one collision into the ring buffers (its pulses and its cup force).
     /// `scratch` holds at least `taps + 1` samples.
     fn render(&self, c: &Collision, grains: &mut [Vec<f32>; 2], cup: &mut [Vec<f32>], scratch: &mut [f32]) {
-        let other = match c.kind {
-            CollisionKind::GrainGrain => self.p.grain,
-            CollisionKind::GrainCup => self.p.cup,
-        };
-        let hit = contact(&self.p.grain, &other, c.v0, self.p.restitution);
-        let dv = hit.impulse_ns / self.p.grain.mass_kg * c.weight;
+        let kind = c.kind as usize;
+        // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
+        let v0 = c.v0.max(1e-9);
+        let impulse_ns = self.p.impulse_per_v[kind] * v0;
+        let ln_duration = self.p.ln_duration_at_1[kind] - 0.2 * fastmath::ln(v0);
+        let dv = impulse_ns / self.p.grain.mass_kg * c.weight;
         let a = self.p.grain.radius_m;
         // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
         let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
@@ -780,22 +790,26 @@ impl RenderContext<'_> {
         // usually share their kernel rows), which is then panned into the two channels.
         let first = terms[..spheres]
             .iter()
-            .map(|t| t.0.floor())
+            .map(|t| fastmath::floor_non_negative(t.0))
             .fold(f32::INFINITY, f32::min);
         let taps = self.kernels.taps();
         let max_offset = scratch.len() - taps;
         let select = |t: f32| {
-            let whole = t.floor();
+            let whole = fastmath::floor_non_negative(t);
             (
                 ((whole - first) as usize).min(max_offset),
-                self.kernels.select(hit.duration_s, t - whole),
+                self.kernels.select_ln(ln_duration, t - whole),
             )
         };
         let (o0, p0) = select(terms[0].0);
         let (o1, p1) = select(terms[1].0);
-        let last = if spheres == 2 { o0.max(o1) } else { o0 };
-        let scratch = &mut scratch[..taps + last];
-        scratch.fill(0.0);
+        let used = if spheres == 2 {
+            (o0 + p0.len()).max(o1 + p1.len())
+        } else {
+            o0 + p0.len()
+        };
+        let scratch_used = &mut scratch[..used];
+        scratch_used.fill(0.0);
         if spheres == 2 {
             if o0 == o1 {
                 self.kernels.accumulate_pair(
@@ -805,30 +819,34 @@ impl RenderContext<'_> {
                     p1,
                     terms[1].1,
                     terms[1].2,
-                    &mut scratch[o0..],
+                    &mut scratch_used[o0..],
                 );
             } else {
-                self.kernels.accumulate(p0, terms[0].1, terms[0].2, &mut scratch[o0..]);
-                self.kernels.accumulate(p1, terms[1].1, terms[1].2, &mut scratch[o1..]);
+                self.kernels
+                    .accumulate(p0, terms[0].1, terms[0].2, &mut scratch_used[o0..]);
+                self.kernels
+                    .accumulate(p1, terms[1].1, terms[1].2, &mut scratch_used[o1..]);
             }
         } else {
-            self.kernels.accumulate(p0, terms[0].1, terms[0].2, &mut scratch[o0..]);
+            self.kernels
+                .accumulate(p0, terms[0].1, terms[0].2, &mut scratch_used[o0..]);
         }
+        // constant-power pan across the cup's width
         let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
-        let th = (pan + 1.0) * std::f32::consts::FRAC_PI_4;
-        let pan_gain = [th.cos() * std::f32::consts::SQRT_2, th.sin() * std::f32::consts::SQRT_2];
+        let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
+        let pan_gain = [cos_th * std::f32::consts::SQRT_2, sin_th * std::f32::consts::SQRT_2];
         let start = self.ring_start(first);
         for (ring, g) in grains.iter_mut().zip(pan_gain) {
-            self.add_into_ring(ring, start, scratch, g);
+            self.add_into_ring(ring, start, scratch_used, g);
         }
         if c.kind == CollisionKind::GrainCup {
             let t = c.time + self.p.cup_delay;
-            let whole = t.floor();
-            let scratch = &mut scratch[..taps];
+            let whole = fastmath::floor_non_negative(t);
+            let pulse = self.kernels.select_ln(ln_duration, t - whole);
+            let scratch = &mut scratch[..pulse.len()];
             scratch.fill(0.0);
-            let j = hit.impulse_ns * c.weight;
-            self.kernels
-                .accumulate(self.kernels.select(hit.duration_s, t - whole), j, 0.0, scratch);
+            let j = impulse_ns * c.weight;
+            self.kernels.accumulate(pulse, j, 0.0, scratch);
             self.add_into_ring(&mut cup[c.bus], self.ring_start(whole), scratch, 1.0);
         }
     }

@@ -1,0 +1,136 @@
+//! Cheap transcendentals for the per-collision path (issue 6: "avoid per-collision
+//! transcendental functions").
+//!
+//! A pour renders up to hundreds of thousands of collisions per second, each needing a few
+//! angles (its place and normal), a log-distributed speed and its contact duration. libm's
+//! versions cost 20–100 ns each; these are polynomials of a few multiplies, accurate to a
+//! few parts in 10^7 (tests below), far finer than anything they feed: random positions
+//! and normals, and the choice of a kernel row. They use only IEEE multiplies and adds, so
+//! they give the same bits on every machine.
+
+use std::f32::consts::LN_2;
+
+/// Nearest integer (ties to even) for |x| < 2^22, without a libm call (baseline x86-64
+/// has no rounding instruction): adding and removing 1.5 * 2^23 rounds in the FPU.
+#[inline(always)]
+pub fn round(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (x + MAGIC) - MAGIC
+}
+
+/// `floor(x)` for 0 <= x < 2^24 (negative or NaN input gives 0).
+#[inline(always)]
+pub fn floor_non_negative(x: f32) -> f32 {
+    x as u32 as f32
+}
+
+/// `(sin x, cos x)` for finite `x`; absolute error ~1e-6 for |x| < 20 (f32 reduction).
+#[inline]
+pub fn sin_cos(x: f32) -> (f32, f32) {
+    // quadrant reduction: x = q pi/2 + r, |r| <= pi/4 (Cody–Waite, pi/2 in two parts)
+    let q = round(x * (2.0 / std::f32::consts::PI));
+    let r = (x - q * 1.570_796_4) - q * (-4.371_139e-8);
+    let r2 = r * r;
+    // Taylor–minimax polynomials on [-pi/4, pi/4]
+    let s = r * (1.0 + r2 * (-1.666_666_6e-1 + r2 * (8.333_307e-3 + r2 * (-1.980_741e-4 + r2 * 2.601_903e-6))));
+    let c = 1.0 + r2 * (-0.5 + r2 * (4.166_664_6e-2 + r2 * (-1.388_731_6e-3 + r2 * 2.443_315_7e-5)));
+    match (q as i64).rem_euclid(4) {
+        0 => (s, c),
+        1 => (c, -s),
+        2 => (-s, -c),
+        _ => (-c, s),
+    }
+}
+
+/// `2^x` for x in roughly [-126, 127], relative error ~2e-7.
+#[inline]
+pub fn exp2(x: f32) -> f32 {
+    let x = x.clamp(-126.0, 127.0);
+    let i = round(x);
+    let f = x - i; // [-0.5, 0.5]
+                   // 2^f = e^(f ln 2): degree-6 Taylor in f ln 2 (error < 2e-7 for |f ln 2| < 0.35)
+    let t = f * LN_2;
+    let p = 1.0 + t * (1.0 + t * (0.5 + t * (1.0 / 6.0 + t * (1.0 / 24.0 + t * (1.0 / 120.0 + t * (1.0 / 720.0))))));
+    p * f32::from_bits((((i as i32) + 127) as u32) << 23)
+}
+
+/// `log2(x)` for positive normal `x`, absolute error ~3e-7; 0 or less gives -126.
+#[inline]
+pub fn log2(x: f32) -> f32 {
+    if x.is_nan() || x < f32::MIN_POSITIVE {
+        return -126.0;
+    }
+    let bits = x.to_bits();
+    let mut e = ((bits >> 23) & 0xff) as i32 - 127;
+    // mantissa in [sqrt(1/2), sqrt(2))
+    let mut m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
+    if m > std::f32::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
+    }
+    // ln m = 2 atanh(z), z = (m - 1) / (m + 1), |z| < 0.172
+    let z = (m - 1.0) / (m + 1.0);
+    let z2 = z * z;
+    let ln_m = 2.0 * z * (1.0 + z2 * (1.0 / 3.0 + z2 * (1.0 / 5.0 + z2 * (1.0 / 7.0 + z2 / 9.0))));
+    e as f32 + ln_m * std::f32::consts::LOG2_E
+}
+
+/// `ln x` (see `log2`).
+#[inline]
+pub fn ln(x: f32) -> f32 {
+    log2(x) * LN_2
+}
+
+/// `e^x` (see `exp2`).
+#[inline]
+pub fn exp(x: f32) -> f32 {
+    exp2(x * std::f32::consts::LOG2_E)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sin_cos_matches_libm() {
+        let mut worst = 0.0f64;
+        for i in -200_000..200_000 {
+            let x = i as f32 * 1e-4;
+            let (s, c) = sin_cos(x);
+            let (rs, rc) = (x as f64).sin_cos();
+            worst = worst.max((s as f64 - rs).abs()).max((c as f64 - rc).abs());
+        }
+        assert!(worst < 2e-6, "{worst}");
+    }
+
+    #[test]
+    fn exp2_and_log2_match_libm() {
+        let mut worst_e = 0.0f64;
+        let mut worst_l = 0.0f64;
+        for i in -40_000..40_000 {
+            let x = i as f32 * 1e-3;
+            let r = 2f64.powf(x as f64);
+            worst_e = worst_e.max((exp2(x) as f64 / r - 1.0).abs());
+            let y = 2f32.powf(x);
+            worst_l = worst_l.max((log2(y) as f64 - (y as f64).log2()).abs());
+        }
+        assert!(worst_e < 5e-7, "exp2 {worst_e}");
+        assert!(worst_l < 5e-7, "log2 {worst_l}");
+        assert_eq!(log2(0.0), -126.0);
+        assert_eq!(log2(f32::NAN), -126.0);
+        assert!((ln(std::f32::consts::E) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn round_and_floor_match_std() {
+        for i in -100_000..100_000 {
+            let x = i as f32 * 0.013;
+            assert_eq!(round(x), x.round_ties_even(), "{x}");
+            if x >= 0.0 {
+                assert_eq!(floor_non_negative(x), x.floor(), "{x}");
+            }
+        }
+        assert_eq!(floor_non_negative(-3.5), 0.0);
+        assert_eq!(floor_non_negative(f32::NAN), 0.0);
+    }
+}
