@@ -118,3 +118,48 @@ fn a_ringing_tail_decays_into_exact_silence_without_subnormals() {
         last_nonzero
     );
 }
+
+#[test]
+fn a_windows_collisions_are_spread_over_small_blocks() {
+    // The generator works per window of 128 samples. Its collisions are written into the
+    // rings a share per block, so a 16-sample block never carries a whole window's work
+    // (the "cost per block independent of host block size").
+    let settings = granary::preset::find(granary::preset::DEFAULT_PRESET)
+        .unwrap()
+        .values
+        .to_settings();
+    let mut e = Engine::new(settings, 48_000.0, 16);
+    e.note_on(1.0);
+    let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 16]);
+    let window = e.window_len() as u64;
+    let (mut most, mut windows_seen, mut busiest_window) = (0u64, 0u64, 0u64);
+    for block in 0..(48_000 / 16) {
+        let before = e.stats();
+        let [a, b, c, d, f, g] = &mut bufs;
+        e.process(Outputs {
+            main: [a, b],
+            grains: [c, d],
+            cup: [f, g],
+        });
+        let after = e.stats();
+        most = most.max(after.written - before.written);
+        if block % (window / 16) as usize == 0 {
+            windows_seen += 1;
+            busiest_window = busiest_window.max(after.rendered - before.rendered);
+        }
+    }
+    assert!(
+        windows_seen > 300 && busiest_window > 100,
+        "a dense pour: {busiest_window}"
+    );
+    // eight blocks per window: each writes about an eighth of a window's collisions
+    assert!(
+        most * 4 < busiest_window,
+        "one 16-sample block wrote {most} collisions of a window of {busiest_window}"
+    );
+    let s = e.stats();
+    assert!(
+        s.rendered - s.written <= busiest_window,
+        "written trails rendered by one window"
+    );
+}

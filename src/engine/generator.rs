@@ -306,6 +306,12 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
 
 /// Rotates `local` (a direction with polar angle from +z) about the cell's mean normal.
 fn around(axis: [f32; 3], polar: f32, azimuth: f32) -> [f32; 3] {
+    let (sp, cp) = fastmath::sin_cos(polar);
+    let (sa, ca) = fastmath::sin_cos(azimuth);
+    if axis == [0.0, 0.0, 1.0] {
+        // most cells face up: the basis below is then u = (0, -1, 0), w = (1, 0, 0)
+        return [sp * sa, -sp * ca, cp];
+    }
     // orthonormal basis (u, w, axis)
     let helper = if axis[2].abs() < 0.9 {
         [0.0, 0.0, 1.0]
@@ -314,8 +320,6 @@ fn around(axis: [f32; 3], polar: f32, azimuth: f32) -> [f32; 3] {
     };
     let u = normalize(cross(helper, axis));
     let w = cross(axis, u);
-    let (sp, cp) = fastmath::sin_cos(polar);
-    let (sa, ca) = fastmath::sin_cos(azimuth);
     let mut n = [0.0; 3];
     for i in 0..3 {
         n[i] = cp * axis[i] + sp * (ca * u[i] + sa * w[i]);

@@ -137,6 +137,11 @@ impl PulseKernels {
         self.taps
     }
 
+    /// Whether the AVX copies of the hot loops run here (`simd::has_avx`).
+    pub fn avx(&self) -> bool {
+        self.avx
+    }
+
     pub fn sample_rate(&self) -> f32 {
         self.sample_rate as f32
     }
@@ -175,7 +180,7 @@ impl PulseKernels {
     #[inline]
     pub fn accumulate(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
         let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
-        self.mix(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
+        self.mix::<false>(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
     }
 
     /// Two pulses that share their rows (same duration, same sub-sample cell): one pass.
@@ -188,14 +193,32 @@ impl PulseKernels {
             self.accumulate(q, b0, b1, out);
             return;
         }
-        let (c0a, c0b) = (a0 * (1.0 - p.frac) + b0 * (1.0 - q.frac), a0 * p.frac + b0 * q.frac);
-        let (c1a, c1b) = (a1 * (1.0 - p.frac) + b1 * (1.0 - q.frac), a1 * p.frac + b1 * q.frac);
-        self.mix(p, [c0a, c0b, c1a, c1b], out);
+        self.mix::<false>(p, pair_coefficients(p, a0, a1, q, b0, b1), out);
     }
 
-    /// `out += c[0] g0a + c[1] g0b + c[2] g1a + c[3] g1b` over the rows' taps.
+    /// Like `accumulate`, but overwrites `out[..pulse.len()]` (no need to clear it first).
     #[inline]
-    fn mix(&self, p: PulseRef, c: [f32; 4], out: &mut [f32]) {
+    pub fn write(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
+        let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
+        self.mix::<true>(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
+    }
+
+    /// Like `accumulate_pair`, but overwrites `out[..p.len()]` (the pulses share an offset).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
+        if p.row_a != q.row_a {
+            self.write(p, a0, a1, out);
+            self.accumulate(q, b0, b1, out);
+            return;
+        }
+        self.mix::<true>(p, pair_coefficients(p, a0, a1, q, b0, b1), out);
+    }
+
+    /// `out += c[0] g0a + c[1] g0b + c[2] g1a + c[3] g1b` over the rows' taps (`=` with
+    /// `ASSIGN`).
+    #[inline]
+    fn mix<const ASSIGN: bool>(&self, p: PulseRef, c: [f32; 4], out: &mut [f32]) {
         let (t, n) = (self.taps, p.len);
         let rows = [
             &self.data[p.row_a..p.row_a + n],
@@ -207,25 +230,41 @@ impl PulseKernels {
         #[cfg(target_arch = "x86_64")]
         if self.avx {
             // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
-            unsafe { mix_avx(rows, c, out) };
+            unsafe { mix_avx::<ASSIGN>(rows, c, out) };
             return;
         }
-        mix_rows(rows, c, out);
+        mix_rows::<ASSIGN>(rows, c, out);
     }
+}
+
+/// Interpolation weights of two pulses that share their rows, combined.
+#[inline]
+fn pair_coefficients(p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32) -> [f32; 4] {
+    [
+        a0 * (1.0 - p.frac) + b0 * (1.0 - q.frac),
+        a0 * p.frac + b0 * q.frac,
+        a1 * (1.0 - p.frac) + b1 * (1.0 - q.frac),
+        a1 * p.frac + b1 * q.frac,
+    ]
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn mix_avx(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
-    mix_rows(rows, c, out);
+fn mix_avx<const ASSIGN: bool>(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
+    mix_rows::<ASSIGN>(rows, c, out);
 }
 
 #[inline(always)]
-fn mix_rows(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
+fn mix_rows<const ASSIGN: bool>(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
     let n = out.len();
     let [r0, r1, r2, r3] = rows.map(|r| &r[..n]);
     for k in 0..n {
-        out[k] += c[0] * r0[k] + c[1] * r1[k] + c[2] * r2[k] + c[3] * r3[k];
+        let x = c[0] * r0[k] + c[1] * r1[k] + c[2] * r2[k] + c[3] * r3[k];
+        if ASSIGN {
+            out[k] = x;
+        } else {
+            out[k] += x;
+        }
     }
 }
 

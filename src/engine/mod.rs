@@ -193,13 +193,20 @@ pub struct Stats {
     pub rendered: u64,
     /// Collisions counted but not rendered: audibility culling (thesis 6.1).
     pub culled: u64,
+    /// Rendered collisions whose pulses are written into the output rings so far (they
+    /// trail `rendered` by up to one window: each window's share is spread over the next).
+    pub written: u64,
 }
 
 /// Ceiling of the main output's limiter (-0.5 dBFS).
 pub const LIMITER_CEILING: f32 = 0.944;
-/// Collisions land this many samples after the window boundary that generates them, so
-/// the band-limited pulses' leading taps are still in the future.
-const GENERATOR_LEAD: usize = HALF + 1;
+/// Collisions land this many samples after the window boundary that generates them: one
+/// window, over which their rendering is spread (so no block carries a whole window's
+/// collisions, whatever the host's block size), plus the band-limited pulses' leading taps.
+const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
+/// Room for one window's rendered collisions at the default budget (more are rendered at
+/// once, when they are generated).
+const PENDING: usize = generator::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
 /// Gain smoothing time constant, s.
 const GAIN_SMOOTH_S: f32 = 0.02;
 
@@ -213,6 +220,11 @@ pub struct Engine {
     cup_ring: Vec<Vec<f32>>,
     /// One collision's kernels, before they are panned into the rings.
     scratch: Vec<f32>,
+    /// The collisions of the next window, rendered a share per span (`GENERATOR_LEAD`);
+    /// `pending_done` of them are rendered, with `pending_params`.
+    pending: Vec<Collision>,
+    pending_done: usize,
+    pending_params: RenderParams,
     mask: usize,
     /// Absolute sample clock.
     clock: u64,
@@ -270,6 +282,9 @@ impl Engine {
             grains_ring: [vec![0.0; ring], vec![0.0; ring]],
             cup_ring: vec![vec![0.0; ring]; CUP_BUSES],
             scratch: vec![0.0; scratch_len],
+            pending: Vec::with_capacity(PENDING),
+            pending_done: 0,
+            pending_params: RenderParams::default(),
             mask: ring - 1,
             clock: 0,
             sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
@@ -387,6 +402,8 @@ impl Engine {
             r.iter_mut().for_each(|x| *x = 0.0);
         }
         self.clock = 0;
+        self.pending.clear();
+        self.pending_done = 0;
         self.sphere_radius = self.settings.grain_radius_m();
         for f in &mut self.sphere_filter {
             f.set(self.sample_rate, self.sphere_radius);
@@ -574,12 +591,17 @@ impl Engine {
         let geometry = self.geometry();
         let window_s = WINDOW as f32 / self.sample_rate;
         let mut rng = self.rng.clone();
+        // the previous window's collisions are all rendered by now (`span`), bar rounding
+        self.render_pending(self.pending.len());
+        self.pending.clear();
+        self.pending_done = 0;
         let mut stats = self.stats;
         let pour = self.pour;
         let normal_mode = self.normal_mode;
         let max_per_cell = self.max_per_cell;
         let cull_share = self.cull_share;
         let params = RenderParams::new(self);
+        self.pending_params = params;
         let ctx = RenderContext {
             kernels: &self.kernels,
             p: params,
@@ -588,6 +610,7 @@ impl Engine {
         let cup_ring = &mut self.cup_ring;
         let scratch = &mut self.scratch;
         let cell_collisions = &mut self.cell_collisions;
+        let pending = &mut self.pending;
         let setup = GeneratorSetup {
             geometry,
             restitution: grain.restitution,
@@ -599,7 +622,13 @@ impl Engine {
         let physical = generate(&pour, &setup, &mut rng, |c| {
             stats.rendered += 1;
             cell_collisions[c.cell] += ((c.weight * c.weight + 0.5) as u64).max(1);
-            ctx.render(c, grains_ring, cup_ring, scratch);
+            if pending.len() < pending.capacity() {
+                pending.push(*c);
+            } else {
+                // beyond the default budget (tests, inspection): render at once
+                ctx.render(c, grains_ring, cup_ring, scratch);
+                stats.written += 1;
+            }
         });
         stats.grain_grain += physical[0];
         stats.grain_cup += physical[1];
@@ -607,6 +636,20 @@ impl Engine {
         stats.culled += physical[2];
         self.stats = stats;
         self.rng = rng;
+    }
+
+    /// Renders the pending collisions up to index `upto` (they land after this window).
+    fn render_pending(&mut self, upto: usize) {
+        let ctx = RenderContext {
+            kernels: &self.kernels,
+            p: self.pending_params,
+        };
+        let upto = upto.min(self.pending.len());
+        for c in &self.pending[self.pending_done.min(upto)..upto] {
+            ctx.render(c, &mut self.grains_ring, &mut self.cup_ring, &mut self.scratch);
+            self.stats.written += 1;
+        }
+        self.pending_done = self.pending_done.max(upto);
     }
 
     /// Renders `outputs` (any length, including zero).
@@ -640,6 +683,10 @@ impl Engine {
                 [&mut cup_l[span.clone()], &mut cup_r[span]],
             );
             i += len;
+            // spread the next window's collisions over this one, in proportion to time
+            let elapsed = WINDOW - (WINDOW - (self.clock % WINDOW as u64) as usize) % WINDOW;
+            let share = (self.pending.len() * elapsed).div_ceil(WINDOW);
+            self.render_pending(share);
         }
     }
 
@@ -716,9 +763,11 @@ fn finite_or_zero(x: f32) -> f32 {
 }
 
 /// Per-window constants for rendering collisions.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct RenderParams {
-    grain: Body,
+    /// Mass (kg) and radius (m) of a grain.
+    grain_mass_kg: f32,
+    grain_radius_m: f32,
     /// Per collision kind (`CollisionKind as usize`): the contact's impulse per unit speed,
     /// m_eff (1 + e) (N s per m/s), and ln of its duration in samples at 1 m/s (PAN eq. 7).
     impulse_per_v: [f32; 2],
@@ -749,7 +798,8 @@ impl RenderParams {
         // j = m_eff (1 + e) v (seed 002 §4) and tau = tau(1) v^(-1/5) (PAN eq. 7).
         let per_kind = [&grain, &cup].map(|other| contact(&grain, other, 1.0, gm.restitution));
         RenderParams {
-            grain,
+            grain_mass_kg: grain.mass_kg,
+            grain_radius_m: grain.radius_m,
             impulse_per_v: per_kind.map(|c| c.impulse_ns),
             ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
             listener: e.listener(),
@@ -772,8 +822,8 @@ impl RenderContext<'_> {
         let v0 = c.v0.max(1e-9);
         let impulse_ns = self.p.impulse_per_v[kind] * v0;
         let ln_duration = self.p.ln_duration_at_1[kind] - 0.2 * fastmath::ln(v0);
-        let dv = impulse_ns / self.p.grain.mass_kg * c.weight;
-        let a = self.p.grain.radius_m;
+        let dv = impulse_ns / self.p.grain_mass_kg * c.weight;
+        let a = self.p.grain_radius_m;
         // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
         let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
         let mut terms = [(0.0f32, 0.0f32, 0.0f32); 2];
@@ -809,27 +859,18 @@ impl RenderContext<'_> {
             o0 + p0.len()
         };
         let scratch_used = &mut scratch[..used];
-        scratch_used.fill(0.0);
-        if spheres == 2 {
-            if o0 == o1 {
-                self.kernels.accumulate_pair(
-                    p0,
-                    terms[0].1,
-                    terms[0].2,
-                    p1,
-                    terms[1].1,
-                    terms[1].2,
-                    &mut scratch_used[o0..],
-                );
-            } else {
-                self.kernels
-                    .accumulate(p0, terms[0].1, terms[0].2, &mut scratch_used[o0..]);
-                self.kernels
-                    .accumulate(p1, terms[1].1, terms[1].2, &mut scratch_used[o1..]);
-            }
+        // `first` is the earlier pulse's sample, so one offset is 0, and both are when equal
+        if spheres == 1 {
+            self.kernels.write(p0, terms[0].1, terms[0].2, scratch_used);
+        } else if o0 == o1 {
+            let (t0, t1) = (terms[0], terms[1]);
+            self.kernels.write_pair(p0, t0.1, t0.2, p1, t1.1, t1.2, scratch_used);
         } else {
+            scratch_used.fill(0.0);
             self.kernels
                 .accumulate(p0, terms[0].1, terms[0].2, &mut scratch_used[o0..]);
+            self.kernels
+                .accumulate(p1, terms[1].1, terms[1].2, &mut scratch_used[o1..]);
         }
         // constant-power pan across the cup's width
         let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
@@ -844,9 +885,7 @@ impl RenderContext<'_> {
             let whole = fastmath::floor_non_negative(t);
             let pulse = self.kernels.select_ln(ln_duration, t - whole);
             let scratch = &mut scratch[..pulse.len()];
-            scratch.fill(0.0);
-            let j = impulse_ns * c.weight;
-            self.kernels.accumulate(pulse, j, 0.0, scratch);
+            self.kernels.write(pulse, impulse_ns * c.weight, 0.0, scratch);
             self.add_into_ring(&mut cup[c.bus], self.ring_start(whole), scratch, 1.0);
         }
     }
@@ -860,9 +899,7 @@ impl RenderContext<'_> {
     #[inline]
     fn add_into_ring(&self, ring: &mut [f32], start: usize, src: &[f32], gain: f32) {
         if start + src.len() <= ring.len() {
-            for (r, s) in ring[start..start + src.len()].iter_mut().zip(src) {
-                *r += gain * s;
-            }
+            simd::add_scaled(&mut ring[start..start + src.len()], src, gain, self.kernels.avx());
         } else {
             for (k, s) in src.iter().enumerate() {
                 ring[(start + k) & self.p.mask] += gain * s;

@@ -19,3 +19,28 @@ pub fn has_avx() -> bool {
         false
     }
 }
+
+/// `dst[k] += gain * src[k]` over the shorter slice, in the AVX copy where `avx`.
+#[inline]
+pub fn add_scaled(dst: &mut [f32], src: &[f32], gain: f32, avx: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if avx {
+        // SAFETY: callers pass `avx` from `has_avx`.
+        unsafe { add_scaled_avx(dst, src, gain) };
+        return;
+    }
+    add_scaled_lanes(dst, src, gain);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn add_scaled_avx(dst: &mut [f32], src: &[f32], gain: f32) {
+    add_scaled_lanes(dst, src, gain);
+}
+
+#[inline(always)]
+fn add_scaled_lanes(dst: &mut [f32], src: &[f32], gain: f32) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d += gain * s;
+    }
+}
