@@ -40,7 +40,9 @@ fn add_scaled_avx(dst: &mut [f32], src: &[f32], gain: f32) {
 
 #[inline(always)]
 fn add_scaled_lanes(dst: &mut [f32], src: &[f32], gain: f32) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d += gain * s;
+    let n = dst.len().min(src.len());
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    for k in 0..n {
+        dst[k] += gain * src[k];
     }
 }
