@@ -2,10 +2,11 @@
 //!
 //! Every case drives the engine the way a host does: 48 kHz (unless the case says otherwise),
 //! 64-sample blocks, the pour already running (a warm-up renders first, untimed). For each case
-//! it measures, over `seconds` of audio, the thread's CPU time and the process's peak resident
-//! memory; then, over the next `seconds`, the CPU and wall-clock time of every block (two
-//! passes, so the per-block clock reads do not count in the real-time factor). Figures, not
-//! assertions: speed is never assumed.
+//! it measures, over `seconds` of audio, the thread's CPU time; then, over the next `seconds`,
+//! the CPU and wall-clock time of every block (two passes, so the per-block clock reads do
+//! not count in the real-time factor). That is repeated three times on the running pour and
+//! every figure is the median of the three; peak resident memory covers all of it. Figures,
+//! not assertions: speed is never assumed.
 
 use crate::engine::modal::MAX_MODES;
 use crate::engine::{Engine, Outputs, Settings, TriggerMode};
@@ -20,6 +21,9 @@ pub const SAMPLE_RATE: f32 = 48_000.0;
 /// Untimed warm-up before each case: the stream reaches the cup (fall time ~0.2 s) and the
 /// caches are warm, s.
 const WARM_UP_S: f64 = 0.5;
+/// Timed repeats per case; each figure is the median of the repeats (another process on the
+/// machine disturbs one repeat, not the figure).
+const REPEATS: usize = 3;
 /// Collision rates of the sweep, per second of audio.
 pub const RATE_SWEEP: [(&str, f64); 4] = [("1k", 1e3), ("10k", 1e4), ("100k", 1e5), ("1M", 1e6)];
 /// Mode counts of the sweep.
@@ -236,48 +240,62 @@ pub fn run(case: &Case, seconds: f64) -> Figures {
     rig.render(WARM_UP_S);
     let fs = rig.engine.sample_rate() as f64;
     let blocks = ((seconds * fs / case.block as f64).ceil() as usize).max(1);
-    // pass 1: the CPU cost, with nothing but the engine inside the timed loop
-    let before = rig.engine.stats();
-    reset_peak_rss();
-    let cpu0 = cpu_time_s();
-    for _ in 0..blocks {
-        rig.block();
-    }
-    let cpu = (cpu_time_s() - cpu0).max(1e-9);
-    let peak = peak_rss_bytes();
-    let after = rig.engine.stats();
-    // pass 2 (the audio that follows): every block's own time, for the worst block
-    let mut times = vec![0.0f64; blocks];
-    let mut worst_wall = 0.0f64;
-    let mut last = cpu_time_s();
-    for t in times.iter_mut() {
-        let t0 = Instant::now();
-        rig.block();
-        worst_wall = worst_wall.max(t0.elapsed().as_secs_f64());
-        let now = cpu_time_s();
-        *t = now - last;
-        last = now;
-    }
     let audio_s = (blocks * case.block) as f64 / fs;
     let block_s = case.block as f64 / fs;
-    times.sort_by(f64::total_cmp);
-    let p999 = times[((times.len() as f64 * 0.999) as usize).min(times.len() - 1)];
+    let before = rig.engine.stats();
+    reset_peak_rss();
+    let mut cpu = [0.0f64; REPEATS];
+    let mut worst = [0.0f64; REPEATS];
+    let mut p999 = [0.0f64; REPEATS];
+    let mut wall = [0.0f64; REPEATS];
+    let mut times = vec![0.0f64; blocks];
+    for r in 0..REPEATS {
+        // pass 1: the CPU cost, with nothing but the engine inside the timed loop
+        let cpu0 = cpu_time_s();
+        for _ in 0..blocks {
+            rig.block();
+        }
+        cpu[r] = (cpu_time_s() - cpu0).max(1e-9);
+        // pass 2 (the audio that follows): every block's own time, for the worst block
+        let mut last = cpu_time_s();
+        for t in times.iter_mut() {
+            let t0 = Instant::now();
+            rig.block();
+            wall[r] = wall[r].max(t0.elapsed().as_secs_f64());
+            let now = cpu_time_s();
+            *t = now - last;
+            last = now;
+        }
+        times.sort_by(f64::total_cmp);
+        worst[r] = times[times.len() - 1];
+        p999[r] = times[((times.len() as f64 * 0.999) as usize).min(times.len() - 1)];
+    }
+    let peak = peak_rss_bytes();
+    let after = rig.engine.stats();
+    let rendered_s = 2.0 * REPEATS as f64 * audio_s;
+    let cpu = median(cpu);
     Figures {
         case: case.name.clone(),
         sample_rate: case.sample_rate,
         block_size: case.block,
         audio_s,
-        collisions_per_s: (after.collisions - before.collisions) as f64 / audio_s,
-        rendered_per_s: (after.rendered - before.rendered) as f64 / audio_s,
+        collisions_per_s: (after.collisions - before.collisions) as f64 / rendered_s,
+        rendered_per_s: (after.rendered - before.rendered) as f64 / rendered_s,
         modes: rig.engine.modes().len(),
         pour_rate_g_s: settings.pour_rate_g_s,
         cpu_s_per_audio_s: cpu / audio_s,
         realtime_factor: audio_s / cpu,
-        worst_block_fraction: times[times.len() - 1] / block_s,
-        p999_block_fraction: p999 / block_s,
-        worst_block_wall_fraction: worst_wall / block_s,
+        worst_block_fraction: median(worst) / block_s,
+        p999_block_fraction: median(p999) / block_s,
+        worst_block_wall_fraction: median(wall) / block_s,
         peak_rss_bytes: peak,
     }
+}
+
+/// The middle of the repeats' figures (robust to one disturbed repeat).
+fn median(mut x: [f64; REPEATS]) -> f64 {
+    x.sort_by(f64::total_cmp);
+    x[REPEATS / 2]
 }
 
 /// Least-squares slope of log(y) against log(x) over the positive points.

@@ -64,7 +64,7 @@ pub struct PulseRef {
 
 impl PulseRef {
     /// Taps this pulse can write (a prefix of `PulseKernels::taps`).
-    pub fn len(&self) -> usize {
+    pub fn taps(&self) -> usize {
         self.len
     }
 }
@@ -176,7 +176,7 @@ impl PulseKernels {
     }
 
     /// `out[k] += a0 * g0[k] + a1 * g1[k]` over the pulse's taps (`out` must hold
-    /// `pulse.len()` samples).
+    /// `pulse.taps()` samples).
     #[inline]
     pub fn accumulate(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
         let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
@@ -196,14 +196,14 @@ impl PulseKernels {
         self.mix::<false>(p, pair_coefficients(p, a0, a1, q, b0, b1), out);
     }
 
-    /// Like `accumulate`, but overwrites `out[..pulse.len()]` (no need to clear it first).
+    /// Like `accumulate`, but overwrites `out[..pulse.taps()]` (no need to clear it first).
     #[inline]
     pub fn write(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
         let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
         self.mix::<true>(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
     }
 
-    /// Like `accumulate_pair`, but overwrites `out[..p.len()]` (the pulses share an offset).
+    /// Like `accumulate_pair`, but overwrites `out[..p.taps()]` (the pulses share an offset).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn write_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {

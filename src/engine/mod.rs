@@ -854,9 +854,9 @@ impl RenderContext<'_> {
         let (o0, p0) = select(terms[0].0);
         let (o1, p1) = select(terms[1].0);
         let used = if spheres == 2 {
-            (o0 + p0.len()).max(o1 + p1.len())
+            (o0 + p0.taps()).max(o1 + p1.taps())
         } else {
-            o0 + p0.len()
+            o0 + p0.taps()
         };
         let scratch_used = &mut scratch[..used];
         // `first` is the earlier pulse's sample, so one offset is 0, and both are when equal
@@ -884,7 +884,7 @@ impl RenderContext<'_> {
             let t = c.time + self.p.cup_delay;
             let whole = fastmath::floor_non_negative(t);
             let pulse = self.kernels.select_ln(ln_duration, t - whole);
-            let scratch = &mut scratch[..pulse.len()];
+            let scratch = &mut scratch[..pulse.taps()];
             self.kernels.write(pulse, impulse_ns * c.weight, 0.0, scratch);
             self.add_into_ring(&mut cup[c.bus], self.ring_start(whole), scratch, 1.0);
         }
