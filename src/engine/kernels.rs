@@ -179,8 +179,13 @@ impl PulseKernels {
     /// `pulse.taps()` samples).
     #[inline]
     pub fn accumulate(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
-        let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
-        self.mix::<false>(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
+        self.single::<false>(pulse, a0, a1, out);
+    }
+
+    /// Like `accumulate`, but overwrites `out[..pulse.taps()]` (no need to clear it first).
+    #[inline]
+    pub fn write(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
+        self.single::<true>(pulse, a0, a1, out);
     }
 
     /// Two pulses that share their rows (same duration, same sub-sample cell): one pass.
@@ -188,31 +193,36 @@ impl PulseKernels {
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn accumulate_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
-        if p.row_a != q.row_a {
-            self.accumulate(p, a0, a1, out);
-            self.accumulate(q, b0, b1, out);
-            return;
-        }
-        self.mix::<false>(p, pair_coefficients(p, a0, a1, q, b0, b1), out);
-    }
-
-    /// Like `accumulate`, but overwrites `out[..pulse.taps()]` (no need to clear it first).
-    #[inline]
-    pub fn write(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
-        let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
-        self.mix::<true>(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
+        self.pair::<false>(p, (a0, a1), q, (b0, b1), out);
     }
 
     /// Like `accumulate_pair`, but overwrites `out[..p.taps()]` (the pulses share an offset).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn write_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
+        self.pair::<true>(p, (a0, a1), q, (b0, b1), out);
+    }
+
+    #[inline]
+    fn single<const ASSIGN: bool>(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
+        let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
+        self.mix::<ASSIGN>(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
+    }
+
+    #[inline]
+    fn pair<const ASSIGN: bool>(&self, p: PulseRef, a: (f32, f32), q: PulseRef, b: (f32, f32), out: &mut [f32]) {
         if p.row_a != q.row_a {
-            self.write(p, a0, a1, out);
-            self.accumulate(q, b0, b1, out);
+            self.single::<ASSIGN>(p, a.0, a.1, out);
+            self.single::<false>(q, b.0, b.1, out);
             return;
         }
-        self.mix::<true>(p, pair_coefficients(p, a0, a1, q, b0, b1), out);
+        let c = [
+            a.0 * (1.0 - p.frac) + b.0 * (1.0 - q.frac),
+            a.0 * p.frac + b.0 * q.frac,
+            a.1 * (1.0 - p.frac) + b.1 * (1.0 - q.frac),
+            a.1 * p.frac + b.1 * q.frac,
+        ];
+        self.mix::<ASSIGN>(p, c, out);
     }
 
     /// `out += c[0] g0a + c[1] g0b + c[2] g1a + c[3] g1b` over the rows' taps (`=` with
@@ -235,17 +245,6 @@ impl PulseKernels {
         }
         mix_rows::<ASSIGN>(rows, c, out);
     }
-}
-
-/// Interpolation weights of two pulses that share their rows, combined.
-#[inline]
-fn pair_coefficients(p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32) -> [f32; 4] {
-    [
-        a0 * (1.0 - p.frac) + b0 * (1.0 - q.frac),
-        a0 * p.frac + b0 * q.frac,
-        a1 * (1.0 - p.frac) + b1 * (1.0 - q.frac),
-        a1 * p.frac + b1 * q.frac,
-    ]
 }
 
 #[cfg(target_arch = "x86_64")]
