@@ -400,7 +400,8 @@ impl ModalBank {
     /// One span of at most `MAX_SPAN` samples (see `process`).
     #[inline(always)]
     fn span(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        let n = out_l.len().min(MAX_SPAN);
+        let n = out_l.len().min(out_r.len()).min(MAX_SPAN);
+        // the buses with any force in the span, and their forces sample by sample
         let mut active = [0usize; CUP_BUSES];
         let mut buses = 0;
         for (b, f) in force.iter().enumerate() {
@@ -409,22 +410,29 @@ impl ModalBank {
                 buses += 1;
             }
         }
+        let mut forces = [[0.0f32; CUP_BUSES]; MAX_SPAN];
+        for (j, &b) in active[..buses].iter().enumerate() {
+            for (ft, &x) in forces[..n].iter_mut().zip(&force[b][..n]) {
+                ft[j] = x;
+            }
+        }
         let mut acc_l = [[0.0f32; LANES]; MAX_SPAN];
         let mut acc_r = [[0.0f32; LANES]; MAX_SPAN];
         for g in 0..self.count.div_ceil(LANES) {
             let (pr, pi) = (self.pole_re[g], self.pole_im[g]);
             let (ol, or) = (self.out[0][g], self.out[1][g]);
-            let input = &self.input[g];
+            let mut input = [[0.0f32; LANES]; CUP_BUSES];
+            for (j, &b) in active[..buses].iter().enumerate() {
+                input[j] = self.input[g][b];
+            }
             let (mut yr, mut yi) = (self.y_re[g], self.y_im[g]);
-            for t in 0..n {
+            for ((ft, al), ar) in forces[..n].iter().zip(&mut acc_l[..n]).zip(&mut acc_r[..n]) {
                 let mut u = [0.0f32; LANES];
-                for &b in &active[..buses] {
-                    let f = force[b][t];
+                for (inp, &f) in input[..buses].iter().zip(ft) {
                     for k in 0..LANES {
-                        u[k] += input[b][k] * f;
+                        u[k] += inp[k] * f;
                     }
                 }
-                let (al, ar) = (&mut acc_l[t], &mut acc_r[t]);
                 for k in 0..LANES {
                     let nr = yr[k] * pr[k] - yi[k] * pi[k] + u[k];
                     let ni = yr[k] * pi[k] + yi[k] * pr[k];
