@@ -245,7 +245,8 @@ fn cone(spread: f32) -> impl Fn(f32) -> f32 {
 }
 
 /// Window-local PDF of `cell` from the pour state. Rates per second times window seconds.
-fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s: f32) -> CellPdf {
+/// `None` for a cell that expects no collision in this window (its histograms are not built).
+fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s: f32) -> Option<CellPdf> {
     let ramp = |from: f32, to: f32| {
         move |t: f32| {
             let u = t / WINDOW as f32;
@@ -281,6 +282,9 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
         Cell::Settling => (s.settle_rate, 0.03, 0.7, 1.8),
     };
     let lambda = (rate * window_s) as f64;
+    if lambda.is_nan() || lambda <= 1e-9 {
+        return None;
+    }
     let time = if matches!(cell, Cell::Settling) {
         Histogram::fill(0.0, WINDOW as f32, false, |_| 1.0)
     } else {
@@ -296,12 +300,12 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
     let hi = mean_v * (2.0 * sigma).exp();
     let speed = Histogram::fill(lo, hi.max(lo * 1.01), true, lognormal(mean_v, sigma));
     let angle = Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spread));
-    CellPdf {
+    Some(CellPdf {
         lambda,
         time,
         speed,
         angle,
-    }
+    })
 }
 
 /// Rotates `local` (a direction with polar angle from +z) about the cell's mean normal.
@@ -384,10 +388,9 @@ pub fn generate(
     } = *setup;
     let mut total = [0u64; 3];
     for (cell_index, &cell) in CELLS.iter().enumerate() {
-        let pdf = cell_pdf(cell, state, geometry, restitution, window_s);
-        if pdf.lambda.is_nan() || pdf.lambda <= 1e-9 {
+        let Some(pdf) = cell_pdf(cell, state, geometry, restitution, window_s) else {
             continue;
-        }
+        };
         // thesis eq. 5.6: number of samples ~ Pois(lambda)
         let count = match Poisson::new(pdf.lambda.min(1e9)) {
             Ok(p) => p.sample(rng) as u64,
