@@ -674,7 +674,8 @@ impl Engine {
             }
             // a span never crosses a window boundary, so it never wraps around the rings
             // (their length is a power of two, a multiple of WINDOW)
-            let len = (n - i).min(WINDOW - (self.clock % WINDOW as u64) as usize);
+            let offset = (self.clock % WINDOW as u64) as usize;
+            let len = (n - i).min(WINDOW - offset);
             let span = i..i + len;
             self.span(
                 &targets,
@@ -684,8 +685,7 @@ impl Engine {
             );
             i += len;
             // spread the next window's collisions over this one, in proportion to time
-            let elapsed = WINDOW - (WINDOW - (self.clock % WINDOW as u64) as usize) % WINDOW;
-            let share = (self.pending.len() * elapsed).div_ceil(WINDOW);
+            let share = (self.pending.len() * (offset + len)).div_ceil(WINDOW);
             self.render_pending(share);
         }
     }
