@@ -203,6 +203,88 @@ impl PulseKernels {
         self.pair::<true>(p, (a0, a1), q, (b0, b1), out);
     }
 
+    /// `dst[d][k] += gains[d] * (a0 g0[k] + a1 g1[k])` over the pulse's taps, in one pass
+    /// (no scratch): the pulse is built once per tap and added into every destination.
+    /// Each `dst[d]` must hold `pulse.taps()` samples.
+    #[inline]
+    pub fn add_to<const D: usize>(&self, p: PulseRef, a: (f32, f32), dst: [&mut [f32]; D], gains: [f32; D]) {
+        let (wa, wb) = (1.0 - p.frac, p.frac);
+        let w = [self.weighted(p, [a.0 * wa, a.0 * wb, a.1 * wa, a.1 * wb])];
+        self.splat(w, dst, gains);
+    }
+
+    /// `add_to` for two pulses at the same integer sample (a grain-grain collision's two
+    /// spheres): their sum, in the same operation order as `write_pair`.
+    #[inline]
+    pub fn add_pair_to<const D: usize>(
+        &self,
+        p: PulseRef,
+        a: (f32, f32),
+        q: PulseRef,
+        b: (f32, f32),
+        dst: [&mut [f32]; D],
+        gains: [f32; D],
+    ) {
+        if p.row_a == q.row_a {
+            let c = [
+                a.0 * (1.0 - p.frac) + b.0 * (1.0 - q.frac),
+                a.0 * p.frac + b.0 * q.frac,
+                a.1 * (1.0 - p.frac) + b.1 * (1.0 - q.frac),
+                a.1 * p.frac + b.1 * q.frac,
+            ];
+            self.splat([self.weighted(p, c)], dst, gains);
+        } else {
+            let (pa, pb, qa, qb) = (1.0 - p.frac, p.frac, 1.0 - q.frac, q.frac);
+            let w = [
+                self.weighted(p, [a.0 * pa, a.0 * pb, a.1 * pa, a.1 * pb]),
+                self.weighted(q, [b.0 * qa, b.0 * qb, b.1 * qa, b.1 * qb]),
+            ];
+            self.splat(w, dst, gains);
+        }
+    }
+
+    /// `dst[k] += a0 g0[k]` over the pulse's taps (no derivative term: the cup force).
+    #[inline]
+    pub fn add_g0_to(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
+        let n = p.len;
+        let rows = [&self.data[p.row_a..p.row_a + n], &self.data[p.row_b..p.row_b + n]];
+        let w = [Weighted {
+            rows,
+            c: [a0 * (1.0 - p.frac), a0 * p.frac],
+        }];
+        self.splat(w, [dst], [1.0]);
+    }
+
+    #[inline]
+    fn weighted(&self, p: PulseRef, c: [f32; 4]) -> Weighted<'_, 4> {
+        let (t, n) = (self.taps, p.len);
+        Weighted {
+            rows: [
+                &self.data[p.row_a..p.row_a + n],
+                &self.data[p.row_b..p.row_b + n],
+                &self.data[p.row_a + t..p.row_a + t + n],
+                &self.data[p.row_b + t..p.row_b + t + n],
+            ],
+            c,
+        }
+    }
+
+    #[inline]
+    fn splat<const P: usize, const R: usize, const D: usize>(
+        &self,
+        pulses: [Weighted<'_, R>; P],
+        dst: [&mut [f32]; D],
+        gains: [f32; D],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx {
+            // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
+            unsafe { splat_avx(pulses, dst, gains) };
+            return;
+        }
+        splat_scalar(pulses, dst, gains);
+    }
+
     #[inline]
     fn single<const ASSIGN: bool>(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
         let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
@@ -244,6 +326,90 @@ impl PulseKernels {
             return;
         }
         mix_rows::<ASSIGN>(rows, c, out);
+    }
+}
+
+/// Kernel rows of one pulse and their weights: the pulse is `sum_i c[i] rows[i]`.
+struct Weighted<'a, const R: usize> {
+    rows: [&'a [f32]; R],
+    c: [f32; R],
+}
+
+/// The pulses' sum at tap `k`: each pulse's weighted rows summed left to right, then the
+/// pulses summed in order (the order `mix` and `write_pair` use, so the bits agree).
+#[inline(always)]
+fn pulse_at<const P: usize, const R: usize>(pulses: &[Weighted<'_, R>; P], k: usize) -> f32 {
+    let mut v = 0.0f32;
+    for (i, w) in pulses.iter().enumerate() {
+        let mut x = w.c[0] * w.rows[0][k];
+        for r in 1..R {
+            x += w.c[r] * w.rows[r][k];
+        }
+        v = if i == 0 { x } else { v + x };
+    }
+    v
+}
+
+/// `dst[d][k] += gains[d] * pulse(k)` (portable copy of `splat_avx`).
+#[inline(always)]
+fn splat_scalar<const P: usize, const R: usize, const D: usize>(
+    pulses: [Weighted<'_, R>; P],
+    dst: [&mut [f32]; D],
+    gains: [f32; D],
+) {
+    let n = dst.iter().map(|d| d.len()).min().unwrap_or(0);
+    for k in 0..n {
+        let v = pulse_at(&pulses, k);
+        for d in 0..D {
+            dst[d][k] += gains[d] * v;
+        }
+    }
+}
+
+/// AVX copy of `splat_scalar`: eight taps per step, the same IEEE operations in the same
+/// order (no FMA), so both copies give the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn splat_avx<const P: usize, const R: usize, const D: usize>(
+    pulses: [Weighted<'_, R>; P],
+    dst: [&mut [f32]; D],
+    gains: [f32; D],
+) {
+    use std::arch::x86_64::*;
+    let n = dst.iter().map(|d| d.len()).min().unwrap_or(0);
+    // every row is read over 0..n below
+    for w in &pulses {
+        for r in &w.rows {
+            assert!(r.len() >= n);
+        }
+    }
+    let c: [[__m256; R]; P] = std::array::from_fn(|i| std::array::from_fn(|r| _mm256_set1_ps(pulses[i].c[r])));
+    let g: [__m256; D] = std::array::from_fn(|d| _mm256_set1_ps(gains[d]));
+    let whole = n - n % 8;
+    let mut k = 0;
+    while k < whole {
+        // SAFETY: k + 8 <= n, and every row and destination holds at least n samples.
+        unsafe {
+            let mut v = _mm256_setzero_ps();
+            for (i, w) in pulses.iter().enumerate() {
+                let mut x = _mm256_mul_ps(c[i][0], _mm256_loadu_ps(w.rows[0].as_ptr().add(k)));
+                for r in 1..R {
+                    x = _mm256_add_ps(x, _mm256_mul_ps(c[i][r], _mm256_loadu_ps(w.rows[r].as_ptr().add(k))));
+                }
+                v = if i == 0 { x } else { _mm256_add_ps(v, x) };
+            }
+            for d in 0..D {
+                let p = dst[d].as_mut_ptr().add(k);
+                _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), _mm256_mul_ps(g[d], v)));
+            }
+        }
+        k += 8;
+    }
+    for k in whole..n {
+        let v = pulse_at(&pulses, k);
+        for d in 0..D {
+            dst[d][k] += gains[d] * v;
+        }
     }
 }
 

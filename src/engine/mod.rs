@@ -858,35 +858,54 @@ impl RenderContext<'_> {
         } else {
             o0 + p0.taps()
         };
-        let scratch_used = &mut scratch[..used];
-        // `first` is the earlier pulse's sample, so one offset is 0, and both are when equal
-        if spheres == 1 {
-            self.kernels.write(p0, terms[0].1, terms[0].2, scratch_used);
-        } else if o0 == o1 {
-            let (t0, t1) = (terms[0], terms[1]);
-            self.kernels.write_pair(p0, t0.1, t0.2, p1, t1.1, t1.2, scratch_used);
-        } else {
-            scratch_used.fill(0.0);
-            self.kernels
-                .accumulate(p0, terms[0].1, terms[0].2, &mut scratch_used[o0..]);
-            self.kernels
-                .accumulate(p1, terms[1].1, terms[1].2, &mut scratch_used[o1..]);
-        }
         // constant-power pan across the cup's width
         let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
         let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
         let pan_gain = [cos_th * std::f32::consts::SQRT_2, sin_th * std::f32::consts::SQRT_2];
         let start = self.ring_start(first);
-        for (ring, g) in grains.iter_mut().zip(pan_gain) {
-            self.add_into_ring(ring, start, scratch_used, g);
+        let (t0, t1) = (terms[0], terms[1]);
+        if o0 == o1 && start + used <= grains[0].len().min(grains[1].len()) {
+            // the common case: one pass from the kernel rows into both channels
+            let [gl, gr] = grains;
+            let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
+            if spheres == 1 {
+                self.kernels.add_to(p0, (t0.1, t0.2), dst, pan_gain);
+            } else {
+                self.kernels
+                    .add_pair_to(p0, (t0.1, t0.2), p1, (t1.1, t1.2), dst, pan_gain);
+            }
+        } else {
+            // pulses on different samples, or a kernel that wraps around the ring: build
+            // the pulse in `scratch`, then add it (`first` is the earlier pulse's sample,
+            // so one offset is 0, and both are when equal)
+            let scratch_used = &mut scratch[..used];
+            if spheres == 1 {
+                self.kernels.write(p0, t0.1, t0.2, scratch_used);
+            } else if o0 == o1 {
+                self.kernels.write_pair(p0, t0.1, t0.2, p1, t1.1, t1.2, scratch_used);
+            } else {
+                scratch_used.fill(0.0);
+                self.kernels.accumulate(p0, t0.1, t0.2, &mut scratch_used[o0..]);
+                self.kernels.accumulate(p1, t1.1, t1.2, &mut scratch_used[o1..]);
+            }
+            for (ring, g) in grains.iter_mut().zip(pan_gain) {
+                self.add_into_ring(ring, start, scratch_used, g);
+            }
         }
         if c.kind == CollisionKind::GrainCup {
             let t = c.time + self.p.cup_delay;
             let whole = fastmath::floor_non_negative(t);
             let pulse = self.kernels.select_ln(ln_duration, t - whole);
-            let scratch = &mut scratch[..pulse.taps()];
-            self.kernels.write(pulse, impulse_ns * c.weight, 0.0, scratch);
-            self.add_into_ring(&mut cup[c.bus], self.ring_start(whole), scratch, 1.0);
+            let start = self.ring_start(whole);
+            let ring = &mut cup[c.bus];
+            if start + pulse.taps() <= ring.len() {
+                self.kernels
+                    .add_g0_to(pulse, impulse_ns * c.weight, &mut ring[start..start + pulse.taps()]);
+            } else {
+                let scratch = &mut scratch[..pulse.taps()];
+                self.kernels.write(pulse, impulse_ns * c.weight, 0.0, scratch);
+                self.add_into_ring(ring, start, scratch, 1.0);
+            }
         }
     }
 
