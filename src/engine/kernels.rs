@@ -40,6 +40,7 @@ pub fn pass_edge(sample_rate: f64) -> f64 {
 }
 
 /// Kernel tables for one sample rate. Built in `new`; read-only afterwards.
+#[derive(Clone)]
 pub struct PulseKernels {
     taps: usize,
     /// Taps each duration row actually holds (the rest of its `taps` are zero).
@@ -354,15 +355,20 @@ fn pulse_at<const P: usize, const R: usize>(pulses: &[Weighted<'_, R>; P], k: us
 #[inline(always)]
 fn splat_scalar<const P: usize, const R: usize, const D: usize>(
     pulses: [Weighted<'_, R>; P],
-    dst: [&mut [f32]; D],
+    mut dst: [&mut [f32]; D],
     gains: [f32; D],
 ) {
     let n = dst.iter().map(|d| d.len()).min().unwrap_or(0);
     for k in 0..n {
-        let v = pulse_at(&pulses, k);
-        for d in 0..D {
-            dst[d][k] += gains[d] * v;
-        }
+        add_tap(&mut dst, gains, k, pulse_at(&pulses, k));
+    }
+}
+
+/// `dst[d][k] += gains[d] * v` for every destination.
+#[inline(always)]
+fn add_tap<const D: usize>(dst: &mut [&mut [f32]; D], gains: [f32; D], k: usize, v: f32) {
+    for (d, g) in dst.iter_mut().zip(gains) {
+        d[k] += g * v;
     }
 }
 
@@ -372,7 +378,7 @@ fn splat_scalar<const P: usize, const R: usize, const D: usize>(
 #[target_feature(enable = "avx")]
 fn splat_avx<const P: usize, const R: usize, const D: usize>(
     pulses: [Weighted<'_, R>; P],
-    dst: [&mut [f32]; D],
+    mut dst: [&mut [f32]; D],
     gains: [f32; D],
 ) {
     use std::arch::x86_64::*;
@@ -393,23 +399,20 @@ fn splat_avx<const P: usize, const R: usize, const D: usize>(
             let mut v = _mm256_setzero_ps();
             for (i, w) in pulses.iter().enumerate() {
                 let mut x = _mm256_mul_ps(c[i][0], _mm256_loadu_ps(w.rows[0].as_ptr().add(k)));
-                for r in 1..R {
-                    x = _mm256_add_ps(x, _mm256_mul_ps(c[i][r], _mm256_loadu_ps(w.rows[r].as_ptr().add(k))));
+                for (&cr, row) in c[i].iter().zip(&w.rows).skip(1) {
+                    x = _mm256_add_ps(x, _mm256_mul_ps(cr, _mm256_loadu_ps(row.as_ptr().add(k))));
                 }
                 v = if i == 0 { x } else { _mm256_add_ps(v, x) };
             }
-            for d in 0..D {
-                let p = dst[d].as_mut_ptr().add(k);
-                _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), _mm256_mul_ps(g[d], v)));
+            for (d, &gd) in dst.iter_mut().zip(&g) {
+                let p = d.as_mut_ptr().add(k);
+                _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), _mm256_mul_ps(gd, v)));
             }
         }
         k += 8;
     }
     for k in whole..n {
-        let v = pulse_at(&pulses, k);
-        for d in 0..D {
-            dst[d][k] += gains[d] * v;
-        }
+        add_tap(&mut dst, gains, k, pulse_at(&pulses, k));
     }
 }
 
@@ -503,6 +506,35 @@ mod tests {
         // a 5 us pulse is 0.24 samples long: its centroid sits half of that after the onset
         assert!((c0 - HALF as f32 - 0.12).abs() < 0.05, "{c0}");
         assert!((c5 - c0 - 0.5).abs() < 0.05, "{c0} {c5}");
+    }
+
+    #[test]
+    fn one_pass_splat_matches_building_the_pulse_then_adding_it_bit_for_bit() {
+        let k = PulseKernels::new(48_000.0);
+        let (p, q) = (k.select(12e-6, 0.31), k.select(12e-6, 0.37));
+        let (a, b) = ((0.7, -0.002), (-0.4, 0.003));
+        let gains = [0.9f32, 1.3];
+        // reference: the pulse pair built in a scratch buffer, then added to each channel
+        let mut scratch = vec![0.0f32; p.taps()];
+        k.write_pair(p, a.0, a.1, q, b.0, b.1, &mut scratch);
+        let base: Vec<f32> = (0..p.taps()).map(|i| (i as f32 * 0.37).sin()).collect();
+        let expect: Vec<Vec<f32>> = gains
+            .iter()
+            .map(|g| base.iter().zip(&scratch).map(|(x, s)| x + g * s).collect())
+            .collect();
+        let run = |avx: bool| {
+            let mut k2 = k.clone();
+            k2.avx = avx && super::super::simd::has_avx();
+            let (mut l, mut r) = (base.clone(), base.clone());
+            k2.add_pair_to(p, a, q, b, [&mut l[..], &mut r[..]], gains);
+            [l, r]
+        };
+        for avx in [false, true] {
+            let got = run(avx);
+            for (g, e) in got.iter().zip(&expect) {
+                assert!(g.iter().zip(e).all(|(x, y)| x.to_bits() == y.to_bits()), "avx {avx}");
+            }
+        }
     }
 
     #[test]
