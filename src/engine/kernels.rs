@@ -399,14 +399,16 @@ fn splat_avx<const P: usize, const R: usize, const D: usize>(
             let mut v = _mm256_setzero_ps();
             for (i, w) in pulses.iter().enumerate() {
                 let mut x = _mm256_mul_ps(c[i][0], _mm256_loadu_ps(w.rows[0].as_ptr().add(k)));
-                for (&cr, row) in c[i].iter().zip(&w.rows).skip(1) {
-                    x = _mm256_add_ps(x, _mm256_mul_ps(cr, _mm256_loadu_ps(row.as_ptr().add(k))));
+                #[allow(clippy::needless_range_loop)] // `R` is a constant: unrolled
+                for r in 1..R {
+                    x = _mm256_add_ps(x, _mm256_mul_ps(c[i][r], _mm256_loadu_ps(w.rows[r].as_ptr().add(k))));
                 }
                 v = if i == 0 { x } else { _mm256_add_ps(v, x) };
             }
-            for (d, &gd) in dst.iter_mut().zip(&g) {
-                let p = d.as_mut_ptr().add(k);
-                _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), _mm256_mul_ps(gd, v)));
+            #[allow(clippy::needless_range_loop)] // `D` is a constant: unrolled
+            for d in 0..D {
+                let p = dst[d].as_mut_ptr().add(k);
+                _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), _mm256_mul_ps(g[d], v)));
             }
         }
         k += 8;
