@@ -34,12 +34,15 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     // Taylor–minimax polynomials on [-pi/4, pi/4]
     let s = r * (1.0 + r2 * (-1.666_666_6e-1 + r2 * (8.333_307e-3 + r2 * (-1.980_741e-4 + r2 * 2.601_903e-6))));
     let c = 1.0 + r2 * (-0.5 + r2 * (4.166_664_6e-2 + r2 * (-1.388_731_6e-3 + r2 * 2.443_315_7e-5)));
-    match (q as i64).rem_euclid(4) {
-        0 => (s, c),
-        1 => (c, -s),
-        2 => (-s, -c),
-        _ => (-c, s),
-    }
+    // quadrant q mod 4: odd quadrants swap sin and cos; sin is negated in quadrants 2 and
+    // 3, cos in 1 and 2. Selected without branches: the arguments are random (azimuths,
+    // pans), so a `match` here was mispredicted most of the time.
+    let qi = q as i32;
+    let swap = qi & 1 != 0;
+    let (a, b) = (if swap { c } else { s }, if swap { s } else { c });
+    let sin_sign = ((qi & 2) as u32) << 30;
+    let cos_sign = (((qi + 1) & 2) as u32) << 30;
+    (f32::from_bits(a.to_bits() ^ sin_sign), f32::from_bits(b.to_bits() ^ cos_sign))
 }
 
 /// `2^x` for x in roughly [-126, 127], relative error ~2e-7.
