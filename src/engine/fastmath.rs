@@ -42,7 +42,10 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     let (a, b) = (if swap { c } else { s }, if swap { s } else { c });
     let sin_sign = ((qi & 2) as u32) << 30;
     let cos_sign = (((qi + 1) & 2) as u32) << 30;
-    (f32::from_bits(a.to_bits() ^ sin_sign), f32::from_bits(b.to_bits() ^ cos_sign))
+    (
+        f32::from_bits(a.to_bits() ^ sin_sign),
+        f32::from_bits(b.to_bits() ^ cos_sign),
+    )
 }
 
 /// `2^x` for x in roughly [-126, 127], relative error ~2e-7.

@@ -219,13 +219,78 @@ impl<const N: usize> Histogram<N> {
     }
 }
 
-/// The local PDF and expected count of one window/cell.
+/// The local PDF and expected count of one window/cell. Its speed and angle histograms
+/// are the cell's `Shapes`; the speed one is scaled by `mean_v`.
 struct CellPdf {
     lambda: f64,
     time: Histogram<TIME_BINS>,
-    speed: Histogram<SPEED_BINS>,
-    /// Angle of the normal from the cell's mean normal, rad.
-    angle: Histogram<ANGLE_BINS>,
+    /// Mean speed of the cell's collisions this window, m/s.
+    mean_v: f32,
+}
+
+/// Log-normal spread of the speed (sigma of ln v) and angular spread of the normal (rad)
+/// of each cell: constants of the cell, not of the pour state.
+fn spreads(cell: Cell) -> (f32, f32) {
+    match cell {
+        Cell::ImpactZone => (0.15, 0.35),
+        Cell::CupFloor => (0.25, 0.3),
+        Cell::WallRing(_) => (0.5, 0.6),
+        Cell::PileSurface => (0.8, 1.0),
+        Cell::Stream => (0.8, 1.5),
+        Cell::Settling => (0.7, 1.8),
+    }
+}
+
+/// Span of the speed histogram around the mean, in units of sigma: [e^(-3 sigma), e^(2 sigma)].
+const SPEED_SPAN_SIGMAS: (f32, f32) = (-3.0, 2.0);
+
+/// The parts of every cell's PDF that do not change with the pour state, built once (in
+/// `Engine::new`, never in `process`): each cell's speed histogram in units of its mean
+/// speed (the log-normal's shape depends only on sigma, so the window's PDF is this one
+/// scaled by the window's mean speed), its angle histogram, and the audibility cut of its
+/// speed histogram for one culling share (`CULL_ENERGY_SHARE`), also in units of the mean.
+#[derive(Clone)]
+pub struct Shapes {
+    speed: [Histogram<SPEED_BINS>; CELLS.len()],
+    angle: [Histogram<ANGLE_BINS>; CELLS.len()],
+    cull_share: f32,
+    cut: [f32; CELLS.len()],
+}
+
+impl Shapes {
+    pub fn new(cull_share: f32) -> Self {
+        let speed = CELLS.map(|cell| {
+            let sigma = spreads(cell).0;
+            let (lo, hi) = (SPEED_SPAN_SIGMAS.0 * sigma, SPEED_SPAN_SIGMAS.1 * sigma);
+            Histogram::fill(lo.exp(), hi.exp(), true, lognormal(1.0, sigma))
+        });
+        let angle = CELLS.map(|cell| Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spreads(cell).1)));
+        let mut shapes = Shapes {
+            speed,
+            angle,
+            cull_share: 0.0,
+            cut: [0.0; CELLS.len()],
+        };
+        shapes.set_cull_share(cull_share);
+        shapes
+    }
+
+    /// Recomputes the cached cuts for another culling share.
+    pub fn set_cull_share(&mut self, share: f32) {
+        self.cull_share = share;
+        for (cut, h) in self.cut.iter_mut().zip(&self.speed) {
+            *cut = h.second_moment_cut(share);
+        }
+    }
+
+    /// The speed below which a cell's collisions are culled, in units of its mean speed.
+    fn cut(&self, cell_index: usize, share: f32) -> f32 {
+        if share == self.cull_share {
+            self.cut[cell_index]
+        } else {
+            self.speed[cell_index].second_moment_cut(share)
+        }
+    }
 }
 
 /// Fraction of rebounding grains that reach the wall, and cascade length on the pile.
@@ -265,21 +330,19 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
             0.0
         }
     };
-    let (rate, mean_v, sigma, spread): (f32, f32, f32, f32) = match cell {
-        Cell::ImpactZone => (arrive * cov, v, 0.15, 0.35),
+    let (rate, mean_v): (f32, f32) = match cell {
+        Cell::ImpactZone => (arrive * cov, v),
         Cell::CupFloor => (
             arrive * (1.0 - cov) * (1.0 + restitution),
             v * (0.5 + 0.5 * (1.0 - cov)),
-            0.25,
-            0.3,
         ),
         Cell::WallRing(k) => {
             let share = WALL_FRACTION * (1.0 - 0.7 * cov) / WALL_RINGS as f32;
-            (arrive * share * exposed(k), v * restitution * 0.5, 0.5, 0.6)
+            (arrive * share * exposed(k), v * restitution * 0.5)
         }
-        Cell::PileSurface => (arrive * cov * CASCADE_COLLISIONS, v * restitution * 0.3, 0.8, 1.0),
-        Cell::Stream => (arrive * STREAM_COLLISIONS, 0.05 * v, 0.8, 1.5),
-        Cell::Settling => (s.settle_rate, 0.03, 0.7, 1.8),
+        Cell::PileSurface => (arrive * cov * CASCADE_COLLISIONS, v * restitution * 0.3),
+        Cell::Stream => (arrive * STREAM_COLLISIONS, 0.05 * v),
+        Cell::Settling => (s.settle_rate, 0.03),
     };
     let lambda = (rate * window_s) as f64;
     if lambda.is_nan() || lambda <= 1e-9 {
@@ -295,16 +358,10 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
             ramp(s.arrivals_start.max(1e-9), s.arrivals_end.max(1e-9)),
         )
     };
-    let mean_v = mean_v.max(V_MIN * 2.0);
-    let lo = mean_v * (-3.0 * sigma).exp();
-    let hi = mean_v * (2.0 * sigma).exp();
-    let speed = Histogram::fill(lo, hi.max(lo * 1.01), true, lognormal(mean_v, sigma));
-    let angle = Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spread));
     Some(CellPdf {
         lambda,
         time,
-        speed,
-        angle,
+        mean_v: mean_v.max(V_MIN * 2.0),
     })
 }
 
@@ -375,6 +432,7 @@ pub struct GeneratorSetup {
 pub fn generate(
     state: &PourState,
     setup: &GeneratorSetup,
+    shapes: &Shapes,
     rng: &mut Xoshiro256PlusPlus,
     mut sink: impl FnMut(&Collision),
 ) -> [u64; 3] {
@@ -410,14 +468,15 @@ pub fn generate(
         };
         // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
         let v_cull = if cull_share > 0.0 {
-            pdf.speed.second_moment_cut(cull_share).max(V_MIN)
+            (shapes.cut(cell_index, cull_share) * pdf.mean_v).max(V_MIN)
         } else {
             0.0
         };
+        let (speed, angle) = (&shapes.speed[cell_index], &shapes.angle[cell_index]);
         let group = count / rendered;
         for _ in 0..rendered {
             let time = pdf.time.sample(rng);
-            let v0 = pdf.speed.sample(rng);
+            let v0 = speed.sample(rng) * pdf.mean_v;
             if v0 < v_cull {
                 total[2] += group;
                 continue;
@@ -433,7 +492,7 @@ pub fn generate(
                 let (sp, cp) = fastmath::sin_cos(phi);
                 [s * cp, s * sp, z]
             } else {
-                around(axis, pdf.angle.sample(rng), azimuth)
+                around(axis, angle.sample(rng), azimuth)
             };
             sink(&Collision {
                 time,
@@ -521,6 +580,7 @@ mod tests {
 
     fn count_kinds(s: &PourState) -> (u64, u64) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let shapes = Shapes::new(0.0);
         let (mut gg, mut gc) = (0, 0);
         for _ in 0..200 {
             generate(
@@ -533,6 +593,7 @@ mod tests {
                     max_per_cell: u32::MAX,
                     cull_share: 0.0,
                 },
+                &shapes,
                 &mut rng,
                 |c| match c.kind {
                     CollisionKind::GrainGrain => gg += 1,

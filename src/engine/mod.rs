@@ -247,6 +247,8 @@ pub struct Engine {
     normal_mode: NormalMode,
     max_per_cell: u32,
     cull_share: f32,
+    /// The pour-independent parts of the generator's cell PDFs.
+    shapes: generator::Shapes,
     /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
     mode_limit: usize,
     stats: Stats,
@@ -305,6 +307,7 @@ impl Engine {
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
             cull_share: generator::CULL_ENERGY_SHARE,
+            shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE),
             mode_limit: MAX_MODES,
             stats: Stats::default(),
             cell_collisions: [0; generator::CELLS.len()],
@@ -375,6 +378,7 @@ impl Engine {
     /// energy that may be culled; 0 turns culling off.
     pub fn set_cull_energy_share(&mut self, share: f32) {
         self.cull_share = if share.is_finite() { share.clamp(0.0, 0.5) } else { 0.0 };
+        self.shapes.set_cull_share(self.cull_share);
     }
 
     /// Most collisions rendered one by one per window and cell (see
@@ -619,7 +623,7 @@ impl Engine {
             max_per_cell,
             cull_share,
         };
-        let physical = generate(&pour, &setup, &mut rng, |c| {
+        let physical = generate(&pour, &setup, &self.shapes, &mut rng, |c| {
             stats.rendered += 1;
             cell_collisions[c.cell] += ((c.weight * c.weight + 0.5) as u64).max(1);
             if pending.len() < pending.capacity() {
