@@ -28,8 +28,15 @@ use super::materials::{AIR_DENSITY, SPEED_OF_SOUND};
 #[inline]
 pub fn sphere_amplitudes(radius_m: f32, distance_m: f32, cos_theta: f32, delta_v: f32) -> (f32, f32) {
     let r = distance_m.max(radius_m * 1.01);
-    let a0 = AIR_DENSITY * radius_m.powi(3) * cos_theta * delta_v / (2.0 * r * r);
-    (a0, a0 * r / SPEED_OF_SOUND)
+    sphere_amplitudes_at(radius_m, r, 1.0 / r, cos_theta, delta_v)
+}
+
+/// `sphere_amplitudes` for a distance `r` (m, at least 1.01 radii) whose reciprocal the
+/// caller already has: no division (the renderer calls this twice per collision).
+#[inline]
+pub fn sphere_amplitudes_at(radius_m: f32, r: f32, inv_r: f32, cos_theta: f32, delta_v: f32) -> (f32, f32) {
+    let a0 = 0.5 * AIR_DENSITY * (radius_m * radius_m * radius_m) * cos_theta * delta_v * (inv_r * inv_r);
+    (a0, a0 * r * (1.0 / SPEED_OF_SOUND))
 }
 
 /// One sphere's acceleration noise in continuous time: a sphere of radius `a` whose

@@ -82,6 +82,9 @@ pub struct Collision {
     pub normal: [f32; 3],
     /// Normal impact speed, m/s.
     pub v0: f32,
+    /// `ln v0` (v0 in m/s), known to the generator without a logarithm: it samples speeds
+    /// on a log scale. The renderer needs it for the contact duration (PAN eq. 7).
+    pub ln_v0: f32,
     /// Amplitude weight: 1, or sqrt(group size) for merged collisions.
     pub weight: f32,
 }
@@ -139,8 +142,9 @@ struct Histogram<const N: usize> {
     lo: f32,
     hi: f32,
     log: bool,
-    /// log2(hi / lo) of a log-spaced histogram.
+    /// log2(hi / lo) and log2(lo) of a log-spaced histogram.
     log2_ratio: f32,
+    log2_lo: f32,
     cdf: [f32; N],
 }
 
@@ -149,11 +153,13 @@ impl<const N: usize> Histogram<N> {
         let mut cdf = [0.0; N];
         let mut acc = 0.0;
         let log2_ratio = if log { fastmath::log2(hi / lo) } else { 0.0 };
+        let log2_lo = if log { fastmath::log2(lo) } else { 0.0 };
         let mut h = Histogram {
             lo,
             hi,
             log,
             log2_ratio,
+            log2_lo,
             cdf,
         };
         for (i, c) in cdf.iter_mut().enumerate() {
@@ -212,10 +218,24 @@ impl<const N: usize> Histogram<N> {
 
     #[inline]
     fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f32 {
+        self.at(self.sample_fraction(rng))
+    }
+
+    /// A sample's fraction of the way from `lo` to `hi` (0..1, on the histogram's scale).
+    #[inline]
+    fn sample_fraction(&self, rng: &mut Xoshiro256PlusPlus) -> f32 {
         let total = self.cdf[N - 1];
         let target = rng.random::<f32>() * total;
         let i = self.cdf.partition_point(|&c| c < target).min(N - 1);
-        self.at((i as f32 + rng.random::<f32>()) / N as f32)
+        (i as f32 + rng.random::<f32>()) / N as f32
+    }
+
+    /// A sample of a log-spaced histogram, as (value, log2 value).
+    #[inline]
+    fn sample_log(&self, rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
+        debug_assert!(self.log);
+        let u = self.sample_fraction(rng);
+        (self.at(u), self.log2_lo + u * self.log2_ratio)
     }
 }
 
@@ -473,10 +493,12 @@ pub fn generate(
             0.0
         };
         let (speed, angle) = (&shapes.speed[cell_index], &shapes.angle[cell_index]);
+        let log2_mean_v = fastmath::log2(pdf.mean_v);
         let group = count / rendered;
         for _ in 0..rendered {
             let time = pdf.time.sample(rng);
-            let v0 = speed.sample(rng) * pdf.mean_v;
+            let (shape, log2_shape) = speed.sample_log(rng);
+            let v0 = shape * pdf.mean_v;
             if v0 < v_cull {
                 total[2] += group;
                 continue;
@@ -502,6 +524,7 @@ pub fn generate(
                 position,
                 normal,
                 v0,
+                ln_v0: (log2_shape + log2_mean_v) * std::f32::consts::LN_2,
                 weight,
             });
         }

@@ -28,7 +28,7 @@ pub mod modal;
 pub mod scene;
 pub mod simd;
 
-use accel_noise::{sphere_amplitudes, SphereFilter};
+use accel_noise::{sphere_amplitudes_at, SphereFilter};
 use contact::{contact, Body};
 use cups::CupShape;
 use diffuse::DiffuseResonator;
@@ -778,9 +778,10 @@ struct RenderParams {
     ln_duration_at_1: [f32; 2],
     listener: [f32; 3],
     cup_delay: f32,
+    /// Samples per metre of sound travel, fs / c.
+    samples_per_m: f32,
     base: u64,
     mask: usize,
-    fs: f32,
     pan_scale: f32,
 }
 
@@ -808,9 +809,9 @@ impl RenderParams {
             ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
             listener: e.listener(),
             cup_delay: e.cup_distance() / SPEED_OF_SOUND * fs,
+            samples_per_m: fs / SPEED_OF_SOUND,
             base: e.clock + GENERATOR_LEAD as u64,
             mask: e.mask,
-            fs,
             pan_scale: s.stereo_width / (CUP_RADIUS_M * s.cup_size),
         }
     }
@@ -825,7 +826,7 @@ impl RenderContext<'_> {
         // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
         let v0 = c.v0.max(1e-9);
         let impulse_ns = self.p.impulse_per_v[kind] * v0;
-        let ln_duration = self.p.ln_duration_at_1[kind] - 0.2 * fastmath::ln(v0);
+        let ln_duration = self.p.ln_duration_at_1[kind] - 0.2 * c.ln_v0.max(-20.7);
         let dv = impulse_ns / self.p.grain_mass_kg * c.weight;
         let a = self.p.grain_radius_m;
         // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
@@ -836,9 +837,11 @@ impl RenderContext<'_> {
             let centre = [0, 1, 2].map(|i| c.position[i] + sign * a * c.normal[i]);
             let d = [0, 1, 2].map(|i| self.p.listener[i] - centre[i]);
             let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(a * 1.01);
-            let cos_theta = sign * (c.normal[0] * d[0] + c.normal[1] * d[1] + c.normal[2] * d[2]) / r;
-            let (a0, a1) = sphere_amplitudes(a, r, cos_theta, dv);
-            *term = (c.time + (r - a) / SPEED_OF_SOUND * self.p.fs, a0, a1);
+            let inv_r = 1.0 / r;
+            let cos_theta = sign * (c.normal[0] * d[0] + c.normal[1] * d[1] + c.normal[2] * d[2]) * inv_r;
+            let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv);
+            // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
+            *term = (c.time + (r - a) * self.p.samples_per_m, a0, a1);
         }
         // Both spheres' pulses go into one scratch kernel (they are microseconds apart and
         // usually share their kernel rows), which is then panned into the two channels.
