@@ -702,15 +702,18 @@ impl Engine {
         let start = (self.clock as usize) & self.mask;
         let range = start..start + len;
         let mut pressure = [[0.0f32; WINDOW]; 2];
-        for ((ring, filter), p) in self
-            .grains_ring
-            .iter_mut()
-            .zip(&mut self.sphere_filter)
-            .zip(&mut pressure)
         {
-            for (x, y) in ring[range.clone()].iter_mut().zip(p.iter_mut()) {
-                *y = filter.process(std::mem::take(x));
+            // both channels' filters in one loop: their recursions overlap in the CPU
+            let [ring_l, ring_r] = &mut self.grains_ring;
+            let [filter_l, filter_r] = &mut self.sphere_filter;
+            let [p_l, p_r] = &mut pressure;
+            let (ring_l, ring_r) = (&mut ring_l[range.clone()], &mut ring_r[range.clone()]);
+            for t in 0..len {
+                p_l[t] = filter_l.process(ring_l[t]);
+                p_r[t] = filter_r.process(ring_r[t]);
             }
+            ring_l.fill(0.0);
+            ring_r.fill(0.0);
         }
         let mut total = [0.0f32; WINDOW];
         for ring in &self.cup_ring {
