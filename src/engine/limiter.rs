@@ -86,25 +86,26 @@ impl Limiter {
         // sliding minimum over the last len + 1 samples
         let cap = self.dq_idx.len();
         while self.dq_len > 0 {
-            let back = (self.dq_head + self.dq_len - 1) % cap;
+            let back = wrap(self.dq_head + self.dq_len - 1, cap);
             if self.dq_val[back] >= need {
                 self.dq_len -= 1;
             } else {
                 break;
             }
         }
-        let slot = (self.dq_head + self.dq_len) % cap;
+        let slot = wrap(self.dq_head + self.dq_len, cap);
         self.dq_idx[slot] = self.n;
         self.dq_val[slot] = need;
         self.dq_len += 1;
         while self.dq_idx[self.dq_head] + (self.len as u64) < self.n {
-            self.dq_head = (self.dq_head + 1) % cap;
+            self.dq_head = wrap(self.dq_head + 1, cap);
             self.dq_len -= 1;
         }
         let window_min = self.dq_val[self.dq_head];
         // release: recover slowly, never above the window minimum
         self.held = window_min.min(1.0 - self.release * (1.0 - self.held));
-        let idx = (self.n % self.len as u64) as usize;
+        // n mod len: `pos` steps with `n` and wraps at `len` (both start at 0)
+        let idx = self.pos;
         self.avg_sum += self.held as f64 - self.avg_buf[idx] as f64;
         self.avg_buf[idx] = self.held;
         self.n += 1;
@@ -116,9 +117,19 @@ impl Limiter {
         let out_r = self.delay[1][self.pos];
         self.delay[0][self.pos] = l;
         self.delay[1][self.pos] = r;
-        self.pos = (self.pos + 1) % self.len;
+        self.pos = wrap(self.pos + 1, self.len);
         let c = self.ceiling;
         ((out_l * gain).clamp(-c, c), (out_r * gain).clamp(-c, c))
+    }
+}
+
+/// `i mod cap` for `i < 2 cap` (no division in the per-sample path).
+#[inline(always)]
+fn wrap(i: usize, cap: usize) -> usize {
+    if i >= cap {
+        i - cap
+    } else {
+        i
     }
 }
 
