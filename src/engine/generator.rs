@@ -226,7 +226,11 @@ impl<const N: usize> Histogram<N> {
     fn sample_fraction(&self, rng: &mut Xoshiro256PlusPlus) -> f32 {
         let total = self.cdf[N - 1];
         let target = rng.random::<f32>() * total;
-        let i = self.cdf.partition_point(|&c| c < target).min(N - 1);
+        // the first bin whose cumulative sum reaches the target (`partition_point` on the
+        // non-decreasing `cdf`), counted without branches: a binary search branches on
+        // the random target at every step
+        let below: usize = self.cdf.iter().map(|&c| (c < target) as usize).sum();
+        let i = below.min(N - 1);
         (i as f32 + rng.random::<f32>()) / N as f32
     }
 
