@@ -418,17 +418,44 @@ impl ModalBank {
         }
         let mut acc_l = [[0.0f32; LANES]; MAX_SPAN];
         let mut acc_r = [[0.0f32; LANES]; MAX_SPAN];
+        // the number of active buses as a constant: the bus loop unrolls and each group's
+        // bus gains stay in registers
+        let (f, l, r) = (&forces[..n], &mut acc_l[..n], &mut acc_r[..n]);
+        match buses {
+            0 => self.run_groups::<0>(&active, f, l, r),
+            1 => self.run_groups::<1>(&active, f, l, r),
+            2 => self.run_groups::<2>(&active, f, l, r),
+            3 => self.run_groups::<3>(&active, f, l, r),
+            4 => self.run_groups::<4>(&active, f, l, r),
+            5 => self.run_groups::<5>(&active, f, l, r),
+            6 => self.run_groups::<6>(&active, f, l, r),
+            7 => self.run_groups::<7>(&active, f, l, r),
+            _ => self.run_groups::<CUP_BUSES>(&active, f, l, r),
+        }
+        for t in 0..n {
+            out_l[t] = lane_sum(&acc_l[t]);
+            out_r[t] = lane_sum(&acc_r[t]);
+        }
+    }
+
+    /// Every group over the span with the first `B` buses of `active` (their forces are
+    /// `forces[t][..B]`), summing the groups' outputs into `acc_l` / `acc_r` in group order.
+    #[inline(always)]
+    fn run_groups<const B: usize>(
+        &mut self,
+        active: &[usize; CUP_BUSES],
+        forces: &[[f32; CUP_BUSES]],
+        acc_l: &mut [Lane],
+        acc_r: &mut [Lane],
+    ) {
         for g in 0..self.count.div_ceil(LANES) {
             let (pr, pi) = (self.pole_re[g], self.pole_im[g]);
             let (ol, or) = (self.out[0][g], self.out[1][g]);
-            let mut input = [[0.0f32; LANES]; CUP_BUSES];
-            for (j, &b) in active[..buses].iter().enumerate() {
-                input[j] = self.input[g][b];
-            }
+            let input: [Lane; B] = std::array::from_fn(|j| self.input[g][active[j]]);
             let (mut yr, mut yi) = (self.y_re[g], self.y_im[g]);
-            for ((ft, al), ar) in forces[..n].iter().zip(&mut acc_l[..n]).zip(&mut acc_r[..n]) {
+            for ((ft, al), ar) in forces.iter().zip(acc_l.iter_mut()).zip(acc_r.iter_mut()) {
                 let mut u = [0.0f32; LANES];
-                for (inp, &f) in input[..buses].iter().zip(ft) {
+                for (inp, &f) in input.iter().zip(ft) {
                     for k in 0..LANES {
                         u[k] += inp[k] * f;
                     }
@@ -444,10 +471,6 @@ impl ModalBank {
             }
             self.y_re[g] = yr;
             self.y_im[g] = yi;
-        }
-        for t in 0..n {
-            out_l[t] = lane_sum(&acc_l[t]);
-            out_r[t] = lane_sum(&acc_r[t]);
         }
     }
 
