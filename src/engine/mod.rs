@@ -649,9 +649,19 @@ impl Engine {
             p: self.pending_params,
         };
         let upto = upto.min(self.pending.len());
-        for c in &self.pending[self.pending_done.min(upto)..upto] {
-            ctx.render(c, &mut self.grains_ring, &mut self.cup_ring, &mut self.scratch);
-            self.stats.written += 1;
+        for batch in self.pending[self.pending_done.min(upto)..upto].chunks(BATCH) {
+            let prepared = ctx.prepare(batch);
+            for (i, c) in batch.iter().enumerate() {
+                ctx.render_prepared(
+                    c,
+                    &prepared,
+                    i,
+                    &mut self.grains_ring,
+                    &mut self.cup_ring,
+                    &mut self.scratch,
+                );
+            }
+            self.stats.written += batch.len() as u64;
         }
         self.pending_done = self.pending_done.max(upto);
     }
@@ -788,6 +798,26 @@ struct RenderParams {
     pan_scale: f32,
 }
 
+/// Collisions whose set-up runs together, one SIMD lane each (`RenderContext::prepare`).
+const BATCH: usize = 8;
+
+/// The per-collision quantities of a batch, lane `i` for its collision `i`.
+#[derive(Default)]
+struct Prepared {
+    /// ln of the contact duration in samples (PAN eq. 7).
+    ln_duration: [f32; BATCH],
+    /// Per sphere: pulse time (samples into the window, retarded), and the amplitudes of
+    /// the pulse and its derivative (`accel_noise::sphere_amplitudes`).
+    time: [[f32; BATCH]; 2],
+    a0: [[f32; BATCH]; 2],
+    a1: [[f32; BATCH]; 2],
+    /// Gains of the left and right channel.
+    pan: [[f32; BATCH]; 2],
+    /// The cup force pulse: its time (samples) and its impulse times the group weight, N s.
+    cup_time: [f32; BATCH],
+    cup_amplitude: [f32; BATCH],
+}
+
 struct RenderContext<'a> {
     kernels: &'a PulseKernels,
     p: RenderParams,
@@ -821,30 +851,100 @@ impl RenderParams {
 }
 
 impl RenderContext<'_> {
-    #[inline(never)]
     /// Splats one collision into the ring buffers (its pulses and its cup force).
     /// `scratch` holds at least `taps + 1` samples.
     fn render(&self, c: &Collision, grains: &mut [Vec<f32>; 2], cup: &mut [Vec<f32>], scratch: &mut [f32]) {
-        let kind = c.kind as usize;
-        // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
-        let v0 = c.v0.max(1e-9);
-        let impulse_ns = self.p.impulse_per_v[kind] * v0;
-        let ln_duration = self.p.ln_duration_at_1[kind] - 0.2 * c.ln_v0.max(-20.7);
-        let dv = impulse_ns / self.p.grain_mass_kg * c.weight;
+        let prepared = self.prepare(std::slice::from_ref(c));
+        self.render_prepared(c, &prepared, 0, grains, cup, scratch);
+    }
+
+    /// The per-collision quantities of up to `BATCH` collisions, one SIMD lane each (the
+    /// AVX copy where the CPU has it; the same operations in the same order either way).
+    fn prepare(&self, batch: &[Collision]) -> Prepared {
+        let mut out = Prepared::default();
+        #[cfg(target_arch = "x86_64")]
+        if self.kernels.avx() {
+            // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
+            unsafe { self.prepare_avx(batch, &mut out) };
+            return out;
+        }
+        self.prepare_lanes(batch, &mut out);
+        out
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn prepare_avx(&self, batch: &[Collision], out: &mut Prepared) {
+        self.prepare_lanes(batch, out);
+    }
+
+    #[inline(always)]
+    fn prepare_lanes(&self, batch: &[Collision], out: &mut Prepared) {
+        // the batch as lanes (lanes past its end keep harmless zeros and unit speeds)
+        let mut pos = [[0.0f32; BATCH]; 3];
+        let mut nrm = [[0.0f32; BATCH]; 3];
+        let (mut time, mut v0, mut ln_v0, mut weight) =
+            ([0.0f32; BATCH], [1.0f32; BATCH], [0.0f32; BATCH], [0.0f32; BATCH]);
+        let (mut per_v, mut ln_d1) = ([0.0f32; BATCH], [0.0f32; BATCH]);
+        for (i, c) in batch.iter().take(BATCH).enumerate() {
+            for j in 0..3 {
+                pos[j][i] = c.position[j];
+                nrm[j][i] = c.normal[j];
+            }
+            time[i] = c.time;
+            v0[i] = c.v0;
+            ln_v0[i] = c.ln_v0;
+            weight[i] = c.weight;
+            per_v[i] = self.p.impulse_per_v[c.kind as usize];
+            ln_d1[i] = self.p.ln_duration_at_1[c.kind as usize];
+        }
         let a = self.p.grain_radius_m;
-        // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
+        for i in 0..BATCH {
+            // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
+            let v0 = v0[i].max(1e-9);
+            let impulse_ns = per_v[i] * v0;
+            out.ln_duration[i] = ln_d1[i] - 0.2 * ln_v0[i].max(-20.7);
+            out.cup_amplitude[i] = impulse_ns * weight[i];
+            out.cup_time[i] = time[i] + self.p.cup_delay;
+            let dv = impulse_ns / self.p.grain_mass_kg * weight[i];
+            // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
+            // (both are computed; a grain-cup collision uses the first only)
+            for (k, sign) in [1.0f32, -1.0].into_iter().enumerate() {
+                let centre = [0, 1, 2].map(|j| pos[j][i] + sign * a * nrm[j][i]);
+                let d = [0, 1, 2].map(|j| self.p.listener[j] - centre[j]);
+                let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(a * 1.01);
+                let inv_r = 1.0 / r;
+                let cos_theta = sign * (nrm[0][i] * d[0] + nrm[1][i] * d[1] + nrm[2][i] * d[2]) * inv_r;
+                let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv);
+                // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
+                out.time[k][i] = time[i] + (r - a) * self.p.samples_per_m;
+                out.a0[k][i] = a0;
+                out.a1[k][i] = a1;
+            }
+            // constant-power pan across the cup's width
+            let pan = (pos[1][i] * self.p.pan_scale).clamp(-1.0, 1.0);
+            let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
+            out.pan[0][i] = cos_th * std::f32::consts::SQRT_2;
+            out.pan[1][i] = sin_th * std::f32::consts::SQRT_2;
+        }
+    }
+
+    /// Writes collision `c`, lane `i` of `prepared`, into the rings.
+    #[inline(never)]
+    fn render_prepared(
+        &self,
+        c: &Collision,
+        prepared: &Prepared,
+        i: usize,
+        grains: &mut [Vec<f32>; 2],
+        cup: &mut [Vec<f32>],
+        scratch: &mut [f32],
+    ) {
+        let ln_duration = prepared.ln_duration[i];
         let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
         let mut terms = [(0.0f32, 0.0f32, 0.0f32); 2];
         for (k, term) in terms.iter_mut().enumerate().take(spheres) {
-            let sign = if k == 0 { 1.0 } else { -1.0 };
-            let centre = [0, 1, 2].map(|i| c.position[i] + sign * a * c.normal[i]);
-            let d = [0, 1, 2].map(|i| self.p.listener[i] - centre[i]);
-            let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(a * 1.01);
-            let inv_r = 1.0 / r;
-            let cos_theta = sign * (c.normal[0] * d[0] + c.normal[1] * d[1] + c.normal[2] * d[2]) * inv_r;
-            let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv);
-            // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
-            *term = (c.time + (r - a) * self.p.samples_per_m, a0, a1);
+            *term = (prepared.time[k][i], prepared.a0[k][i], prepared.a1[k][i]);
         }
         // Both spheres' pulses go into one scratch kernel (they are microseconds apart and
         // usually share their kernel rows), which is then panned into the two channels.
@@ -868,10 +968,7 @@ impl RenderContext<'_> {
         } else {
             o0 + p0.taps()
         };
-        // constant-power pan across the cup's width
-        let pan = (c.position[1] * self.p.pan_scale).clamp(-1.0, 1.0);
-        let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
-        let pan_gain = [cos_th * std::f32::consts::SQRT_2, sin_th * std::f32::consts::SQRT_2];
+        let pan_gain = [prepared.pan[0][i], prepared.pan[1][i]];
         let start = self.ring_start(first);
         let (t0, t1) = (terms[0], terms[1]);
         if o0 == o1 && start + used <= grains[0].len().min(grains[1].len()) {
@@ -903,17 +1000,18 @@ impl RenderContext<'_> {
             }
         }
         if c.kind == CollisionKind::GrainCup {
-            let t = c.time + self.p.cup_delay;
+            let t = prepared.cup_time[i];
+            let impulse = prepared.cup_amplitude[i];
             let whole = fastmath::floor_non_negative(t);
             let pulse = self.kernels.select_ln(ln_duration, t - whole);
             let start = self.ring_start(whole);
             let ring = &mut cup[c.bus];
             if start + pulse.taps() <= ring.len() {
                 self.kernels
-                    .add_g0_to(pulse, impulse_ns * c.weight, &mut ring[start..start + pulse.taps()]);
+                    .add_g0_to(pulse, impulse, &mut ring[start..start + pulse.taps()]);
             } else {
                 let scratch = &mut scratch[..pulse.taps()];
-                self.kernels.write(pulse, impulse_ns * c.weight, 0.0, scratch);
+                self.kernels.write(pulse, impulse, 0.0, scratch);
                 self.add_into_ring(ring, start, scratch, 1.0);
             }
         }
