@@ -158,20 +158,34 @@ impl PulseKernels {
     /// log already: `contact` durations are a power law of the speed, PAN eq. 7).
     #[inline]
     pub fn select_ln(&self, ln_duration_samples: f32, phase: f32) -> PulseRef {
+        let (pi, frac) = phase_cell(phase);
+        self.pulse(self.duration_row(ln_duration_samples) as usize, pi as usize, frac)
+    }
+
+    /// The duration row of `select_ln`: the nearest row; NaN and anything below the
+    /// shortest row take row 0. Written as lane arithmetic (the renderer runs it for a
+    /// batch of collisions at once, `engine::RenderContext::prepare`).
+    #[inline(always)]
+    pub fn duration_row(&self, ln_duration_samples: f32) -> i32 {
         let x = (ln_duration_samples - self.log_d0 as f32) / self.log_step as f32;
-        // nearest row; NaN and anything below the shortest row take row 0
-        let di = if x > 0.0 {
-            ((x + 0.5) as usize).min(DURATIONS - 1)
+        if x > 0.0 {
+            (x + 0.5).min((DURATIONS - 1) as f32) as i32
         } else {
             0
-        };
-        let p = (phase.clamp(0.0, 1.0) * PHASES as f32).min(PHASES as f32 - 1e-4);
-        let pi = p as usize;
+        }
+    }
+
+    /// The pulse of duration row `di`, sub-sample phase cell `pi` and fraction `frac`
+    /// (`phase_cell`).
+    #[inline]
+    pub fn pulse(&self, di: usize, pi: usize, frac: f32) -> PulseRef {
+        let di = di.min(DURATIONS - 1);
+        let pi = pi.min(PHASES - 1);
         let row_a = (di * (PHASES + 1) + pi) * 2 * self.taps;
         PulseRef {
             row_a,
             row_b: row_a + 2 * self.taps,
-            frac: p - pi as f32,
+            frac,
             len: self.row_taps[di],
         }
     }
@@ -416,6 +430,15 @@ fn splat_avx<const P: usize, const R: usize, const D: usize>(
     for k in whole..n {
         add_tap(&mut dst, gains, k, pulse_at(&pulses, k));
     }
+}
+
+/// The sub-sample phase cell of a pulse starting `phase` (0..1) samples after an integer
+/// sample, and its fraction towards the next cell (NaN takes the last cell).
+#[inline(always)]
+pub fn phase_cell(phase: f32) -> (i32, f32) {
+    let p = (phase.clamp(0.0, 1.0) * PHASES as f32).min(PHASES as f32 - 1e-4);
+    let pi = p as i32;
+    (pi, p - pi as f32)
 }
 
 #[cfg(target_arch = "x86_64")]

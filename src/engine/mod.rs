@@ -816,6 +816,12 @@ struct Prepared {
     /// The cup force pulse: its time (samples) and its impulse times the group weight, N s.
     cup_time: [f32; BATCH],
     cup_amplitude: [f32; BATCH],
+    /// Kernel rows (`PulseKernels::select_ln`, split): the duration row, and per pulse
+    /// (sphere 0, sphere 1, cup) its integer sample, phase cell and fraction.
+    row: [i32; BATCH],
+    whole: [[f32; BATCH]; 3],
+    cell: [[i32; BATCH]; 3],
+    frac: [[f32; BATCH]; 3],
 }
 
 struct RenderContext<'a> {
@@ -926,6 +932,16 @@ impl RenderContext<'_> {
             let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
             out.pan[0][i] = cos_th * std::f32::consts::SQRT_2;
             out.pan[1][i] = sin_th * std::f32::consts::SQRT_2;
+            // the kernel rows: one duration row for all three pulses, a phase each
+            out.row[i] = self.kernels.duration_row(out.ln_duration[i]);
+            let times = [out.time[0][i], out.time[1][i], out.cup_time[i]];
+            for (k, t) in times.into_iter().enumerate() {
+                let whole = fastmath::floor_non_negative(t);
+                let (cell, frac) = kernels::phase_cell(t - whole);
+                out.whole[k][i] = whole;
+                out.cell[k][i] = cell;
+                out.frac[k][i] = frac;
+            }
         }
     }
 
@@ -940,29 +956,22 @@ impl RenderContext<'_> {
         cup: &mut [Vec<f32>],
         scratch: &mut [f32],
     ) {
-        let ln_duration = prepared.ln_duration[i];
         let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
-        let mut terms = [(0.0f32, 0.0f32, 0.0f32); 2];
-        for (k, term) in terms.iter_mut().enumerate().take(spheres) {
-            *term = (prepared.time[k][i], prepared.a0[k][i], prepared.a1[k][i]);
-        }
-        // Both spheres' pulses go into one scratch kernel (they are microseconds apart and
-        // usually share their kernel rows), which is then panned into the two channels.
-        let first = terms[..spheres]
-            .iter()
-            .map(|t| fastmath::floor_non_negative(t.0))
-            .fold(f32::INFINITY, f32::min);
-        let taps = self.kernels.taps();
-        let max_offset = scratch.len() - taps;
-        let select = |t: f32| {
-            let whole = fastmath::floor_non_negative(t);
-            (
-                ((whole - first) as usize).min(max_offset),
-                self.kernels.select_ln(ln_duration, t - whole),
-            )
+        let row = prepared.row[i] as usize;
+        let pulse = |k: usize| {
+            self.kernels
+                .pulse(row, prepared.cell[k][i] as usize, prepared.frac[k][i])
         };
-        let (o0, p0) = select(terms[0].0);
-        let (o1, p1) = select(terms[1].0);
+        let amplitudes = |k: usize| (prepared.a0[k][i], prepared.a1[k][i]);
+        // Both spheres' pulses go into one pass (they are microseconds apart and usually
+        // share their kernel rows), panned into the two channels. `first` is the earlier
+        // pulse's sample; the offsets are from it, so one is 0, and both are when equal.
+        let (w0, w1) = (prepared.whole[0][i], prepared.whole[1][i]);
+        let first = if spheres == 2 { w0.min(w1) } else { w0 };
+        let max_offset = scratch.len() - self.kernels.taps();
+        let offset = |w: f32| ((w - first) as usize).min(max_offset);
+        let (o0, p0) = (offset(w0), pulse(0));
+        let (o1, p1) = if spheres == 2 { (offset(w1), pulse(1)) } else { (0, p0) };
         let used = if spheres == 2 {
             (o0 + p0.taps()).max(o1 + p1.taps())
         } else {
@@ -970,16 +979,15 @@ impl RenderContext<'_> {
         };
         let pan_gain = [prepared.pan[0][i], prepared.pan[1][i]];
         let start = self.ring_start(first);
-        let (t0, t1) = (terms[0], terms[1]);
+        let (t0, t1) = (amplitudes(0), amplitudes(1));
         if o0 == o1 && start + used <= grains[0].len().min(grains[1].len()) {
             // the common case: one pass from the kernel rows into both channels
             let [gl, gr] = grains;
             let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
             if spheres == 1 {
-                self.kernels.add_to(p0, (t0.1, t0.2), dst, pan_gain);
+                self.kernels.add_to(p0, t0, dst, pan_gain);
             } else {
-                self.kernels
-                    .add_pair_to(p0, (t0.1, t0.2), p1, (t1.1, t1.2), dst, pan_gain);
+                self.kernels.add_pair_to(p0, t0, p1, t1, dst, pan_gain);
             }
         } else {
             // pulses on different samples, or a kernel that wraps around the ring: build
@@ -987,24 +995,22 @@ impl RenderContext<'_> {
             // so one offset is 0, and both are when equal)
             let scratch_used = &mut scratch[..used];
             if spheres == 1 {
-                self.kernels.write(p0, t0.1, t0.2, scratch_used);
+                self.kernels.write(p0, t0.0, t0.1, scratch_used);
             } else if o0 == o1 {
-                self.kernels.write_pair(p0, t0.1, t0.2, p1, t1.1, t1.2, scratch_used);
+                self.kernels.write_pair(p0, t0.0, t0.1, p1, t1.0, t1.1, scratch_used);
             } else {
                 scratch_used.fill(0.0);
-                self.kernels.accumulate(p0, t0.1, t0.2, &mut scratch_used[o0..]);
-                self.kernels.accumulate(p1, t1.1, t1.2, &mut scratch_used[o1..]);
+                self.kernels.accumulate(p0, t0.0, t0.1, &mut scratch_used[o0..]);
+                self.kernels.accumulate(p1, t1.0, t1.1, &mut scratch_used[o1..]);
             }
             for (ring, g) in grains.iter_mut().zip(pan_gain) {
                 self.add_into_ring(ring, start, scratch_used, g);
             }
         }
         if c.kind == CollisionKind::GrainCup {
-            let t = prepared.cup_time[i];
             let impulse = prepared.cup_amplitude[i];
-            let whole = fastmath::floor_non_negative(t);
-            let pulse = self.kernels.select_ln(ln_duration, t - whole);
-            let start = self.ring_start(whole);
+            let pulse = pulse(2);
+            let start = self.ring_start(prepared.whole[2][i]);
             let ring = &mut cup[c.bus];
             if start + pulse.taps() <= ring.len() {
                 self.kernels
