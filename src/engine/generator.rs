@@ -229,8 +229,8 @@ impl<const N: usize> Histogram<N> {
         // the first bin whose cumulative sum reaches the target (`partition_point` on the
         // non-decreasing `cdf`), counted without branches: a binary search branches on
         // the random target at every step
-        let below: usize = self.cdf.iter().map(|&c| (c < target) as usize).sum();
-        let i = below.min(N - 1);
+        let below: u32 = self.cdf.iter().map(|&c| (c < target) as u32).sum();
+        let i = (below as usize).min(N - 1);
         (i as f32 + rng.random::<f32>()) / N as f32
     }
 
