@@ -275,6 +275,8 @@ const SPEED_SPAN_SIGMAS: (f32, f32) = (-3.0, 2.0);
 /// speed histogram for one culling share (`CULL_ENERGY_SHARE`), also in units of the mean.
 #[derive(Clone)]
 pub struct Shapes {
+    /// Whether the AVX copies may run (`simd::has_avx`, checked here, not in `process`).
+    avx: bool,
     speed: [Histogram<SPEED_BINS>; CELLS.len()],
     angle: [Histogram<ANGLE_BINS>; CELLS.len()],
     cull_share: f32,
@@ -290,6 +292,7 @@ impl Shapes {
         });
         let angle = CELLS.map(|cell| Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spreads(cell).1)));
         let mut shapes = Shapes {
+            avx: super::simd::has_avx(),
             speed,
             angle,
             cull_share: 0.0,
@@ -389,10 +392,9 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
     })
 }
 
-/// Rotates `local` (a direction with polar angle from +z) about the cell's mean normal.
-fn around(axis: [f32; 3], polar: f32, azimuth: f32) -> [f32; 3] {
-    let (sp, cp) = fastmath::sin_cos(polar);
-    let (sa, ca) = fastmath::sin_cos(azimuth);
+/// The direction at a polar angle from the cell's mean normal `axis` and an azimuth about
+/// it, given as the (sin, cos) of each.
+fn around(axis: [f32; 3], (sp, cp): (f32, f32), (sa, ca): (f32, f32)) -> [f32; 3] {
     if axis == [0.0, 0.0, 1.0] {
         // most cells face up: the basis below is then u = (0, -1, 0), w = (1, 0, 0)
         return [sp * sa, -sp * ca, cp];
@@ -499,6 +501,10 @@ pub fn generate(
         let (speed, angle) = (&shapes.speed[cell_index], &shapes.angle[cell_index]);
         let log2_mean_v = fastmath::log2(pdf.mean_v);
         let group = count / rendered;
+        // Every random draw is taken here, in stream order; the sines and cosines of a
+        // batch of collisions are then evaluated together in SIMD lanes (`TrigBatch`), and
+        // the collisions finished and handed on in the same order.
+        let mut batch = TrigBatch::default();
         for _ in 0..rendered {
             let time = pdf.time.sample(rng);
             let (shape, log2_shape) = speed.sample_log(rng);
@@ -507,76 +513,204 @@ pub fn generate(
                 total[2] += group;
                 continue;
             }
+            let lane = batch.len;
             let azimuth = rng.random::<f32>() * std::f32::consts::TAU;
-            let (position, axis, bus) = place(cell, geometry, state, rng);
-            let kind = cell.kind();
+            let place = draw_place(cell, geometry, state, rng, &mut batch, lane);
             let random_normal = matches!(normals, NormalMode::RandomBelow(limit) if v0 < limit);
-            let normal = if random_normal {
+            let normal_z = if random_normal {
                 let z: f32 = rng.random_range(-1.0..1.0);
-                let phi = rng.random::<f32>() * std::f32::consts::TAU;
-                let s = (1.0 - z * z).max(0.0).sqrt();
-                let (sp, cp) = fastmath::sin_cos(phi);
-                [s * cp, s * sp, z]
+                batch.angle[NORMAL][lane] = rng.random::<f32>() * std::f32::consts::TAU;
+                Some(z)
             } else {
-                around(axis, angle.sample(rng), azimuth)
+                batch.angle[NORMAL][lane] = angle.sample(rng);
+                None
             };
-            sink(&Collision {
+            batch.angle[AZIMUTH][lane] = azimuth;
+            batch.drawn[lane] = Drawn {
                 time,
-                kind,
-                cell: cell_index,
-                bus,
-                position,
-                normal,
                 v0,
                 ln_v0: (log2_shape + log2_mean_v) * std::f32::consts::LN_2,
-                weight,
-            });
+                place,
+                normal_z,
+            };
+            batch.len += 1;
+            if batch.len == TRIG_BATCH {
+                batch.finish(cell, cell_index, weight, shapes.avx, &mut sink);
+            }
         }
+        batch.finish(cell, cell_index, weight, shapes.avx, &mut sink);
     }
     total
 }
 
-/// Uniform position in the cell, the cell's mean normal (direction of the moving grain's
-/// acceleration) and the cup bus.
-fn place(cell: Cell, g: &Geometry, s: &PourState, rng: &mut Xoshiro256PlusPlus) -> ([f32; 3], [f32; 3], usize) {
-    let disc = |rng: &mut Xoshiro256PlusPlus, radius: f32| {
+/// Collisions per `TrigBatch`: one SIMD lane each.
+const TRIG_BATCH: usize = 8;
+/// The angles of a collision whose sine and cosine are needed (`TrigBatch::angle`): the
+/// position's azimuth in its cell, the stream's axis, the normal's polar angle (or a random
+/// normal's azimuth) and the normal's azimuth about the cell's axis.
+const PLACE: usize = 0;
+const AXIS: usize = 1;
+const NORMAL: usize = 2;
+const AZIMUTH: usize = 3;
+
+/// Where in its cell a collision is, before the sines and cosines (`draw_place`).
+#[derive(Clone, Copy, Default)]
+struct Placed {
+    /// Distance from the cup's axis (m) of a point drawn on a disc; unused on the wall.
+    radius: f32,
+    /// Height of the point, m.
+    z: f32,
+    /// Wall sector (0 or 1) of a wall collision.
+    sector: usize,
+}
+
+/// A collision with all its random draws taken and its trigonometry still to come.
+#[derive(Clone, Copy, Default)]
+struct Drawn {
+    time: f32,
+    v0: f32,
+    ln_v0: f32,
+    place: Placed,
+    /// z of a uniformly random normal (`NormalMode::RandomBelow`), or None for a normal in
+    /// the cell's cone.
+    normal_z: Option<f32>,
+}
+
+/// Up to `TRIG_BATCH` drawn collisions of one cell and the angles they need.
+#[derive(Default)]
+struct TrigBatch {
+    len: usize,
+    drawn: [Drawn; TRIG_BATCH],
+    angle: [[f32; TRIG_BATCH]; 4],
+}
+
+impl TrigBatch {
+    /// Evaluates the batch's sines and cosines, finishes its collisions and hands them to
+    /// `sink` in the order they were drawn; empties the batch.
+    fn finish(&mut self, cell: Cell, cell_index: usize, weight: f32, avx: bool, sink: &mut impl FnMut(&Collision)) {
+        if self.len == 0 {
+            return;
+        }
+        let (sin, cos) = sin_cos_lanes(&self.angle, avx);
+        for (i, d) in self.drawn[..self.len].iter().enumerate() {
+            let sc = |k: usize| (sin[k][i], cos[k][i]);
+            let (position, axis, bus) = finish_place(cell, &d.place, sc(PLACE), sc(AXIS));
+            let normal = match d.normal_z {
+                Some(z) => {
+                    let s = (1.0 - z * z).max(0.0).sqrt();
+                    let (sp, cp) = sc(NORMAL);
+                    [s * cp, s * sp, z]
+                }
+                None => around(axis, sc(NORMAL), sc(AZIMUTH)),
+            };
+            sink(&Collision {
+                time: d.time,
+                kind: cell.kind(),
+                cell: cell_index,
+                bus,
+                position,
+                normal,
+                v0: d.v0,
+                ln_v0: d.ln_v0,
+                weight,
+            });
+        }
+        self.len = 0;
+    }
+}
+
+/// `fastmath::sin_cos` of every lane, as (sin, cos) (the AVX copy where `avx`; the same
+/// operations either way).
+fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], avx: bool) -> ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx {
+        // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
+        return unsafe { sin_cos_lanes_avx(angle) };
+    }
+    let _ = avx;
+    sin_cos_lanes_portable(angle)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn sin_cos_lanes_avx(angle: &[[f32; TRIG_BATCH]; 4]) -> ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]) {
+    sin_cos_lanes_portable(angle)
+}
+
+#[inline(always)]
+fn sin_cos_lanes_portable(angle: &[[f32; TRIG_BATCH]; 4]) -> ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]) {
+    let mut sin = [[0.0f32; TRIG_BATCH]; 4];
+    let mut cos = [[0.0f32; TRIG_BATCH]; 4];
+    for k in 0..4 {
+        for i in 0..TRIG_BATCH {
+            (sin[k][i], cos[k][i]) = fastmath::sin_cos(angle[k][i]);
+        }
+    }
+    (sin, cos)
+}
+
+/// Draws a uniform position in the cell (the random part of it; the angles go to lane
+/// `lane` of `batch`, see `finish_place`).
+fn draw_place(
+    cell: Cell,
+    g: &Geometry,
+    s: &PourState,
+    rng: &mut Xoshiro256PlusPlus,
+    batch: &mut TrigBatch,
+    lane: usize,
+) -> Placed {
+    let mut disc = |rng: &mut Xoshiro256PlusPlus, radius: f32, z: f32| {
         let r = radius * rng.random::<f32>().sqrt();
-        let (s, c) = fastmath::sin_cos(rng.random::<f32>() * std::f32::consts::TAU);
-        (r * c, r * s)
+        batch.angle[PLACE][lane] = rng.random::<f32>() * std::f32::consts::TAU;
+        Placed {
+            radius: r,
+            z,
+            sector: 0,
+        }
     };
-    let up = [0.0, 0.0, 1.0];
     match cell {
-        Cell::ImpactZone => {
-            let (x, y) = disc(rng, g.stream_radius);
-            ([x, y, s.pile_height_m], up, FLOOR_BUS)
-        }
-        Cell::CupFloor => {
-            let (x, y) = disc(rng, g.stream_radius * 2.0);
-            ([x, y, 0.0], up, FLOOR_BUS)
-        }
+        Cell::ImpactZone => disc(rng, g.stream_radius, s.pile_height_m),
+        Cell::CupFloor => disc(rng, g.stream_radius * 2.0, 0.0),
         Cell::WallRing(k) => {
             let z = g.cup_height * (k as f32 + rng.random::<f32>()) / WALL_RINGS as f32;
-            let sector = (rng.random::<f32>() * 2.0) as usize;
+            let sector = ((rng.random::<f32>() * 2.0) as usize).min(1);
             // sectors are centred at the azimuths modal.rs uses for its bus shapes
-            let az = [0.4f32, 2.1][sector.min(1)] + rng.random_range(-0.6..0.6);
-            let (sa, ca) = fastmath::sin_cos(az);
-            // the grain hitting the wall is pushed back towards the axis
-            (
-                [g.cup_radius * ca, g.cup_radius * sa, z],
-                [-ca, -sa, 0.0],
-                1 + 2 * k + sector.min(1),
-            )
+            batch.angle[PLACE][lane] = [0.4f32, 2.1][sector] + rng.random_range(-0.6..0.6);
+            Placed {
+                radius: g.cup_radius,
+                z,
+                sector,
+            }
         }
-        Cell::PileSurface | Cell::Settling => {
-            let (x, y) = disc(rng, g.cup_radius * 0.9);
-            ([x, y, s.pile_height_m], up, FLOOR_BUS)
-        }
+        Cell::PileSurface | Cell::Settling => disc(rng, g.cup_radius * 0.9, s.pile_height_m),
         Cell::Stream => {
-            let (x, y) = disc(rng, g.stream_radius * 0.5);
-            let z = s.pile_height_m + rng.random::<f32>() * 0.03;
-            let (sa, ca) = fastmath::sin_cos(rng.random::<f32>() * std::f32::consts::TAU);
-            ([x, y, z], [ca, sa, 0.3], FLOOR_BUS)
+            let mut p = disc(rng, g.stream_radius * 0.5, 0.0);
+            p.z = s.pile_height_m + rng.random::<f32>() * 0.03;
+            batch.angle[AXIS][lane] = rng.random::<f32>() * std::f32::consts::TAU;
+            p
         }
+    }
+}
+
+/// The position (m), the cell's mean normal there (direction of the moving grain's
+/// acceleration) and the cup bus, from `draw_place`'s draw and the (sin, cos) of its
+/// angles.
+fn finish_place(cell: Cell, p: &Placed, place: (f32, f32), axis: (f32, f32)) -> ([f32; 3], [f32; 3], usize) {
+    let up = [0.0, 0.0, 1.0];
+    let (s, c) = place;
+    match cell {
+        Cell::WallRing(k) => (
+            // on the wall (`radius` is the cup's); the grain hitting the wall is pushed
+            // back towards the axis
+            [p.radius * c, p.radius * s, p.z],
+            [-c, -s, 0.0],
+            1 + 2 * k + p.sector,
+        ),
+        Cell::Stream => {
+            let (sa, ca) = axis;
+            ([p.radius * c, p.radius * s, p.z], [ca, sa, 0.3], FLOOR_BUS)
+        }
+        _ => ([p.radius * c, p.radius * s, p.z], up, FLOOR_BUS),
     }
 }
 
