@@ -21,7 +21,9 @@ pub fn round(x: f32) -> f32 {
 /// `floor(x)` for 0 <= x < 2^24 (negative or NaN input gives 0).
 #[inline(always)]
 pub fn floor_non_negative(x: f32) -> f32 {
-    x as u32 as f32
+    // `max` maps NaN and negatives to 0; a signed conversion, because x86 has packed
+    // float-to-i32 conversions (the renderer floors eight lanes at once) but none to u32
+    x.max(0.0) as i32 as f32
 }
 
 /// `(sin x, cos x)` for finite `x`; absolute error ~1e-6 for |x| < 20 (f32 reduction).
