@@ -782,6 +782,26 @@ mod tests {
     }
 
     #[test]
+    fn batched_sines_and_cosines_are_the_same_bits_in_both_copies() {
+        let mut angle = [[0.0f32; TRIG_BATCH]; 4];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for a in angle.iter_mut().flatten() {
+            *a = rng.random_range(-10.0..10.0);
+        }
+        let (s0, c0) = sin_cos_lanes(&angle, false);
+        let (s1, c1) = sin_cos_lanes(&angle, crate::engine::simd::has_avx());
+        for k in 0..4 {
+            for i in 0..TRIG_BATCH {
+                let (s, c) = fastmath::sin_cos(angle[k][i]);
+                assert_eq!(s0[k][i].to_bits(), s.to_bits());
+                assert_eq!(c0[k][i].to_bits(), c.to_bits());
+                assert_eq!(s1[k][i].to_bits(), s.to_bits());
+                assert_eq!(c1[k][i].to_bits(), c.to_bits());
+            }
+        }
+    }
+
+    #[test]
     fn histogram_sampling_respects_bounds() {
         let h = Histogram::<16>::fill(0.01, 2.0, true, lognormal(0.3, 0.5));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);

@@ -143,6 +143,12 @@ impl PulseKernels {
         self.avx
     }
 
+    /// Runs the portable copies even where the CPU has AVX (tests compare the two).
+    #[cfg(test)]
+    pub fn force_portable(&mut self) {
+        self.avx = false;
+    }
+
     pub fn sample_rate(&self) -> f32 {
         self.sample_rate as f32
     }

@@ -1040,3 +1040,65 @@ impl RenderContext<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn batched_collision_set_up_is_the_same_bits_in_both_copies() {
+        let mut e = Engine::new(Settings::default(), 48_000.0, 64);
+        e.note_on(1.0);
+        let params = RenderParams::new(&e);
+        let avx = RenderContext {
+            kernels: &e.kernels,
+            p: params,
+        };
+        let mut portable_kernels = e.kernels.clone();
+        portable_kernels.force_portable();
+        let portable = RenderContext {
+            kernels: &portable_kernels,
+            p: params,
+        };
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let batch: Vec<Collision> = (0..BATCH)
+            .map(|i| Collision {
+                time: rng.random_range(0.0..128.0),
+                kind: if i % 3 == 0 {
+                    CollisionKind::GrainCup
+                } else {
+                    CollisionKind::GrainGrain
+                },
+                cell: 0,
+                bus: 0,
+                position: [0.0; 3].map(|_| rng.random_range(-0.04..0.04)),
+                normal: [0.6, 0.0, 0.8],
+                v0: rng.random_range(0.01..3.0),
+                ln_v0: 0.0,
+                weight: rng.random_range(1.0..4.0),
+            })
+            .collect();
+        let (a, b) = (avx.prepare(&batch), portable.prepare(&batch));
+        let bits = |p: &Prepared| {
+            let mut v: Vec<u32> = Vec::new();
+            for x in [p.ln_duration, p.cup_time, p.cup_amplitude] {
+                v.extend(x.map(f32::to_bits));
+            }
+            for k in 0..2 {
+                for x in [p.time[k], p.a0[k], p.a1[k], p.pan[k]] {
+                    v.extend(x.map(f32::to_bits));
+                }
+            }
+            for k in 0..3 {
+                v.extend(p.whole[k].map(f32::to_bits));
+                v.extend(p.frac[k].map(f32::to_bits));
+                v.extend(p.cell[k].map(|c| c as u32));
+            }
+            v.extend(p.row.map(|r| r as u32));
+            v
+        };
+        assert_eq!(bits(&a), bits(&b));
+        assert!(a.a0[0].iter().any(|&x| x != 0.0), "the set-up computed nothing");
+    }
+}
