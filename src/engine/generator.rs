@@ -309,15 +309,6 @@ impl Shapes {
             *cut = h.second_moment_cut(share);
         }
     }
-
-    /// The speed below which a cell's collisions are culled, in units of its mean speed.
-    fn cut(&self, cell_index: usize, share: f32) -> f32 {
-        if share == self.cull_share {
-            self.cut[cell_index]
-        } else {
-            self.speed[cell_index].second_moment_cut(share)
-        }
-    }
 }
 
 /// Fraction of rebounding grains that reach the wall, and cascade length on the pile.
@@ -448,8 +439,6 @@ pub struct GeneratorSetup {
     pub normals: NormalMode,
     /// See `RENDERED_PER_CELL_PER_S`.
     pub max_per_cell: u32,
-    /// See `CULL_ENERGY_SHARE`; 0 renders every collision (no culling at all).
-    pub cull_share: f32,
 }
 
 /// Generates one window's collisions and hands each to `sink`. Returns the number of
@@ -468,7 +457,6 @@ pub fn generate(
         window_s,
         normals,
         max_per_cell,
-        cull_share,
     } = *setup;
     let mut total = [0u64; 3];
     for (cell_index, &cell) in CELLS.iter().enumerate() {
@@ -493,8 +481,8 @@ pub fn generate(
             (count, 1.0)
         };
         // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
-        let v_cull = if cull_share > 0.0 {
-            (shapes.cut(cell_index, cull_share) * pdf.mean_v).max(V_MIN)
+        let v_cull = if shapes.cull_share > 0.0 {
+            (shapes.cut[cell_index] * pdf.mean_v).max(V_MIN)
         } else {
             0.0
         };
@@ -752,7 +740,6 @@ mod tests {
                     window_s: 128.0 / 48_000.0,
                     normals: NormalMode::Physical,
                     max_per_cell: u32::MAX,
-                    cull_share: 0.0,
                 },
                 &shapes,
                 &mut rng,

@@ -200,28 +200,16 @@ impl PulseKernels {
     /// `pulse.taps()` samples).
     #[inline]
     pub fn accumulate(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
-        self.single::<false>(pulse, a0, a1, out);
+        self.add_to(pulse, (a0, a1), [&mut out[..pulse.len]], [1.0]);
     }
 
-    /// Like `accumulate`, but overwrites `out[..pulse.taps()]` (no need to clear it first).
-    #[inline]
-    pub fn write(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
-        self.single::<true>(pulse, a0, a1, out);
-    }
-
-    /// Two pulses that share their rows (same duration, same sub-sample cell): one pass.
-    /// Falls back to two passes otherwise.
+    /// Two pulses at the same offset (`add_pair_to` into one destination).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn accumulate_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
-        self.pair::<false>(p, (a0, a1), q, (b0, b1), out);
-    }
-
-    /// Like `accumulate_pair`, but overwrites `out[..p.taps()]` (the pulses share an offset).
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn write_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
-        self.pair::<true>(p, (a0, a1), q, (b0, b1), out);
+        // the pulses share their duration row, so their lengths
+        let n = p.len;
+        self.add_pair_to(p, (a0, a1), q, (b0, b1), [&mut out[..n]], [1.0]);
     }
 
     /// `dst[d][k] += gains[d] * (a0 g0[k] + a1 g1[k])` over the pulse's taps, in one pass
@@ -235,7 +223,7 @@ impl PulseKernels {
     }
 
     /// `add_to` for two pulses at the same integer sample (a grain-grain collision's two
-    /// spheres): their sum, in the same operation order as `write_pair`.
+    /// spheres): their sum, each pulse summed over its rows, then the pulses in order.
     #[inline]
     pub fn add_pair_to<const D: usize>(
         &self,
@@ -305,49 +293,6 @@ impl PulseKernels {
         }
         splat_scalar(pulses, dst, gains);
     }
-
-    #[inline]
-    fn single<const ASSIGN: bool>(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
-        let (wa, wb) = (1.0 - pulse.frac, pulse.frac);
-        self.mix::<ASSIGN>(pulse, [a0 * wa, a0 * wb, a1 * wa, a1 * wb], out);
-    }
-
-    #[inline]
-    fn pair<const ASSIGN: bool>(&self, p: PulseRef, a: (f32, f32), q: PulseRef, b: (f32, f32), out: &mut [f32]) {
-        if p.row_a != q.row_a {
-            self.single::<ASSIGN>(p, a.0, a.1, out);
-            self.single::<false>(q, b.0, b.1, out);
-            return;
-        }
-        let c = [
-            a.0 * (1.0 - p.frac) + b.0 * (1.0 - q.frac),
-            a.0 * p.frac + b.0 * q.frac,
-            a.1 * (1.0 - p.frac) + b.1 * (1.0 - q.frac),
-            a.1 * p.frac + b.1 * q.frac,
-        ];
-        self.mix::<ASSIGN>(p, c, out);
-    }
-
-    /// `out += c[0] g0a + c[1] g0b + c[2] g1a + c[3] g1b` over the rows' taps (`=` with
-    /// `ASSIGN`).
-    #[inline]
-    fn mix<const ASSIGN: bool>(&self, p: PulseRef, c: [f32; 4], out: &mut [f32]) {
-        let (t, n) = (self.taps, p.len);
-        let rows = [
-            &self.data[p.row_a..p.row_a + n],
-            &self.data[p.row_b..p.row_b + n],
-            &self.data[p.row_a + t..p.row_a + t + n],
-            &self.data[p.row_b + t..p.row_b + t + n],
-        ];
-        let out = &mut out[..n];
-        #[cfg(target_arch = "x86_64")]
-        if self.avx {
-            // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
-            unsafe { mix_avx::<ASSIGN>(rows, c, out) };
-            return;
-        }
-        mix_rows::<ASSIGN>(rows, c, out);
-    }
 }
 
 /// Kernel rows of one pulse and their weights: the pulse is `sum_i c[i] rows[i]`.
@@ -357,7 +302,7 @@ struct Weighted<'a, const R: usize> {
 }
 
 /// The pulses' sum at tap `k`: each pulse's weighted rows summed left to right, then the
-/// pulses summed in order (the order `mix` and `write_pair` use, so the bits agree).
+/// pulses summed in order (the same order in both copies, so the bits agree).
 #[inline(always)]
 fn pulse_at<const P: usize, const R: usize>(pulses: &[Weighted<'_, R>; P], k: usize) -> f32 {
     let mut v = 0.0f32;
@@ -447,26 +392,6 @@ pub fn phase_cell(phase: f32) -> (i32, f32) {
     (pi, p - pi as f32)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn mix_avx<const ASSIGN: bool>(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
-    mix_rows::<ASSIGN>(rows, c, out);
-}
-
-#[inline(always)]
-fn mix_rows<const ASSIGN: bool>(rows: [&[f32]; 4], c: [f32; 4], out: &mut [f32]) {
-    let n = out.len();
-    let [r0, r1, r2, r3] = rows.map(|r| &r[..n]);
-    for k in 0..n {
-        let x = c[0] * r0[k] + c[1] * r1[k] + c[2] * r2[k] + c[3] * r3[k];
-        if ASSIGN {
-            out[k] = x;
-        } else {
-            out[k] += x;
-        }
-    }
-}
-
 /// Unit-area half-sine spectrum, `w` in rad/sample, `d` in samples (derivation in module doc).
 fn half_sine_spectrum(w: f64, d: f64) -> Complex<f64> {
     let x = w * d / std::f64::consts::PI;
@@ -545,9 +470,15 @@ mod tests {
         let (p, q) = (k.select(12e-6, 0.31), k.select(12e-6, 0.37));
         let (a, b) = ((0.7, -0.002), (-0.4, 0.003));
         let gains = [0.9f32, 1.3];
-        // reference: the pulse pair built in a scratch buffer, then added to each channel
-        let mut scratch = vec![0.0f32; p.taps()];
-        k.write_pair(p, a.0, a.1, q, b.0, b.1, &mut scratch);
+        // reference: the pulse pair built tap by tap from the kernel rows (the two pulses
+        // fall in different phase cells here), then added to each channel
+        let pulse = |r: PulseRef, (a0, a1): (f32, f32), i: usize| {
+            let (wa, wb, t) = (1.0 - r.frac, r.frac, k.taps);
+            let g = |row: usize| k.data[row + i];
+            a0 * wa * g(r.row_a) + a0 * wb * g(r.row_b) + a1 * wa * g(r.row_a + t) + a1 * wb * g(r.row_b + t)
+        };
+        assert_ne!(p.row_a, q.row_a);
+        let scratch: Vec<f32> = (0..p.taps()).map(|i| pulse(p, a, i) + pulse(q, b, i)).collect();
         let base: Vec<f32> = (0..p.taps()).map(|i| (i as f32 * 0.37).sin()).collect();
         let expect: Vec<Vec<f32>> = gains
             .iter()

@@ -246,8 +246,7 @@ pub struct Engine {
     pour: PourState,
     normal_mode: NormalMode,
     max_per_cell: u32,
-    cull_share: f32,
-    /// The pour-independent parts of the generator's cell PDFs.
+    /// The pour-independent parts of the generator's cell PDFs, and the culling share.
     shapes: generator::Shapes,
     /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
     mode_limit: usize,
@@ -306,7 +305,6 @@ impl Engine {
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
-            cull_share: generator::CULL_ENERGY_SHARE,
             shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE),
             mode_limit: MAX_MODES,
             stats: Stats::default(),
@@ -377,8 +375,8 @@ impl Engine {
     /// Audibility culling (see `generator::CULL_ENERGY_SHARE`): the share of each cell's
     /// energy that may be culled; 0 turns culling off.
     pub fn set_cull_energy_share(&mut self, share: f32) {
-        self.cull_share = if share.is_finite() { share.clamp(0.0, 0.5) } else { 0.0 };
-        self.shapes.set_cull_share(self.cull_share);
+        let share = if share.is_finite() { share.clamp(0.0, 0.5) } else { 0.0 };
+        self.shapes.set_cull_share(share);
     }
 
     /// Most collisions rendered one by one per window and cell (see
@@ -603,7 +601,6 @@ impl Engine {
         let pour = self.pour;
         let normal_mode = self.normal_mode;
         let max_per_cell = self.max_per_cell;
-        let cull_share = self.cull_share;
         let params = RenderParams::new(self);
         self.pending_params = params;
         let ctx = RenderContext {
@@ -621,7 +618,6 @@ impl Engine {
             window_s,
             normals: normal_mode,
             max_per_cell,
-            cull_share,
         };
         let physical = generate(&pour, &setup, &self.shapes, &mut rng, |c| {
             stats.rendered += 1;
@@ -806,18 +802,17 @@ const BATCH: usize = 8;
 struct Prepared {
     /// ln of the contact duration in samples (PAN eq. 7).
     ln_duration: [f32; BATCH],
-    /// Per sphere: pulse time (samples into the window, retarded), and the amplitudes of
-    /// the pulse and its derivative (`accel_noise::sphere_amplitudes`).
-    time: [[f32; BATCH]; 2],
+    /// Per sphere: the amplitudes of the pulse and its derivative
+    /// (`accel_noise::sphere_amplitudes`).
     a0: [[f32; BATCH]; 2],
     a1: [[f32; BATCH]; 2],
     /// Gains of the left and right channel.
     pan: [[f32; BATCH]; 2],
-    /// The cup force pulse: its time (samples) and its impulse times the group weight, N s.
-    cup_time: [f32; BATCH],
+    /// The cup force pulse's impulse times the group weight, N s.
     cup_amplitude: [f32; BATCH],
     /// Kernel rows (`PulseKernels::select_ln`, split): the duration row, and per pulse
-    /// (sphere 0, sphere 1, cup) its integer sample, phase cell and fraction.
+    /// (sphere 0, sphere 1, cup) the integer sample of its time (samples into the window;
+    /// retarded for the spheres, delayed for the cup), its phase cell and fraction.
     row: [i32; BATCH],
     whole: [[f32; BATCH]; 3],
     cell: [[i32; BATCH]; 3],
@@ -905,13 +900,15 @@ impl RenderContext<'_> {
             ln_d1[i] = self.p.ln_duration_at_1[c.kind as usize];
         }
         let a = self.p.grain_radius_m;
+        // pulse times, samples: sphere 0, sphere 1, cup
+        let mut times = [[0.0f32; BATCH]; 3];
         for i in 0..BATCH {
             // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
             let v0 = v0[i].max(1e-9);
             let impulse_ns = per_v[i] * v0;
             out.ln_duration[i] = ln_d1[i] - 0.2 * ln_v0[i].max(-20.7);
             out.cup_amplitude[i] = impulse_ns * weight[i];
-            out.cup_time[i] = time[i] + self.p.cup_delay;
+            times[2][i] = time[i] + self.p.cup_delay;
             let dv = impulse_ns / self.p.grain_mass_kg * weight[i];
             // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
             // (both are computed; a grain-cup collision uses the first only)
@@ -923,7 +920,7 @@ impl RenderContext<'_> {
                 let cos_theta = sign * (nrm[0][i] * d[0] + nrm[1][i] * d[1] + nrm[2][i] * d[2]) * inv_r;
                 let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv);
                 // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
-                out.time[k][i] = time[i] + (r - a) * self.p.samples_per_m;
+                times[k][i] = time[i] + (r - a) * self.p.samples_per_m;
                 out.a0[k][i] = a0;
                 out.a1[k][i] = a1;
             }
@@ -934,8 +931,7 @@ impl RenderContext<'_> {
             out.pan[1][i] = sin_th * std::f32::consts::SQRT_2;
             // the kernel rows: one duration row for all three pulses, a phase each
             out.row[i] = self.kernels.duration_row(out.ln_duration[i]);
-            let times = [out.time[0][i], out.time[1][i], out.cup_time[i]];
-            for (k, t) in times.into_iter().enumerate() {
+            for (k, t) in times.iter().map(|t| t[i]).enumerate() {
                 let whole = fastmath::floor_non_negative(t);
                 let (cell, frac) = kernels::phase_cell(t - whole);
                 out.whole[k][i] = whole;
@@ -994,12 +990,13 @@ impl RenderContext<'_> {
             // the pulse in `scratch`, then add it (`first` is the earlier pulse's sample,
             // so one offset is 0, and both are when equal)
             let scratch_used = &mut scratch[..used];
+            scratch_used.fill(0.0);
             if spheres == 1 {
-                self.kernels.write(p0, t0.0, t0.1, scratch_used);
+                self.kernels.accumulate(p0, t0.0, t0.1, scratch_used);
             } else if o0 == o1 {
-                self.kernels.write_pair(p0, t0.0, t0.1, p1, t1.0, t1.1, scratch_used);
+                self.kernels
+                    .accumulate_pair(p0, t0.0, t0.1, p1, t1.0, t1.1, scratch_used);
             } else {
-                scratch_used.fill(0.0);
                 self.kernels.accumulate(p0, t0.0, t0.1, &mut scratch_used[o0..]);
                 self.kernels.accumulate(p1, t1.0, t1.1, &mut scratch_used[o1..]);
             }
@@ -1017,7 +1014,8 @@ impl RenderContext<'_> {
                     .add_g0_to(pulse, impulse, &mut ring[start..start + pulse.taps()]);
             } else {
                 let scratch = &mut scratch[..pulse.taps()];
-                self.kernels.write(pulse, impulse, 0.0, scratch);
+                scratch.fill(0.0);
+                self.kernels.accumulate(pulse, impulse, 0.0, scratch);
                 self.add_into_ring(ring, start, scratch, 1.0);
             }
         }
@@ -1082,11 +1080,11 @@ mod tests {
         let (a, b) = (avx.prepare(&batch), portable.prepare(&batch));
         let bits = |p: &Prepared| {
             let mut v: Vec<u32> = Vec::new();
-            for x in [p.ln_duration, p.cup_time, p.cup_amplitude] {
+            for x in [p.ln_duration, p.cup_amplitude] {
                 v.extend(x.map(f32::to_bits));
             }
             for k in 0..2 {
-                for x in [p.time[k], p.a0[k], p.a1[k], p.pan[k]] {
+                for x in [p.a0[k], p.a1[k], p.pan[k]] {
                     v.extend(x.map(f32::to_bits));
                 }
             }

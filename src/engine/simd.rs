@@ -1,9 +1,11 @@
 //! Which vector instructions the audio path may use.
 //!
-//! The hot loops (`modal::ModalBank::process`, `diffuse::DiffuseResonator::process`,
-//! `kernels::PulseKernels::accumulate`) are written over fixed-size lane arrays that the
-//! compiler vectorises; on x86-64 they are compiled twice, for the baseline (SSE2) and for
-//! AVX, and the AVX copy is chosen at run time where the CPU has it. Both copies do the same
+//! The hot loops (`modal::ModalBank::process`, `diffuse::DiffuseResonator::process`, the
+//! renderer's batched set-up `RenderContext::prepare`, the generator's batched sines and
+//! cosines) are written over fixed-size lane arrays that the compiler vectorises; on x86-64
+//! they are compiled twice, for the baseline (SSE2) and for AVX, and the AVX copy is chosen
+//! at run time where the CPU has it (`kernels::splat_avx`, the pulses' pass into the rings,
+//! is written with `std::arch` intrinsics instead). Both copies do the same
 //! IEEE operations in the same order (no fused multiply-add), so their samples are
 //! identical: same seed, same events, same output on any x86-64 machine.
 
