@@ -234,12 +234,13 @@ impl<const N: usize> Histogram<N> {
         (i as f32 + rng.random::<f32>()) / N as f32
     }
 
-    /// A sample of a log-spaced histogram, as (value, log2 value).
+    /// A sample of a log-spaced histogram, as (fraction `u` for `at`, log2 of the value):
+    /// the value itself (an `exp2`) is left for the caller to evaluate in SIMD lanes.
     #[inline]
     fn sample_log(&self, rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
         debug_assert!(self.log);
         let u = self.sample_fraction(rng);
-        (self.at(u), self.log2_lo + u * self.log2_ratio)
+        (u, self.log2_lo + u * self.log2_ratio)
     }
 }
 
@@ -441,15 +442,18 @@ pub struct GeneratorSetup {
     pub max_per_cell: u32,
 }
 
-/// Generates one window's collisions and hands each to `sink`. Returns the number of
-/// physical collisions the window holds, [grain-grain, grain-cup, culled] (merged ones
-/// counted with their group size; culled ones are included in the first two).
+/// Generates one window's collisions and appends them to `out`, never beyond its capacity
+/// (no allocation: the audio thread calls this); the ones that do not fit go to
+/// `overflow`, in order. Returns the number of physical collisions the window holds,
+/// [grain-grain, grain-cup, culled] (merged ones counted with their group size; culled
+/// ones are included in the first two).
 pub fn generate(
     state: &PourState,
     setup: &GeneratorSetup,
     shapes: &Shapes,
     rng: &mut Xoshiro256PlusPlus,
-    mut sink: impl FnMut(&Collision),
+    out: &mut Vec<Collision>,
+    mut overflow: impl FnMut(&Collision),
 ) -> [u64; 3] {
     let GeneratorSetup {
         ref geometry,
@@ -488,23 +492,48 @@ pub fn generate(
         };
         let (speed, angle) = (&shapes.speed[cell_index], &shapes.angle[cell_index]);
         let log2_mean_v = fastmath::log2(pdf.mean_v);
+        // the speed tests are made on log2 v0 (the speed itself is evaluated later, in
+        // lanes); a zero limit is no limit
+        let log2_or_none = |v: f32| if v > 0.0 { fastmath::log2(v) } else { f32::NEG_INFINITY };
+        let log2_cull = log2_or_none(v_cull);
+        let log2_random_below = match normals {
+            NormalMode::RandomBelow(limit) => log2_or_none(limit),
+            NormalMode::Physical => f32::NEG_INFINITY,
+        };
         let group = count / rendered;
-        // Every random draw is taken here, in stream order; the sines and cosines of a
-        // batch of collisions are then evaluated together in SIMD lanes (`TrigBatch`), and
-        // the collisions finished and handed on in the same order.
+        // Every random draw is taken here, in stream order; the speeds, sines and cosines
+        // of a batch of collisions are then evaluated together in SIMD lanes
+        // (`TrigBatch`), and the collisions finished and handed on in the same order.
         let mut batch = TrigBatch::default();
+        let lanes = Lanes {
+            speed,
+            mean_v: pdf.mean_v,
+            avx: shapes.avx,
+        };
         for _ in 0..rendered {
             let time = pdf.time.sample(rng);
-            let (shape, log2_shape) = speed.sample_log(rng);
-            let v0 = shape * pdf.mean_v;
-            if v0 < v_cull {
+            let (speed_u, log2_shape) = speed.sample_log(rng);
+            let log2_v0 = log2_shape + log2_mean_v;
+            // v0 < limit, decided on the logs; within their rounding of each other, on the
+            // speed itself (as `finish` will evaluate it), so the decision never differs
+            let below = |log2_limit: f32, limit: f32| {
+                if (log2_v0 - log2_limit).abs() > 1e-4 {
+                    log2_v0 < log2_limit
+                } else {
+                    speed.at(speed_u) * pdf.mean_v < limit
+                }
+            };
+            if below(log2_cull, v_cull) {
                 total[2] += group;
                 continue;
             }
             let lane = batch.len;
             let azimuth = rng.random::<f32>() * std::f32::consts::TAU;
             let place = draw_place(cell, geometry, state, rng, &mut batch, lane);
-            let random_normal = matches!(normals, NormalMode::RandomBelow(limit) if v0 < limit);
+            let random_normal = match normals {
+                NormalMode::RandomBelow(limit) => below(log2_random_below, limit),
+                NormalMode::Physical => false,
+            };
             let normal_z = if random_normal {
                 let z: f32 = rng.random_range(-1.0..1.0);
                 batch.angle[NORMAL][lane] = rng.random::<f32>() * std::f32::consts::TAU;
@@ -514,19 +543,19 @@ pub fn generate(
                 None
             };
             batch.angle[AZIMUTH][lane] = azimuth;
+            batch.speed_u[lane] = speed_u;
             batch.drawn[lane] = Drawn {
                 time,
-                v0,
-                ln_v0: (log2_shape + log2_mean_v) * std::f32::consts::LN_2,
+                ln_v0: log2_v0 * std::f32::consts::LN_2,
                 place,
                 normal_z,
             };
             batch.len += 1;
             if batch.len == TRIG_BATCH {
-                batch.finish(cell, cell_index, weight, shapes.avx, &mut sink);
+                batch.finish(cell, cell_index, weight, &lanes, out, &mut overflow);
             }
         }
-        batch.finish(cell, cell_index, weight, shapes.avx, &mut sink);
+        batch.finish(cell, cell_index, weight, &lanes, out, &mut overflow);
     }
     total
 }
@@ -556,7 +585,6 @@ struct Placed {
 #[derive(Clone, Copy, Default)]
 struct Drawn {
     time: f32,
-    v0: f32,
     ln_v0: f32,
     place: Placed,
     /// z of a uniformly random normal (`NormalMode::RandomBelow`), or None for a normal in
@@ -564,22 +592,42 @@ struct Drawn {
     normal_z: Option<f32>,
 }
 
-/// Up to `TRIG_BATCH` drawn collisions of one cell and the angles they need.
+/// Up to `TRIG_BATCH` drawn collisions of one cell, the angles they need and the
+/// fractions of their speeds in the cell's speed histogram.
 #[derive(Default)]
 struct TrigBatch {
     len: usize,
     drawn: [Drawn; TRIG_BATCH],
     angle: [[f32; TRIG_BATCH]; 4],
+    speed_u: [f32; TRIG_BATCH],
+}
+
+/// What a cell's `TrigBatch::finish` needs to evaluate its speeds: the cell's speed shape
+/// (`Shapes`) and this window's mean speed.
+struct Lanes<'a> {
+    speed: &'a Histogram<SPEED_BINS>,
+    mean_v: f32,
+    avx: bool,
 }
 
 impl TrigBatch {
-    /// Evaluates the batch's sines and cosines, finishes its collisions and hands them to
-    /// `sink` in the order they were drawn; empties the batch.
-    fn finish(&mut self, cell: Cell, cell_index: usize, weight: f32, avx: bool, sink: &mut impl FnMut(&Collision)) {
+    /// Evaluates the batch's speeds, sines and cosines, finishes its collisions and appends
+    /// them to `out` in the order they were drawn (to `overflow` once `out` is at its
+    /// capacity); empties the batch.
+    fn finish(
+        &mut self,
+        cell: Cell,
+        cell_index: usize,
+        weight: f32,
+        lanes: &Lanes,
+        out: &mut Vec<Collision>,
+        overflow: &mut impl FnMut(&Collision),
+    ) {
         if self.len == 0 {
             return;
         }
-        let (sin, cos) = sin_cos_lanes(&self.angle, avx);
+        let (sin, cos) = sin_cos_lanes(&self.angle, lanes.avx);
+        let shape = speed_lanes(lanes.speed, &self.speed_u, lanes.avx);
         for (i, d) in self.drawn[..self.len].iter().enumerate() {
             let sc = |k: usize| (sin[k][i], cos[k][i]);
             let (position, axis, bus) = finish_place(cell, &d.place, sc(PLACE), sc(AXIS));
@@ -591,17 +639,24 @@ impl TrigBatch {
                 }
                 None => around(axis, sc(NORMAL), sc(AZIMUTH)),
             };
-            sink(&Collision {
+            let c = || Collision {
                 time: d.time,
                 kind: cell.kind(),
                 cell: cell_index,
                 bus,
                 position,
                 normal,
-                v0: d.v0,
+                v0: shape[i] * lanes.mean_v,
                 ln_v0: d.ln_v0,
                 weight,
-            });
+            };
+            // built in place in `out` (a copy through the stack, read back as soon as its
+            // fields are written, stalls the CPU: failed store forwarding)
+            if out.len() < out.capacity() {
+                out.push(c());
+            } else {
+                overflow(&c());
+            }
         }
         self.len = 0;
     }
@@ -635,6 +690,29 @@ fn sin_cos_lanes_portable(angle: &[[f32; TRIG_BATCH]; 4]) -> ([[f32; TRIG_BATCH]
         }
     }
     (sin, cos)
+}
+
+/// The speed histogram's values at the fractions `u` (`Histogram::at`, an `exp2` each) in
+/// lanes (the AVX copy where `avx`; the same operations either way).
+fn speed_lanes(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH], avx: bool) -> [f32; TRIG_BATCH] {
+    #[cfg(target_arch = "x86_64")]
+    if avx {
+        // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
+        return unsafe { speed_lanes_avx(h, u) };
+    }
+    let _ = avx;
+    u.map(|u| h.at(u))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn speed_lanes_avx(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
+    debug_assert!(h.log);
+    let mut out = [0.0f32; TRIG_BATCH];
+    for (o, &u) in out.iter_mut().zip(u) {
+        *o = h.lo * fastmath::exp2(u * h.log2_ratio);
+    }
+    out
 }
 
 /// Draws a uniform position in the cell (the random part of it; the angles go to lane
@@ -743,6 +821,7 @@ mod tests {
                 },
                 &shapes,
                 &mut rng,
+                &mut Vec::new(),
                 |c| match c.kind {
                     CollisionKind::GrainGrain => gg += 1,
                     CollisionKind::GrainCup => gc += 1,

@@ -619,17 +619,19 @@ impl Engine {
             normals: normal_mode,
             max_per_cell,
         };
-        let physical = generate(&pour, &setup, &self.shapes, &mut rng, |c| {
+        let count = |stats: &mut Stats, cell_collisions: &mut [u64; generator::CELLS.len()], c: &Collision| {
             stats.rendered += 1;
             cell_collisions[c.cell] += ((c.weight * c.weight + 0.5) as u64).max(1);
-            if pending.len() < pending.capacity() {
-                pending.push(*c);
-            } else {
-                // beyond the default budget (tests, inspection): render at once
-                ctx.render(c, grains_ring, cup_ring, scratch);
-                stats.written += 1;
-            }
+        };
+        let physical = generate(&pour, &setup, &self.shapes, &mut rng, pending, |c| {
+            // beyond the default budget (tests, inspection): render at once
+            count(&mut stats, cell_collisions, c);
+            ctx.render(c, grains_ring, cup_ring, scratch);
+            stats.written += 1;
         });
+        for c in pending.iter() {
+            count(&mut stats, cell_collisions, c);
+        }
         stats.grain_grain += physical[0];
         stats.grain_cup += physical[1];
         stats.collisions += physical[0] + physical[1];
