@@ -55,6 +55,39 @@ pub fn max_rendered_per_cell(sample_rate: f32) -> u32 {
 /// The largest per-window budget of a cell at any sample rate the engine runs at (8 kHz).
 pub const MAX_RENDERED_PER_CELL: u32 = 192;
 
+/// Texture masking: a dense cell much quieter than the loudest cell of its stem (the
+/// grains stem holds the grain-grain cells, the cup stem the grain-cup ones) is rendered
+/// with fewer, heavier draws. Its level and spectrum stay (the group weights keep its
+/// energy, the PDF is the same); only its own texture, how impulsive its pulse train is,
+/// coarsens, and that is masked by the louder cell. Shot noise of N pulses per second has
+/// an excess kurtosis (its crackle) proportional to 1/N, and independent signals add their
+/// fourth cumulants, so a cell with energy share r of its stem adds r^2 / N to the stem's
+/// excess kurtosis. Scaling the budget as `(r / MASKING_RATIO)^2` below `MASKING_RATIO`
+/// keeps each quiet cell's addition at most 1/16 of what a full-budget cell at the
+/// stem's level adds; `MIN_BUDGET_SHARE` keeps every cell a stationary noise (1,500 draws
+/// per second at the default budget, dense enough for velvet noise to sound smooth).
+/// The grouping test (`tests/engine.rs`) checks level, octave bands and kurtosis against
+/// rendering every collision.
+pub const MASKING_RATIO: f32 = 0.25;
+/// The smallest share of `RENDERED_PER_CELL_PER_S` a dense cell is rendered with.
+pub const MIN_BUDGET_SHARE: f32 = 0.125;
+
+/// A cell's per-window budget: `max_per_cell` scaled by texture masking (see
+/// `MASKING_RATIO`) for a cell with `energy_ratio` = its expected energy over that of the
+/// loudest cell of its stem. `u32::MAX` (render every collision) is kept as it is.
+pub fn masked_budget(max_per_cell: u32, energy_ratio: f32) -> u32 {
+    if max_per_cell == u32::MAX {
+        return max_per_cell;
+    }
+    let r = if energy_ratio.is_finite() {
+        energy_ratio.max(0.0)
+    } else {
+        1.0
+    };
+    let share = (r / MASKING_RATIO).powi(2).clamp(MIN_BUDGET_SHARE, 1.0);
+    ((max_per_cell as f32 * share).ceil() as u32).clamp(1, max_per_cell.max(1))
+}
+
 const TIME_BINS: usize = 8;
 const SPEED_BINS: usize = 16;
 const ANGLE_BINS: usize = 8;
@@ -191,6 +224,18 @@ impl<const N: usize> Histogram<N> {
         self.at(i as f32 / N as f32)
     }
 
+    /// The distribution's second moment E[x^2] (each bin's mass times its centre squared).
+    fn second_moment(&self) -> f32 {
+        let mut prev = 0.0;
+        let mut acc = 0.0;
+        for i in 0..N {
+            let centre = 0.5 * (self.edge(i) + self.edge(i + 1));
+            acc += (self.cdf[i] - prev) * centre * centre;
+            prev = self.cdf[i];
+        }
+        acc / self.cdf[N - 1]
+    }
+
     /// The largest bin edge below which the bins hold at most `share` of the distribution's
     /// second moment E[x^2] (each bin's mass times its centre squared).
     fn second_moment_cut(&self, share: f32) -> f32 {
@@ -282,6 +327,9 @@ pub struct Shapes {
     angle: [Histogram<ANGLE_BINS>; CELLS.len()],
     cull_share: f32,
     cut: [f32; CELLS.len()],
+    /// E[v0^2] of each cell's speed shape, in units of its mean speed squared (a window's
+    /// expected energy is lambda mean_v^2 times this; see `MASKING_RATIO`).
+    speed_m2: [f32; CELLS.len()],
 }
 
 impl Shapes {
@@ -294,6 +342,7 @@ impl Shapes {
         let angle = CELLS.map(|cell| Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spreads(cell).1)));
         let mut shapes = Shapes {
             avx: super::simd::has_avx(),
+            speed_m2: speed.map(|h| h.second_moment()),
             speed,
             angle,
             cull_share: 0.0,
@@ -463,8 +512,20 @@ pub fn generate(
         max_per_cell,
     } = *setup;
     let mut total = [0u64; 3];
-    for (cell_index, &cell) in CELLS.iter().enumerate() {
-        let Some(pdf) = cell_pdf(cell, state, geometry, restitution, window_s) else {
+    let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, restitution, window_s));
+    // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
+    // loudest cell of its stem
+    let energy: [f32; CELLS.len()] = std::array::from_fn(|i| match &pdfs[i] {
+        Some(p) => p.lambda as f32 * p.mean_v * p.mean_v * shapes.speed_m2[i],
+        None => 0.0,
+    });
+    let mut loudest = [0.0f32; 2];
+    for (cell, e) in CELLS.iter().zip(energy) {
+        let k = &mut loudest[cell.kind() as usize];
+        *k = k.max(e);
+    }
+    for (cell_index, (&cell, pdf)) in CELLS.iter().zip(pdfs).enumerate() {
+        let Some(pdf) = pdf else {
             continue;
         };
         // thesis eq. 5.6: number of samples ~ Pois(lambda)
@@ -478,7 +539,7 @@ pub fn generate(
         total[(cell.kind() == CollisionKind::GrainCup) as usize] += count;
         // Merge into groups beyond the per-window budget: each rendered collision stands
         // for `group` collisions; amplitudes of incoherent sums add in power (sqrt).
-        let share = max_per_cell.max(1) as u64;
+        let share = masked_budget(max_per_cell, energy[cell_index] / loudest[cell.kind() as usize]) as u64;
         let (rendered, weight) = if count > share {
             (share, ((count as f64) / share as f64).sqrt() as f32)
         } else {
@@ -865,6 +926,60 @@ mod tests {
                 assert_eq!(c1[k][i].to_bits(), c.to_bits());
             }
         }
+    }
+
+    #[test]
+    fn quiet_dense_cells_get_smaller_budgets_and_keep_their_energy() {
+        // a covered floor: the impact zone is the loudest grain-grain cell, the stream
+        // (5 % of the impact speed) is about 30 dB below it, and both are far denser than
+        // the budget
+        let mut s = state(200_000.0, 0.3);
+        s.settle_rate = 0.0;
+        let setup = |max_per_cell| GeneratorSetup {
+            geometry: G,
+            restitution: 0.5,
+            window_s: 128.0 / 48_000.0,
+            normals: NormalMode::Physical,
+            max_per_cell,
+        };
+        let shapes = Shapes::new(0.0);
+        // per cell: draws and energy (sum of weight^2 v0^2) over many windows
+        let run = |max_per_cell| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+            let mut draws = [0u64; CELLS.len()];
+            let mut energy = [0.0f64; CELLS.len()];
+            let mut out = Vec::with_capacity(CELLS.len() * MAX_RENDERED_PER_CELL as usize);
+            for _ in 0..400 {
+                out.clear();
+                let mut add = |c: &Collision| {
+                    draws[c.cell] += 1;
+                    energy[c.cell] += (c.weight as f64 * c.v0 as f64).powi(2);
+                };
+                generate(&s, &setup(max_per_cell), &shapes, &mut rng, &mut out, &mut add);
+                out.iter().for_each(add);
+            }
+            (draws, energy)
+        };
+        let (budget, every) = (run(32), run(u32::MAX));
+        let impact = CELLS.iter().position(|&c| c == Cell::ImpactZone).unwrap();
+        let stream = CELLS.iter().position(|&c| c == Cell::Stream).unwrap();
+        assert_eq!(budget.0[impact], 400 * 32, "the loudest cell keeps the whole budget");
+        assert_eq!(budget.0[stream], 400 * 4, "a masked cell gets the smallest share");
+        for cell in [impact, stream] {
+            let ratio = budget.1[cell] / every.1[cell];
+            assert!((ratio - 1.0).abs() < 0.05, "cell {cell}: energy ratio {ratio}");
+        }
+    }
+
+    #[test]
+    fn masked_budget_scales_with_the_energy_ratio_squared() {
+        assert_eq!(masked_budget(32, 1.0), 32);
+        assert_eq!(masked_budget(32, MASKING_RATIO), 32);
+        assert_eq!(masked_budget(32, 0.5 * MASKING_RATIO), 8);
+        assert_eq!(masked_budget(32, 1e-6), 4);
+        assert_eq!(masked_budget(32, f32::NAN), 32);
+        assert_eq!(masked_budget(1, 1e-6), 1);
+        assert_eq!(masked_budget(u32::MAX, 1e-6), u32::MAX);
     }
 
     #[test]
