@@ -882,6 +882,7 @@ impl RenderContext<'_> {
     }
 
     #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
     fn prepare_lanes(&self, batch: &[Collision], out: &mut Prepared) {
         // the batch as lanes (lanes past its end keep harmless zeros and unit speeds)
         let mut pos = [[0.0f32; BATCH]; 3];
@@ -902,38 +903,59 @@ impl RenderContext<'_> {
             ln_d1[i] = self.p.ln_duration_at_1[c.kind as usize];
         }
         let a = self.p.grain_radius_m;
+        // Every step below is a loop over the lanes with no call and no branch, so that it
+        // compiles to packed SIMD (a loop over lanes with everything in its body does not).
+        // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
+        let mut impulse_ns = [0.0f32; BATCH];
+        let mut dv = [0.0f32; BATCH];
+        for i in 0..BATCH {
+            impulse_ns[i] = per_v[i] * v0[i].max(1e-9);
+            out.ln_duration[i] = ln_d1[i] - 0.2 * ln_v0[i].max(-20.7);
+            out.cup_amplitude[i] = impulse_ns[i] * weight[i];
+            dv[i] = impulse_ns[i] / self.p.grain_mass_kg * weight[i];
+        }
         // pulse times, samples: sphere 0, sphere 1, cup
         let mut times = [[0.0f32; BATCH]; 3];
         for i in 0..BATCH {
-            // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
-            let v0 = v0[i].max(1e-9);
-            let impulse_ns = per_v[i] * v0;
-            out.ln_duration[i] = ln_d1[i] - 0.2 * ln_v0[i].max(-20.7);
-            out.cup_amplitude[i] = impulse_ns * weight[i];
             times[2][i] = time[i] + self.p.cup_delay;
-            let dv = impulse_ns / self.p.grain_mass_kg * weight[i];
-            // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
-            // (both are computed; a grain-cup collision uses the first only)
-            for (k, sign) in [1.0f32, -1.0].into_iter().enumerate() {
-                let centre = [0, 1, 2].map(|j| pos[j][i] + sign * a * nrm[j][i]);
-                let d = [0, 1, 2].map(|j| self.p.listener[j] - centre[j]);
-                let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(a * 1.01);
+        }
+        // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
+        // (both are computed; a grain-cup collision uses the first only)
+        for (k, sign) in [1.0f32, -1.0].into_iter().enumerate() {
+            let offset = sign * a;
+            let mut d = [[0.0f32; BATCH]; 3];
+            for j in 0..3 {
+                for i in 0..BATCH {
+                    d[j][i] = self.p.listener[j] - (pos[j][i] + offset * nrm[j][i]);
+                }
+            }
+            for i in 0..BATCH {
+                let r = (d[0][i] * d[0][i] + d[1][i] * d[1][i] + d[2][i] * d[2][i])
+                    .sqrt()
+                    .max(a * 1.01);
                 let inv_r = 1.0 / r;
-                let cos_theta = sign * (nrm[0][i] * d[0] + nrm[1][i] * d[1] + nrm[2][i] * d[2]) * inv_r;
-                let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv);
+                let cos_theta = sign * (nrm[0][i] * d[0][i] + nrm[1][i] * d[1][i] + nrm[2][i] * d[2][i]) * inv_r;
+                let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv[i]);
                 // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
                 times[k][i] = time[i] + (r - a) * self.p.samples_per_m;
                 out.a0[k][i] = a0;
                 out.a1[k][i] = a1;
             }
-            // constant-power pan across the cup's width
+        }
+        // constant-power pan across the cup's width
+        for i in 0..BATCH {
             let pan = (pos[1][i] * self.p.pan_scale).clamp(-1.0, 1.0);
             let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
             out.pan[0][i] = cos_th * std::f32::consts::SQRT_2;
             out.pan[1][i] = sin_th * std::f32::consts::SQRT_2;
-            // the kernel rows: one duration row for all three pulses, a phase each
+        }
+        // the kernel rows: one duration row for all three pulses, a phase each
+        for i in 0..BATCH {
             out.row[i] = self.kernels.duration_row(out.ln_duration[i]);
-            for (k, t) in times.iter().map(|t| t[i]).enumerate() {
+        }
+        for k in 0..3 {
+            for i in 0..BATCH {
+                let t = times[k][i];
                 let whole = fastmath::floor_non_negative(t);
                 let (cell, frac) = kernels::phase_cell(t - whole);
                 out.whole[k][i] = whole;

@@ -268,6 +268,17 @@ pub const MAX_SPAN: usize = 128;
 /// one group's lanes, so one pass over a span advances `LANES` modes at once (issue 6).
 pub struct ModalBank {
     sample_rate: f32,
+    osc: Oscillators,
+    /// A span's active bus forces, sample by sample, and its per-lane output sums (kept
+    /// here so a span clears only what it uses).
+    forces: [[f32; CUP_BUSES]; MAX_SPAN],
+    acc: [[Lane; MAX_SPAN]; 2],
+    modes: [Mode; MAX_MODES],
+    avx: bool,
+}
+
+/// The oscillators' coefficients and states, in lane groups.
+struct Oscillators {
     count: usize,
     /// Pole e^{(-delta + i w) T}.
     pole_re: [Lane; GROUPS],
@@ -278,38 +289,40 @@ pub struct ModalBank {
     out: [[Lane; GROUPS]; 2],
     y_re: [Lane; GROUPS],
     y_im: [Lane; GROUPS],
-    modes: [Mode; MAX_MODES],
-    avx: bool,
 }
 
 impl ModalBank {
     pub fn new(sample_rate: f32) -> Self {
         ModalBank {
             sample_rate,
-            count: 0,
-            pole_re: [[0.0; LANES]; GROUPS],
-            pole_im: [[0.0; LANES]; GROUPS],
-            input: [[[0.0; LANES]; CUP_BUSES]; GROUPS],
-            out: [[[0.0; LANES]; GROUPS]; 2],
-            y_re: [[0.0; LANES]; GROUPS],
-            y_im: [[0.0; LANES]; GROUPS],
+            osc: Oscillators {
+                count: 0,
+                pole_re: [[0.0; LANES]; GROUPS],
+                pole_im: [[0.0; LANES]; GROUPS],
+                input: [[[0.0; LANES]; CUP_BUSES]; GROUPS],
+                out: [[[0.0; LANES]; GROUPS]; 2],
+                y_re: [[0.0; LANES]; GROUPS],
+                y_im: [[0.0; LANES]; GROUPS],
+            },
+            forces: [[0.0; CUP_BUSES]; MAX_SPAN],
+            acc: [[[0.0; LANES]; MAX_SPAN]; 2],
             modes: [Mode::ZERO; MAX_MODES],
             avx: super::simd::has_avx(),
         }
     }
 
     pub fn reset(&mut self) {
-        self.y_re = [[0.0; LANES]; GROUPS];
-        self.y_im = [[0.0; LANES]; GROUPS];
+        self.osc.y_re = [[0.0; LANES]; GROUPS];
+        self.osc.y_im = [[0.0; LANES]; GROUPS];
     }
 
     pub fn modes(&self) -> &[Mode] {
-        &self.modes[..self.count]
+        &self.modes[..self.osc.count]
     }
 
     /// Velocity state of mode `i` (analytic signal, m/s).
     pub fn state(&self, i: usize) -> (f32, f32) {
-        (self.y_re[i / LANES][i % LANES], self.y_im[i / LANES][i % LANES])
+        (self.osc.y_re[i / LANES][i % LANES], self.osc.y_im[i / LANES][i % LANES])
     }
 
     /// Installs a mode set. Oscillator states are kept, so frequencies glide without clicks.
@@ -320,26 +333,26 @@ impl ModalBank {
         // lanes past the last mode are silent: zero state, pole, input and output
         for i in n..MAX_MODES {
             let (g, k) = (i / LANES, i % LANES);
-            self.y_re[g][k] = 0.0;
-            self.y_im[g][k] = 0.0;
-            self.pole_re[g][k] = 0.0;
-            self.pole_im[g][k] = 0.0;
+            self.osc.y_re[g][k] = 0.0;
+            self.osc.y_im[g][k] = 0.0;
+            self.osc.pole_re[g][k] = 0.0;
+            self.osc.pole_im[g][k] = 0.0;
             for b in 0..CUP_BUSES {
-                self.input[g][b][k] = 0.0;
+                self.osc.input[g][b][k] = 0.0;
             }
-            self.out[0][g][k] = 0.0;
-            self.out[1][g][k] = 0.0;
+            self.osc.out[0][g][k] = 0.0;
+            self.osc.out[1][g][k] = 0.0;
         }
-        self.count = n;
+        self.osc.count = n;
         for (i, m) in modes.iter().take(n).enumerate() {
             let (g, k) = (i / LANES, i % LANES);
             self.modes[i] = *m;
             let w = 2.0 * PI * m.freq_hz as f64;
             let r = (-(m.decay_per_s as f64) * t).exp();
-            self.pole_re[g][k] = (r * (w * t).cos()) as f32;
-            self.pole_im[g][k] = (r * (w * t).sin()) as f32;
+            self.osc.pole_re[g][k] = (r * (w * t).cos()) as f32;
+            self.osc.pole_im[g][k] = (r * (w * t).sin()) as f32;
             for b in 0..CUP_BUSES {
-                self.input[g][b][k] = (m.shape[b] as f64 * t / m.mass_kg as f64) as f32;
+                self.osc.input[g][b][k] = (m.shape[b] as f64 * t / m.mass_kg as f64) as f32;
             }
             // pressure from the surface velocity Re(y) (module doc)
             let gain = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64 * (m.radiating_area_m2 as f64 / (4.0 * PI)).sqrt()
@@ -347,7 +360,7 @@ impl ModalBank {
             // the ears see the cup from azimuths +-phi around the listener's (0)
             let phi = EAR_HALF_ANGLE * width.clamp(0.0, 1.0) as f64;
             let gains = [m.directivity(phi), m.directivity(-phi)];
-            for (out, dir) in self.out.iter_mut().zip(gains) {
+            for (out, dir) in self.osc.out.iter_mut().zip(gains) {
                 out[g][k] = (gain * dir) as f32;
             }
         }
@@ -410,36 +423,41 @@ impl ModalBank {
                 buses += 1;
             }
         }
-        let mut forces = [[0.0f32; CUP_BUSES]; MAX_SPAN];
         for (j, &b) in active[..buses].iter().enumerate() {
-            for (ft, &x) in forces[..n].iter_mut().zip(&force[b][..n]) {
+            for (ft, &x) in self.forces[..n].iter_mut().zip(&force[b][..n]) {
                 ft[j] = x;
             }
         }
-        let mut acc_l = [[0.0f32; LANES]; MAX_SPAN];
-        let mut acc_r = [[0.0f32; LANES]; MAX_SPAN];
+        let [acc_l, acc_r] = &mut self.acc;
+        acc_l[..n].fill([0.0; LANES]);
+        acc_r[..n].fill([0.0; LANES]);
         // the number of active buses as a constant: the bus loop unrolls and each group's
-        // bus gains stay in registers
-        let (f, l, r) = (&forces[..n], &mut acc_l[..n], &mut acc_r[..n]);
+        // bus gains stay in registers (only the first `buses` forces of a sample are read)
+        let (osc, f, l, r) = (&mut self.osc, &self.forces[..n], &mut acc_l[..n], &mut acc_r[..n]);
         match buses {
-            0 => self.run_groups::<0>(&active, f, l, r),
-            1 => self.run_groups::<1>(&active, f, l, r),
-            2 => self.run_groups::<2>(&active, f, l, r),
-            3 => self.run_groups::<3>(&active, f, l, r),
-            4 => self.run_groups::<4>(&active, f, l, r),
-            5 => self.run_groups::<5>(&active, f, l, r),
-            6 => self.run_groups::<6>(&active, f, l, r),
-            7 => self.run_groups::<7>(&active, f, l, r),
-            _ => self.run_groups::<CUP_BUSES>(&active, f, l, r),
+            0 => osc.run_groups::<0>(&active, f, l, r),
+            1 => osc.run_groups::<1>(&active, f, l, r),
+            2 => osc.run_groups::<2>(&active, f, l, r),
+            3 => osc.run_groups::<3>(&active, f, l, r),
+            4 => osc.run_groups::<4>(&active, f, l, r),
+            5 => osc.run_groups::<5>(&active, f, l, r),
+            6 => osc.run_groups::<6>(&active, f, l, r),
+            7 => osc.run_groups::<7>(&active, f, l, r),
+            _ => osc.run_groups::<CUP_BUSES>(&active, f, l, r),
         }
         for t in 0..n {
             out_l[t] = lane_sum(&acc_l[t]);
             out_r[t] = lane_sum(&acc_r[t]);
         }
     }
+}
 
+impl Oscillators {
     /// Every group over the span with the first `B` buses of `active` (their forces are
     /// `forces[t][..B]`), summing the groups' outputs into `acc_l` / `acc_r` in group order.
+    /// Groups run two at a time: each group's recursion is a chain of dependent operations
+    /// from one sample to the next, and two independent chains keep the CPU busy while
+    /// each waits (the sums into `acc` keep the group order, so the bits do not change).
     #[inline(always)]
     fn run_groups<const B: usize>(
         &mut self,
@@ -448,39 +466,68 @@ impl ModalBank {
         acc_l: &mut [Lane],
         acc_r: &mut [Lane],
     ) {
-        for g in 0..self.count.div_ceil(LANES) {
-            let (pr, pi) = (self.pole_re[g], self.pole_im[g]);
-            let (ol, or) = (self.out[0][g], self.out[1][g]);
-            let input: [Lane; B] = std::array::from_fn(|j| self.input[g][active[j]]);
-            let (mut yr, mut yi) = (self.y_re[g], self.y_im[g]);
-            for ((ft, al), ar) in forces.iter().zip(acc_l.iter_mut()).zip(acc_r.iter_mut()) {
+        let groups = self.count.div_ceil(LANES);
+        let mut g = 0;
+        while g + 2 <= groups {
+            self.run::<B, 2>([g, g + 1], active, forces, acc_l, acc_r);
+            g += 2;
+        }
+        if g < groups {
+            self.run::<B, 1>([g], active, forces, acc_l, acc_r);
+        }
+    }
+
+    /// Groups `gs` over the span (thesis eq. 3.15 per mode: `y <- p y + u`), their outputs
+    /// added into `acc_l` / `acc_r` in the order of `gs`.
+    #[inline(always)]
+    fn run<const B: usize, const G: usize>(
+        &mut self,
+        gs: [usize; G],
+        active: &[usize; CUP_BUSES],
+        forces: &[[f32; CUP_BUSES]],
+        acc_l: &mut [Lane],
+        acc_r: &mut [Lane],
+    ) {
+        let pr: [Lane; G] = gs.map(|g| self.pole_re[g]);
+        let pi: [Lane; G] = gs.map(|g| self.pole_im[g]);
+        let ol: [Lane; G] = gs.map(|g| self.out[0][g]);
+        let or: [Lane; G] = gs.map(|g| self.out[1][g]);
+        let input: [[Lane; B]; G] = gs.map(|g| std::array::from_fn(|j| self.input[g][active[j]]));
+        let mut yr: [Lane; G] = gs.map(|g| self.y_re[g]);
+        let mut yi: [Lane; G] = gs.map(|g| self.y_im[g]);
+        for ((ft, al), ar) in forces.iter().zip(acc_l.iter_mut()).zip(acc_r.iter_mut()) {
+            for h in 0..G {
                 let mut u = [0.0f32; LANES];
-                for (inp, &f) in input.iter().zip(ft) {
+                for (inp, &f) in input[h].iter().zip(ft) {
                     for k in 0..LANES {
                         u[k] += inp[k] * f;
                     }
                 }
                 for k in 0..LANES {
-                    let nr = yr[k] * pr[k] - yi[k] * pi[k] + u[k];
-                    let ni = yr[k] * pi[k] + yi[k] * pr[k];
-                    yr[k] = nr;
-                    yi[k] = ni;
-                    al[k] += ol[k] * nr;
-                    ar[k] += or[k] * nr;
+                    let nr = yr[h][k] * pr[h][k] - yi[h][k] * pi[h][k] + u[k];
+                    let ni = yr[h][k] * pi[h][k] + yi[h][k] * pr[h][k];
+                    yr[h][k] = nr;
+                    yi[h][k] = ni;
+                    al[k] += ol[h][k] * nr;
+                    ar[k] += or[h][k] * nr;
                 }
             }
-            self.y_re[g] = yr;
-            self.y_im[g] = yi;
+        }
+        for (h, &g) in gs.iter().enumerate() {
+            self.y_re[g] = yr[h];
+            self.y_im[g] = yi[h];
         }
     }
+}
 
+impl ModalBank {
     /// Flushes tiny states to zero (no denormals in long tails).
     pub fn flush_denormals(&mut self) {
         for g in 0..GROUPS {
             for k in 0..LANES {
-                if self.y_re[g][k].abs() < 1e-20 && self.y_im[g][k].abs() < 1e-20 {
-                    self.y_re[g][k] = 0.0;
-                    self.y_im[g][k] = 0.0;
+                if self.osc.y_re[g][k].abs() < 1e-20 && self.osc.y_im[g][k].abs() < 1e-20 {
+                    self.osc.y_re[g][k] = 0.0;
+                    self.osc.y_im[g][k] = 0.0;
                 }
             }
         }
