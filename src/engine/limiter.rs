@@ -30,6 +30,9 @@ pub struct Limiter {
     avg_sum: f64,
     held: f32,
     n: u64,
+    /// How many of the latest samples in a row were held at unity gain (then every entry of
+    /// `avg_buf` is 1 once it reaches `len`: the fast path of `process_span`).
+    unity: usize,
 }
 
 impl Limiter {
@@ -49,6 +52,7 @@ impl Limiter {
             avg_sum: len as f64,
             held: 1.0,
             n: 0,
+            unity: len,
         };
         l.reset();
         l
@@ -74,6 +78,7 @@ impl Limiter {
         self.avg_sum = self.len as f64;
         self.held = 1.0;
         self.n = 0;
+        self.unity = self.len;
     }
 
     #[inline]
@@ -104,6 +109,11 @@ impl Limiter {
         let window_min = self.dq_val[self.dq_head];
         // release: recover slowly, never above the window minimum
         self.held = window_min.min(1.0 - self.release * (1.0 - self.held));
+        self.unity = if self.held == 1.0 {
+            self.unity.saturating_add(1)
+        } else {
+            0
+        };
         // n mod len: `pos` steps with `n` and wraps at `len` (both start at 0)
         let idx = self.pos;
         self.avg_sum += self.held as f64 - self.avg_buf[idx] as f64;
@@ -120,6 +130,47 @@ impl Limiter {
         self.pos = wrap(self.pos + 1, self.len);
         let c = self.ceiling;
         ((out_l * gain).clamp(-c, c), (out_r * gain).clamp(-c, c))
+    }
+}
+
+impl Limiter {
+    /// `process` over a span, in place (`l` and `r` of equal length). While the limiter
+    /// rests (unity gain held for a whole look-ahead, nothing in the sliding minimum but
+    /// unity) and the span stays finite and under the ceiling, every sample only passes
+    /// through the delay line: the state then moves exactly as `process` would move it,
+    /// without the per-sample deque and average, and the output has the same bits.
+    pub fn process_span(&mut self, l: &mut [f32], r: &mut [f32]) {
+        let n = l.len().min(r.len());
+        let (l, r) = (&mut l[..n], &mut r[..n]);
+        let c = self.ceiling;
+        let quiet = l.iter().chain(r.iter()).fold(true, |q, x| q & (x.abs() <= c));
+        let resting = self.unity >= self.len
+            && self.held == 1.0
+            && self.dq_len == 1
+            && self.dq_val[self.dq_head] == 1.0
+            // no periodic re-summing of the average inside the span
+            && (self.n + n as u64) >> 16 == self.n >> 16;
+        if !(quiet && resting) || n == 0 {
+            for (x, y) in l.iter_mut().zip(r.iter_mut()) {
+                (*x, *y) = self.process(*x, *y);
+            }
+            return;
+        }
+        // the average holds `len` ones (each step adds 1 - 1), so the gain stays this
+        let gain = (self.avg_sum / self.len as f64) as f32;
+        let [dl, dr] = &mut self.delay;
+        for (x, y) in l.iter_mut().zip(r.iter_mut()) {
+            let (out_l, out_r) = (dl[self.pos], dr[self.pos]);
+            dl[self.pos] = *x;
+            dr[self.pos] = *y;
+            self.pos = wrap(self.pos + 1, self.len);
+            *x = (out_l * gain).clamp(-c, c);
+            *y = (out_r * gain).clamp(-c, c);
+        }
+        // the sliding minimum holds just the newest sample's unity gain
+        self.n += n as u64;
+        self.dq_idx[self.dq_head] = self.n - 1;
+        self.unity = self.unity.saturating_add(n);
     }
 }
 
@@ -162,6 +213,34 @@ mod tests {
         let out: Vec<f32> = input.iter().map(|&x| lim.process(x, x).0).collect();
         for i in lat..2000 {
             assert!((out[i] - input[i - lat]).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn span_processing_gives_the_same_bits_as_sample_by_sample() {
+        // quiet passages (the fast path), peaks over the ceiling, NaN, and the release
+        let input: Vec<f32> = (0..200_000)
+            .map(|i| match i {
+                50_000..=50_100 => 3.0 * (i as f32 * 0.3).sin(),
+                90_000 => f32::NAN,
+                _ => 0.5 * (i as f32 * 0.01).sin(),
+            })
+            .collect();
+        let mut a = Limiter::new(48_000.0, 0.9);
+        let mut b = Limiter::new(48_000.0, 0.9);
+        let want: Vec<(f32, f32)> = input.iter().map(|&x| a.process(x, -0.5 * x)).collect();
+        let (mut l, mut r): (Vec<f32>, Vec<f32>) = input.iter().map(|&x| (x, -0.5 * x)).unzip();
+        let mut start = 0;
+        for len in [64, 1, 128, 37].into_iter().cycle() {
+            let end = (start + len).min(l.len());
+            b.process_span(&mut l[start..end], &mut r[start..end]);
+            start = end;
+            if start == l.len() {
+                break;
+            }
+        }
+        for (t, (&(wl, wr), (gl, gr))) in want.iter().zip(l.iter().zip(&r)).enumerate() {
+            assert_eq!((wl.to_bits(), wr.to_bits()), (gl.to_bits(), gr.to_bits()), "sample {t}");
         }
     }
 

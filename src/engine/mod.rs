@@ -711,15 +711,10 @@ impl Engine {
         let range = start..start + len;
         let mut pressure = [[0.0f32; WINDOW]; 2];
         {
-            // both channels' filters in one loop: their recursions overlap in the CPU
             let [ring_l, ring_r] = &mut self.grains_ring;
-            let [filter_l, filter_r] = &mut self.sphere_filter;
             let [p_l, p_r] = &mut pressure;
             let (ring_l, ring_r) = (&mut ring_l[range.clone()], &mut ring_r[range.clone()]);
-            for t in 0..len {
-                p_l[t] = filter_l.process(ring_l[t]);
-                p_r[t] = filter_r.process(ring_r[t]);
-            }
+            SphereFilter::process_pair(&mut self.sphere_filter, [ring_l, ring_r], [p_l, p_r]);
             ring_l.fill(0.0);
             ring_r.fill(0.0);
         }
@@ -760,10 +755,10 @@ impl Engine {
             grains_r[t] = sg[1];
             cup_l[t] = sc[0];
             cup_r[t] = sc[1];
-            let (l, r) = self.limiter.process(sg[0] + sc[0], sg[1] + sc[1]);
-            main_l[t] = l;
-            main_r[t] = r;
+            main_l[t] = sg[0] + sc[0];
+            main_r[t] = sg[1] + sc[1];
         }
+        self.limiter.process_span(main_l, main_r);
         self.clock += len as u64;
     }
 }
