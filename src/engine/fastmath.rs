@@ -18,12 +18,12 @@ pub fn round(x: f32) -> f32 {
     (x + MAGIC) - MAGIC
 }
 
-/// `floor(x)` for 0 <= x < 2^24 (negative or NaN input gives 0).
+/// `floor(x)` as an integer, for 0 <= x < 2^24 (negative or NaN input gives 0).
 #[inline(always)]
-pub fn floor_non_negative(x: f32) -> f32 {
+pub fn floor_non_negative(x: f32) -> i32 {
     // `max` maps NaN and negatives to 0; a signed conversion, because x86 has packed
     // float-to-i32 conversions (the renderer floors eight lanes at once) but none to u32
-    x.max(0.0) as i32 as f32
+    x.max(0.0) as i32
 }
 
 /// `(sin x, cos x)` for finite `x`; absolute error ~1e-6 for |x| < 20 (f32 reduction).
@@ -135,10 +135,10 @@ mod tests {
             let x = i as f32 * 0.013;
             assert_eq!(round(x), x.round_ties_even(), "{x}");
             if x >= 0.0 {
-                assert_eq!(floor_non_negative(x), x.floor(), "{x}");
+                assert_eq!(floor_non_negative(x) as f32, x.floor(), "{x}");
             }
         }
-        assert_eq!(floor_non_negative(-3.5), 0.0);
-        assert_eq!(floor_non_negative(f32::NAN), 0.0);
+        assert_eq!(floor_non_negative(-3.5), 0);
+        assert_eq!(floor_non_negative(f32::NAN), 0);
     }
 }

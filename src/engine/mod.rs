@@ -811,7 +811,7 @@ struct Prepared {
     /// (sphere 0, sphere 1, cup) the integer sample of its time (samples into the window;
     /// retarded for the spheres, delayed for the cup), its phase cell and fraction.
     row: [i32; BATCH],
-    whole: [[f32; BATCH]; 3],
+    whole: [[i32; BATCH]; 3],
     cell: [[i32; BATCH]; 3],
     frac: [[f32; BATCH]; 3],
 }
@@ -951,8 +951,9 @@ impl RenderContext<'_> {
         for k in 0..3 {
             for i in 0..BATCH {
                 let t = times[k][i];
+                // kept as an integer: no float-to-integer conversion when the pulse is written
                 let whole = fastmath::floor_non_negative(t);
-                let (cell, frac) = kernels::phase_cell(t - whole);
+                let (cell, frac) = kernels::phase_cell(t - whole as f32);
                 out.whole[k][i] = whole;
                 out.cell[k][i] = cell;
                 out.frac[k][i] = frac;
@@ -984,7 +985,7 @@ impl RenderContext<'_> {
         let (w0, w1) = (prepared.whole[0][i], prepared.whole[1][i]);
         let first = if spheres == 2 { w0.min(w1) } else { w0 };
         let max_offset = scratch.len() - self.kernels.taps();
-        let offset = |w: f32| ((w - first) as usize).min(max_offset);
+        let offset = |w: i32| ((w - first) as usize).min(max_offset);
         let (o0, p0) = (offset(w0), pulse(0));
         let (o1, p1) = if spheres == 2 { (offset(w1), pulse(1)) } else { (0, p0) };
         let used = if spheres == 2 {
@@ -1042,7 +1043,7 @@ impl RenderContext<'_> {
 
     /// Ring index of the first kernel tap for a pulse whose integer sample is `whole`.
     #[inline]
-    fn ring_start(&self, whole: f32) -> usize {
+    fn ring_start(&self, whole: i32) -> usize {
         ((self.p.base + whole as u64 - HALF as u64) as usize) & self.p.mask
     }
 
@@ -1108,7 +1109,7 @@ mod tests {
                 }
             }
             for k in 0..3 {
-                v.extend(p.whole[k].map(f32::to_bits));
+                v.extend(p.whole[k].map(|w| w as u32));
                 v.extend(p.frac[k].map(f32::to_bits));
                 v.extend(p.cell[k].map(|c| c as u32));
             }
