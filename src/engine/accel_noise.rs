@@ -240,9 +240,9 @@ impl SphereFilter {
                 for t in 1..n {
                     y[t] = b0 * x[t] + b1 * x[t - 1];
                 }
+                f.y2 = if n > 1 { y[n - 2] } else { f.y1 };
                 f.x1 = x[n - 1];
                 f.y1 = y[n - 1];
-                f.y2 = if n > 1 { y[n - 2] } else { f.y1 };
             }
         } else {
             let [filter_l, filter_r] = filters;

@@ -224,24 +224,9 @@ impl<const N: usize> Histogram<N> {
         self.at(i as f32 / N as f32)
     }
 
-    /// The distribution's second moment E[x^2] (each bin's mass times its centre squared).
-    fn second_moment(&self) -> f32 {
-        let mut prev = 0.0;
-        let mut acc = 0.0;
-        for i in 0..N {
-            let centre = 0.5 * (self.edge(i) + self.edge(i + 1));
-            acc += (self.cdf[i] - prev) * centre * centre;
-            prev = self.cdf[i];
-        }
-        acc / self.cdf[N - 1]
-    }
-
-    /// The largest bin edge below which the bins hold at most `share` of the distribution's
-    /// second moment E[x^2] (each bin's mass times its centre squared).
-    fn second_moment_cut(&self, share: f32) -> f32 {
-        if share <= 0.0 {
-            return 0.0;
-        }
+    /// Each bin's share of the distribution's second moment E[x^2] (its mass times its
+    /// centre squared, unnormalised), and their sum.
+    fn bin_moments(&self) -> ([f32; N], f32) {
         let mut moments = [0.0f32; N];
         let mut prev = 0.0;
         let mut total = 0.0;
@@ -251,6 +236,21 @@ impl<const N: usize> Histogram<N> {
             prev = self.cdf[i];
             total += *m;
         }
+        (moments, total)
+    }
+
+    /// The distribution's second moment E[x^2].
+    fn second_moment(&self) -> f32 {
+        self.bin_moments().1 / self.cdf[N - 1]
+    }
+
+    /// The largest bin edge below which the bins hold at most `share` of the distribution's
+    /// second moment E[x^2].
+    fn second_moment_cut(&self, share: f32) -> f32 {
+        if share <= 0.0 {
+            return 0.0;
+        }
+        let (moments, total) = self.bin_moments();
         let mut acc = 0.0;
         for (i, m) in moments.iter().enumerate() {
             acc += m;

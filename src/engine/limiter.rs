@@ -131,9 +131,7 @@ impl Limiter {
         let c = self.ceiling;
         ((out_l * gain).clamp(-c, c), (out_r * gain).clamp(-c, c))
     }
-}
 
-impl Limiter {
     /// `process` over a span, in place (`l` and `r` of equal length). While the limiter
     /// rests (unity gain held for a whole look-ahead, nothing in the sliding minimum but
     /// unity) and the span stays finite and under the ceiling, every sample only passes
@@ -144,13 +142,13 @@ impl Limiter {
         let (l, r) = (&mut l[..n], &mut r[..n]);
         let c = self.ceiling;
         let quiet = l.iter().chain(r.iter()).fold(true, |q, x| q & (x.abs() <= c));
+        // (a run of unity gains implies `held` is 1; the deque check excludes a fresh reset)
         let resting = self.unity >= self.len
-            && self.held == 1.0
             && self.dq_len == 1
             && self.dq_val[self.dq_head] == 1.0
             // no periodic re-summing of the average inside the span
             && (self.n + n as u64) >> 16 == self.n >> 16;
-        if !(quiet && resting) || n == 0 {
+        if !(quiet && resting) {
             for (x, y) in l.iter_mut().zip(r.iter_mut()) {
                 (*x, *y) = self.process(*x, *y);
             }
