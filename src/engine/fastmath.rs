@@ -18,12 +18,27 @@ pub fn round(x: f32) -> f32 {
     (x + MAGIC) - MAGIC
 }
 
-/// `floor(x)` as an integer, for 0 <= x < 2^24 (negative or NaN input gives 0).
+/// `floor(x)` as an integer, for 0 <= x < 2^24 (negative or NaN input gives 0, larger
+/// input 2^24).
 #[inline(always)]
 pub fn floor_non_negative(x: f32) -> i32 {
-    // `max` maps NaN and negatives to 0; a signed conversion, because x86 has packed
-    // float-to-i32 conversions (the renderer floors eight lanes at once) but none to u32
-    x.max(0.0) as i32
+    trunc_clamped(x, 16_777_216.0)
+}
+
+/// `x` clamped to `[0, hi]` (NaN to 0) and truncated to an integer; `hi` at most 2^24.
+///
+/// The same value as `x.clamp(0.0, hi) as i32`, but Rust's `as` saturates and maps NaN to
+/// 0 for every input, which LLVM keeps as scalar conversions with compares and branches
+/// even inside lane loops; here the clamp has already made the input finite and in range,
+/// so a plain truncating conversion is exact and compiles to one packed instruction (the
+/// renderer converts eight lanes at once).
+#[inline(always)]
+pub fn trunc_clamped(x: f32, hi: f32) -> i32 {
+    debug_assert!((0.0..=16_777_216.0).contains(&hi));
+    // `max` first: it maps NaN to 0 (`min` would map it to `hi`)
+    let x = x.max(0.0).min(hi.clamp(0.0, 16_777_216.0));
+    // SAFETY: `x` is finite and within [0, 2^24], so it is representable as an i32.
+    unsafe { x.to_int_unchecked::<i32>() }
 }
 
 /// `(sin x, cos x)` for finite `x`; absolute error ~1e-6 for |x| < 20 (f32 reduction).
@@ -140,5 +155,28 @@ mod tests {
         }
         assert_eq!(floor_non_negative(-3.5), 0);
         assert_eq!(floor_non_negative(f32::NAN), 0);
+        assert_eq!(floor_non_negative(f32::INFINITY), 1 << 24);
+        for x in [
+            -1e30,
+            -2.5,
+            -0.0,
+            0.0,
+            0.4,
+            0.99,
+            1.0,
+            6.5,
+            7.0,
+            7.9,
+            8.0,
+            1e30,
+            f32::NAN,
+            f32::INFINITY,
+        ] {
+            assert_eq!(
+                trunc_clamped(x, 7.0),
+                if x.is_nan() { 0 } else { x.clamp(0.0, 7.0) as i32 },
+                "{x}"
+            );
+        }
     }
 }

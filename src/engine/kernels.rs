@@ -13,6 +13,7 @@
 //! `w D = pi`. Long, soft contacts therefore roll off the top of the band; short, hard ones
 //! are flat across it (Phya 4.7).
 
+use super::fastmath;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
 
@@ -174,11 +175,8 @@ impl PulseKernels {
     #[inline(always)]
     pub fn duration_row(&self, ln_duration_samples: f32) -> i32 {
         let x = (ln_duration_samples - self.log_d0 as f32) / self.log_step as f32;
-        if x > 0.0 {
-            (x + 0.5).min((DURATIONS - 1) as f32) as i32
-        } else {
-            0
-        }
+        // nearest row: x + 1/2 truncated, NaN and x <= 0 giving row 0
+        fastmath::trunc_clamped(x + 0.5, (DURATIONS - 1) as f32)
     }
 
     /// The pulse of duration row `di`, sub-sample phase cell `pi` and fraction `frac`
@@ -388,7 +386,7 @@ fn splat_avx<const P: usize, const R: usize, const D: usize>(
 #[inline(always)]
 pub fn phase_cell(phase: f32) -> (i32, f32) {
     let p = (phase.clamp(0.0, 1.0) * PHASES as f32).min(PHASES as f32 - 1e-4);
-    let pi = p as i32;
+    let pi = fastmath::trunc_clamped(p, PHASES as f32);
     (pi, p - pi as f32)
 }
 

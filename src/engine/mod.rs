@@ -647,8 +647,10 @@ impl Engine {
             p: self.pending_params,
         };
         let upto = upto.min(self.pending.len());
+        // every lane is written by each `prepare_into`, so one set-up serves every batch
+        let mut prepared = Prepared::default();
         for batch in self.pending[self.pending_done.min(upto)..upto].chunks(BATCH) {
-            let prepared = ctx.prepare(batch);
+            ctx.prepare_into(batch, &mut prepared);
             for (i, c) in batch.iter().enumerate() {
                 ctx.render_prepared(
                     c,
@@ -860,14 +862,20 @@ impl RenderContext<'_> {
     /// AVX copy where the CPU has it; the same operations in the same order either way).
     fn prepare(&self, batch: &[Collision]) -> Prepared {
         let mut out = Prepared::default();
+        self.prepare_into(batch, &mut out);
+        out
+    }
+
+    /// `prepare` into `out`: every lane of it is written (lanes past the batch's end with
+    /// harmless values), so `out` need not be cleared between batches.
+    fn prepare_into(&self, batch: &[Collision], out: &mut Prepared) {
         #[cfg(target_arch = "x86_64")]
         if self.kernels.avx() {
             // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
-            unsafe { self.prepare_avx(batch, &mut out) };
-            return out;
+            unsafe { self.prepare_avx(batch, out) };
+            return;
         }
-        self.prepare_lanes(batch, &mut out);
-        out
+        self.prepare_lanes(batch, out);
     }
 
     #[cfg(target_arch = "x86_64")]
