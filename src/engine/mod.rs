@@ -741,9 +741,23 @@ impl Engine {
         let [main_l, main_r] = main;
         let [grains_l, grains_r] = grains;
         let [cup_l, cup_r] = cup;
+        let coef = self.gain_coef;
+        let step = |g: &mut [f32; 3]| {
+            for (g, &target) in g.iter_mut().zip(targets) {
+                *g += coef * (target - *g);
+            }
+        };
+        // The smoothed gains settle on a fixed point of their step (within a few hundred
+        // ulps of the target, where the step rounds away), after which every sample of a
+        // span has the same gains: the loop below then has no dependency from one sample
+        // to the next and compiles to packed SIMD. Either way, the same gains and the same
+        // operations per sample, so the same bits.
+        let mut next = self.gains;
+        step(&mut next);
+        let settled = next == self.gains;
         for t in 0..len {
-            for (g, &target) in self.gains.iter_mut().zip(targets) {
-                *g += self.gain_coef * (target - *g);
+            if !settled {
+                step(&mut self.gains);
             }
             let [g_grains, g_cup, g_out] = self.gains;
             let sg = [pressure[0][t] * g_grains * g_out, pressure[1][t] * g_grains * g_out];

@@ -255,8 +255,8 @@ pub fn diffuse_params(cup: &CupState, modes: &[Mode], distance_m: f32) -> Diffus
     }
 }
 
-/// Modes per SIMD lane group of the bank.
-pub const LANES: usize = 8;
+/// Modes per SIMD lane group of the bank: one AVX-512 vector, two AVX or four SSE ones.
+pub const LANES: usize = 16;
 const GROUPS: usize = MAX_MODES / LANES;
 type Lane = [f32; LANES];
 /// Longest span `ModalBank::process` takes in one call, samples.
@@ -269,12 +269,11 @@ pub const MAX_SPAN: usize = 128;
 pub struct ModalBank {
     sample_rate: f32,
     osc: Oscillators,
-    /// A span's active bus forces, sample by sample, and its per-lane output sums (kept
-    /// here so a span clears only what it uses).
-    forces: [[f32; CUP_BUSES]; MAX_SPAN],
+    /// A span's per-lane output sums, kept here so a span writes only what it uses.
     acc: [[Lane; MAX_SPAN]; 2],
     modes: [Mode; MAX_MODES],
     avx: bool,
+    avx512: bool,
 }
 
 /// The oscillators' coefficients and states, in lane groups.
@@ -304,10 +303,10 @@ impl ModalBank {
                 y_re: [[0.0; LANES]; GROUPS],
                 y_im: [[0.0; LANES]; GROUPS],
             },
-            forces: [[0.0; CUP_BUSES]; MAX_SPAN],
             acc: [[[0.0; LANES]; MAX_SPAN]; 2],
             modes: [Mode::ZERO; MAX_MODES],
             avx: super::simd::has_avx(),
+            avx512: super::simd::has_avx512(),
         }
     }
 
@@ -393,101 +392,146 @@ impl ModalBank {
             let piece: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &force[b][done..done + n]);
             let (l, r) = (&mut out_l[done..done + n], &mut out_r[done..done + n]);
             #[cfg(target_arch = "x86_64")]
-            if self.avx {
+            if self.avx512 {
+                // SAFETY: `avx512` is set only where the CPU reports it (`simd::has_avx512`).
+                unsafe { self.span_avx512(&piece, l, r) };
+                done += n;
+                continue;
+            } else if self.avx {
                 // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
                 unsafe { self.span_avx(&piece, l, r) };
                 done += n;
                 continue;
             }
-            self.span(&piece, l, r);
+            self.span::<1>(&piece, l, r);
             done += n;
         }
     }
 
+    /// The AVX copy: a group is two vectors, one group a pass (16 registers).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     fn span_avx(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        self.span(force, out_l, out_r);
+        self.span::<1>(force, out_l, out_r);
     }
 
-    /// One span of at most `MAX_SPAN` samples (see `process`).
+    /// The AVX-512 copy: a group is one vector, and the 32 registers hold every group's
+    /// coefficients and states, so one pass runs them all (`GROUPS`); the lane sums are
+    /// taken sixteen samples at a time (`lane_sums_avx512`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx512f,avx512vl")]
+    fn span_avx512(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        let n = self.lanes::<GROUPS>(force, out_l.len().min(out_r.len()));
+        for (acc, out) in self.acc.iter().zip([out_l, out_r]) {
+            let mut t = 0;
+            while t + 16 <= n {
+                let rows: &[Lane; 16] = acc[t..t + 16].try_into().expect("16 rows");
+                out[t..t + 16].copy_from_slice(&lane_sums_avx512(rows));
+                t += 16;
+            }
+            for (o, a) in out[t..n].iter_mut().zip(&acc[t..n]) {
+                *o = lane_sum(a);
+            }
+        }
+    }
+
+    /// One span of at most `MAX_SPAN` samples (see `process`), at most `W` groups a pass.
     #[inline(always)]
-    fn span(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        let n = out_l.len().min(out_r.len()).min(MAX_SPAN);
-        // the buses with any force in the span, and their forces sample by sample
+    fn span<const W: usize>(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        let n = self.lanes::<W>(force, out_l.len().min(out_r.len()));
+        for (acc, out) in self.acc.iter().zip([out_l, out_r]) {
+            for (o, a) in out[..n].iter_mut().zip(&acc[..n]) {
+                *o = lane_sum(a);
+            }
+        }
+    }
+
+    /// Runs the bank over the first `len` samples of `force` (at most `MAX_SPAN`) and leaves
+    /// each sample's per-lane output sums in `acc` (L, R); returns the span's length.
+    #[inline(always)]
+    fn lanes<const W: usize>(&mut self, force: &[&[f32]; CUP_BUSES], len: usize) -> usize {
+        let n = force.iter().map(|f| f.len()).fold(len.min(MAX_SPAN), usize::min);
+        // the buses with any force in the span
         let mut active = [0usize; CUP_BUSES];
         let mut buses = 0;
         for (b, f) in force.iter().enumerate() {
-            if f[..n].iter().any(|&x| x != 0.0) {
+            // any non-zero sample (-0.0 counts as zero, NaN as non-zero): the bits without
+            // the sign, OR-ed over the span (packed SIMD, no early exit)
+            if f[..n].iter().fold(0u32, |a, &x| a | (x.to_bits() << 1)) != 0 {
                 active[buses] = b;
                 buses += 1;
             }
         }
-        for (j, &b) in active[..buses].iter().enumerate() {
-            for (ft, &x) in self.forces[..n].iter_mut().zip(&force[b][..n]) {
-                ft[j] = x;
-            }
-        }
         let [acc_l, acc_r] = &mut self.acc;
-        acc_l[..n].fill([0.0; LANES]);
-        acc_r[..n].fill([0.0; LANES]);
+        let acc = [&mut acc_l[..n], &mut acc_r[..n]];
         // the number of active buses as a constant: the bus loop unrolls and each group's
-        // bus gains stay in registers (only the first `buses` forces of a sample are read)
-        let (osc, f, l, r) = (&mut self.osc, &self.forces[..n], &mut acc_l[..n], &mut acc_r[..n]);
+        // bus gains stay in registers
+        let osc = &mut self.osc;
         match buses {
-            0 => osc.run_groups::<0>(&active, f, l, r),
-            1 => osc.run_groups::<1>(&active, f, l, r),
-            2 => osc.run_groups::<2>(&active, f, l, r),
-            3 => osc.run_groups::<3>(&active, f, l, r),
-            4 => osc.run_groups::<4>(&active, f, l, r),
-            5 => osc.run_groups::<5>(&active, f, l, r),
-            6 => osc.run_groups::<6>(&active, f, l, r),
-            7 => osc.run_groups::<7>(&active, f, l, r),
-            _ => osc.run_groups::<CUP_BUSES>(&active, f, l, r),
+            0 => osc.run_groups::<0, W>(&active, force, acc),
+            1 => osc.run_groups::<1, W>(&active, force, acc),
+            2 => osc.run_groups::<2, W>(&active, force, acc),
+            3 => osc.run_groups::<3, W>(&active, force, acc),
+            4 => osc.run_groups::<4, W>(&active, force, acc),
+            5 => osc.run_groups::<5, W>(&active, force, acc),
+            6 => osc.run_groups::<6, W>(&active, force, acc),
+            7 => osc.run_groups::<7, W>(&active, force, acc),
+            _ => osc.run_groups::<CUP_BUSES, W>(&active, force, acc),
         }
-        for t in 0..n {
-            out_l[t] = lane_sum(&acc_l[t]);
-            out_r[t] = lane_sum(&acc_r[t]);
-        }
+        n
     }
 }
 
 impl Oscillators {
-    /// Every group over the span with the first `B` buses of `active` (their forces are
-    /// `forces[t][..B]`), summing the groups' outputs into `acc_l` / `acc_r` in group order.
-    /// Groups run two at a time: each group's recursion is a chain of dependent operations
-    /// from one sample to the next, and two independent chains keep the CPU busy while
-    /// each waits (the sums into `acc` keep the group order, so the bits do not change).
+    /// Every group over the span with the first `B` buses of `active`, at most `W` groups a
+    /// pass, the groups' outputs summed lane by lane into `acc` (L, R; one entry per
+    /// sample, overwritten) in group order. Each group's recursion is a chain of dependent
+    /// operations from one sample to the next; the groups of a pass are independent chains
+    /// that keep the CPU busy while each waits, and their sums stay in registers. The sums
+    /// run in group order whatever `W`, so every copy gives the same bits.
     #[inline(always)]
-    fn run_groups<const B: usize>(
+    fn run_groups<const B: usize, const W: usize>(
         &mut self,
         active: &[usize; CUP_BUSES],
-        forces: &[[f32; CUP_BUSES]],
-        acc_l: &mut [Lane],
-        acc_r: &mut [Lane],
+        force: &[&[f32]; CUP_BUSES],
+        mut acc: [&mut [Lane]; 2],
     ) {
+        let n = acc[0].len().min(acc[1].len());
+        let forces: [&[f32]; B] = std::array::from_fn(|j| &force[active[j]][..n]);
         let groups = self.count.div_ceil(LANES);
-        let mut g = 0;
-        while g + 2 <= groups {
-            self.run::<B, 2>([g, g + 1], active, forces, acc_l, acc_r);
-            g += 2;
+        if groups == 0 {
+            acc[0].fill([0.0; LANES]);
+            acc[1].fill([0.0; LANES]);
         }
-        if g < groups {
-            self.run::<B, 1>([g], active, forces, acc_l, acc_r);
+        let mut g = 0;
+        while g < groups {
+            let first = g == 0;
+            let take = W.clamp(1, 3).min(groups - g);
+            let acc = acc.each_mut();
+            match take {
+                3 => self.run::<B, 3>([g, g + 1, g + 2], first, active, &forces, acc),
+                2 => self.run::<B, 2>([g, g + 1], first, active, &forces, acc),
+                _ => self.run::<B, 1>([g], first, active, &forces, acc),
+            }
+            g += take;
         }
     }
 
     /// Groups `gs` over the span (thesis eq. 3.15 per mode: `y <- p y + u`), their outputs
-    /// added into `acc_l` / `acc_r` in the order of `gs`.
+    /// added in the order of `gs` to the lane sums in `acc`, or to zero on the `first` pass.
     #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
     fn run<const B: usize, const G: usize>(
         &mut self,
         gs: [usize; G],
+        first: bool,
         active: &[usize; CUP_BUSES],
-        forces: &[[f32; CUP_BUSES]],
-        acc_l: &mut [Lane],
-        acc_r: &mut [Lane],
+        forces: &[&[f32]; B],
+        acc: [&mut &mut [Lane]; 2],
     ) {
+        let [acc_l, acc_r] = acc;
+        let n = acc_l.len().min(acc_r.len());
+        let forces: [&[f32]; B] = forces.map(|f| &f[..n]);
         let pr: [Lane; G] = gs.map(|g| self.pole_re[g]);
         let pi: [Lane; G] = gs.map(|g| self.pole_im[g]);
         let ol: [Lane; G] = gs.map(|g| self.out[0][g]);
@@ -495,10 +539,16 @@ impl Oscillators {
         let input: [[Lane; B]; G] = gs.map(|g| std::array::from_fn(|j| self.input[g][active[j]]));
         let mut yr: [Lane; G] = gs.map(|g| self.y_re[g]);
         let mut yi: [Lane; G] = gs.map(|g| self.y_im[g]);
-        for ((ft, al), ar) in forces.iter().zip(acc_l.iter_mut()).zip(acc_r.iter_mut()) {
+        for t in 0..n {
+            let (mut sl, mut sr) = if first {
+                ([0.0; LANES], [0.0; LANES])
+            } else {
+                (acc_l[t], acc_r[t])
+            };
             for h in 0..G {
                 let mut u = [0.0f32; LANES];
-                for (inp, &f) in input[h].iter().zip(ft) {
+                for (inp, f) in input[h].iter().zip(&forces) {
+                    let f = f[t];
                     for k in 0..LANES {
                         u[k] += inp[k] * f;
                     }
@@ -508,10 +558,11 @@ impl Oscillators {
                     let ni = yr[h][k] * pi[h][k] + yi[h][k] * pr[h][k];
                     yr[h][k] = nr;
                     yi[h][k] = ni;
-                    al[k] += ol[h][k] * nr;
-                    ar[k] += or[h][k] * nr;
+                    sl[k] += ol[h][k] * nr;
+                    sr[k] += or[h][k] * nr;
                 }
             }
+            (acc_l[t], acc_r[t]) = (sl, sr);
         }
         for (h, &g) in gs.iter().enumerate() {
             self.y_re[g] = yr[h];
@@ -534,10 +585,71 @@ impl ModalBank {
     }
 }
 
-/// Sum of one group's lanes in a fixed pairwise order.
+/// `lane_sum` of sixteen rows at once, with the same additions in the same order: each
+/// step adds, for every row, the upper half of its remaining lanes to the lower half;
+/// shuffles pair the rows so that every add is a full vector (15 adds and 31 shuffles for
+/// 16 rows, where one row at a time takes 4 adds and 4 shuffles each).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn lane_sums_avx512(rows: &[Lane; 16]) -> [f32; 16] {
+    use std::arch::x86_64::*;
+    // SAFETY (every unsafe block): unaligned loads and stores of 16 floats from / to arrays
+    // of 16 floats.
+    let x: [__m512; 16] = std::array::from_fn(|t| unsafe { _mm512_loadu_ps(rows[t].as_ptr()) });
+    // h[k] = x[k] + x[k + 8]: rows t, t + 1 -> [h_t | h_{t+1}] (256-bit halves)
+    let h: [__m512; 8] = std::array::from_fn(|i| {
+        let (a, b) = (x[2 * i], x[2 * i + 1]);
+        // 128-bit blocks (a0 a1 b0 b1) + (a2 a3 b2 b3)
+        _mm512_add_ps(
+            _mm512_shuffle_f32x4::<0b01_00_01_00>(a, b),
+            _mm512_shuffle_f32x4::<0b11_10_11_10>(a, b),
+        )
+    });
+    // q[k] = h[k] + h[k + 4]: [h_t | h_{t+1}], [h_{t+2} | h_{t+3}] -> [q_t q_t+1 q_t+2 q_t+3]
+    let q: [__m512; 4] = std::array::from_fn(|i| {
+        let (a, b) = (h[2 * i], h[2 * i + 1]);
+        // blocks (a0 a2 b0 b2) + (a1 a3 b1 b3)
+        _mm512_add_ps(
+            _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b),
+            _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b),
+        )
+    });
+    // r[k] = q[k] + q[k + 2], within each 128-bit block: rows (a, b) -> per block
+    // (a.r0 a.r1 b.r0 b.r1)
+    let r: [__m512; 2] = std::array::from_fn(|i| {
+        let (a, b) = (q[2 * i], q[2 * i + 1]);
+        _mm512_add_ps(
+            _mm512_shuffle_ps::<0b01_00_01_00>(a, b),
+            _mm512_shuffle_ps::<0b11_10_11_10>(a, b),
+        )
+    });
+    // s = r[0] + r[1]: per block (r0 of a's two samples, of b's two) + (r1 likewise)
+    let s = _mm512_add_ps(
+        _mm512_shuffle_ps::<0b10_00_10_00>(r[0], r[1]),
+        _mm512_shuffle_ps::<0b11_01_11_01>(r[0], r[1]),
+    );
+    // lane 4j + m of `s` holds row 4m + j's sum (block j of each step holds rows j, 4 + j,
+    // 8 + j, 12 + j): a 4 x 4 transpose, its own inverse, puts them in row order
+    let order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    let mut out = [0.0f32; 16];
+    unsafe { _mm512_storeu_ps(out.as_mut_ptr(), _mm512_permutexvar_ps(order, s)) };
+    out
+}
+
+/// Sum of one group's lanes in a fixed pairwise order: halves added lane by lane, down to
+/// one (the order a vector reduction takes).
 #[inline(always)]
+#[allow(clippy::needless_range_loop)]
 fn lane_sum(x: &Lane) -> f32 {
-    ((x[0] + x[4]) + (x[2] + x[6])) + ((x[1] + x[5]) + (x[3] + x[7]))
+    let mut h = [0.0f32; LANES / 2];
+    for k in 0..LANES / 2 {
+        h[k] = x[k] + x[k + LANES / 2];
+    }
+    let mut q = [0.0f32; LANES / 4];
+    for k in 0..LANES / 4 {
+        q[k] = h[k] + h[k + LANES / 4];
+    }
+    (q[0] + q[2]) + (q[1] + q[3])
 }
 
 #[cfg(test)]
@@ -580,6 +692,58 @@ mod tests {
         let v1 = (yr.powi(2) + yi.powi(2)).sqrt();
         let analytic = expected * (-m.decay_per_s * steps as f32 / fs).exp();
         assert!((v1 / analytic - 1.0).abs() < 1e-2, "{v1} vs {analytic}");
+    }
+
+    #[test]
+    fn every_copy_of_the_bank_gives_the_same_bits_over_any_spans() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut modes = [Mode::ZERO; MAX_MODES];
+        let count = build_modes(&cup(CupMaterial::Ceramic, 0.2), 20_000.0, &mut modes);
+        // sparse forces on a few buses, a silent bus, a -0.0 and spans of many lengths
+        let len = 3000;
+        let force: Vec<Vec<f32>> = (0..CUP_BUSES)
+            .map(|b| {
+                (0..len)
+                    .map(|t| match b {
+                        3 => 0.0,
+                        5 if t == 17 => -0.0,
+                        _ if rng.random::<f32>() < 0.02 => rng.random_range(-5.0..5.0),
+                        _ => 0.0,
+                    })
+                    .collect()
+            })
+            .collect();
+        let run = |avx: bool, avx512: bool, modes: &[Mode]| {
+            let mut bank = ModalBank::new(48_000.0);
+            bank.avx &= avx;
+            bank.avx512 &= avx512;
+            bank.set_modes(modes, 0.5, 0.7);
+            let (mut l, mut r) = (vec![0.0f32; len], vec![0.0f32; len]);
+            let mut start = 0;
+            for span in [64, 1, 300, 16, 37, 0, 128].into_iter().cycle() {
+                let end = (start + span).min(len);
+                let f: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &force[b][start..end]);
+                bank.process(&f, &mut l[start..end], &mut r[start..end]);
+                start = end;
+                if start == len {
+                    break;
+                }
+            }
+            (l, r)
+        };
+        // every group count, a partial last group included
+        for n in [count, 1, LANES, LANES + 3, 2 * LANES + 5] {
+            let n = n.min(count);
+            let want = run(false, false, &modes[..n]);
+            assert!(want.0.iter().any(|&x| x != 0.0));
+            for (avx, avx512) in [(true, false), (true, true)] {
+                let got = run(avx, avx512, &modes[..n]);
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&want.0), bits(&got.0), "{n} modes, avx {avx} avx512 {avx512}");
+                assert_eq!(bits(&want.1), bits(&got.1), "{n} modes, avx {avx} avx512 {avx512}");
+            }
+        }
     }
 
     #[test]

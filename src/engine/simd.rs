@@ -5,9 +5,10 @@
 //! cosines) are written over fixed-size lane arrays that the compiler vectorises; on x86-64
 //! they are compiled twice, for the baseline (SSE2) and for AVX, and the AVX copy is chosen
 //! at run time where the CPU has it (`kernels::splat_avx`, the pulses' pass into the rings,
-//! is written with `std::arch` intrinsics instead). Both copies do the same
-//! IEEE operations in the same order (no fused multiply-add), so their samples are
-//! identical: same seed, same events, same output on any x86-64 machine.
+//! is written with `std::arch` intrinsics instead). The modal bank has a third copy for
+//! AVX-512 (`has_avx512`), whose 32 registers hold all its lane groups at once. Every copy
+//! does the same IEEE operations in the same order (no fused multiply-add), so their
+//! samples are identical: same seed, same events, same output on any x86-64 machine.
 
 /// True where the AVX copies of the hot loops may run (checked once, at construction of
 /// the engine's parts, never in `process`).
@@ -15,6 +16,22 @@ pub fn has_avx() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// True where the AVX-512 copies may run (AVX-512 F and VL: 32 vector registers, 16-lane
+/// vectors); checked once, like `has_avx`. Those copies keep the same IEEE operations in
+/// the same order, so their samples equal the other copies'.
+pub fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
