@@ -619,9 +619,15 @@ impl Engine {
             normals: normal_mode,
             max_per_cell,
         };
-        let count = |stats: &mut Stats, cell_collisions: &mut [u64; generator::CELLS.len()], c: &Collision| {
+        // the collisions each rendered one stands for (a cell's collisions share a weight, so
+        // the float-to-integer conversion is made once a cell)
+        let mut group = (f32::NAN, 1u64);
+        let mut count = |stats: &mut Stats, cell_collisions: &mut [u64; generator::CELLS.len()], c: &Collision| {
             stats.rendered += 1;
-            cell_collisions[c.cell] += ((c.weight * c.weight + 0.5) as u64).max(1);
+            if c.weight.to_bits() != group.0.to_bits() {
+                group = (c.weight, ((c.weight * c.weight + 0.5) as u64).max(1));
+            }
+            cell_collisions[c.cell] += group.1;
         };
         let physical = generate(&pour, &setup, &self.shapes, &mut rng, pending, |c| {
             // beyond the default budget (tests, inspection): render at once
