@@ -14,8 +14,18 @@ use std::f32::consts::LN_2;
 /// has no rounding instruction): adding and removing 1.5 * 2^23 rounds in the FPU.
 #[inline(always)]
 pub fn round(x: f32) -> f32 {
+    round_int(x).0
+}
+
+/// `round(x)` and the same value as an integer, for |x| < 2^22. The integer is read from
+/// the bits of the sum that rounds (its unit is the last mantissa bit), not converted:
+/// Rust's saturating float-to-integer `as` stays scalar, with compares and branches, in
+/// the lane loops that call these functions.
+#[inline(always)]
+pub fn round_int(x: f32) -> (f32, i32) {
     const MAGIC: f32 = 12_582_912.0;
-    (x + MAGIC) - MAGIC
+    let y = x + MAGIC;
+    (y - MAGIC, y.to_bits() as i32 - MAGIC.to_bits() as i32)
 }
 
 /// `floor(x)` as an integer, for 0 <= x < 2^24 (negative or NaN input gives 0, larger
@@ -45,7 +55,7 @@ pub fn trunc_clamped(x: f32, hi: f32) -> i32 {
 #[inline]
 pub fn sin_cos(x: f32) -> (f32, f32) {
     // quadrant reduction: x = q pi/2 + r, |r| <= pi/4 (Cody–Waite, pi/2 in two parts)
-    let q = round(x * (2.0 / std::f32::consts::PI));
+    let (q, qi) = round_int(x * (2.0 / std::f32::consts::PI));
     let r = (x - q * 1.570_796_4) - q * (-4.371_139e-8);
     let r2 = r * r;
     // Taylor–minimax polynomials on [-pi/4, pi/4]
@@ -54,7 +64,6 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     // quadrant q mod 4: odd quadrants swap sin and cos; sin is negated in quadrants 2 and
     // 3, cos in 1 and 2. Selected without branches: the arguments are random (azimuths,
     // pans), so a `match` here was mispredicted most of the time.
-    let qi = q as i32;
     let swap = qi & 1 != 0;
     let (a, b) = (if swap { c } else { s }, if swap { s } else { c });
     let sin_sign = ((qi & 2) as u32) << 30;
@@ -69,12 +78,12 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
 #[inline]
 pub fn exp2(x: f32) -> f32 {
     let x = x.clamp(-126.0, 127.0);
-    let i = round(x);
+    let (i, int) = round_int(x);
     let f = x - i; // [-0.5, 0.5]
                    // 2^f = e^(f ln 2): degree-6 Taylor in f ln 2 (error < 2e-7 for |f ln 2| < 0.35)
     let t = f * LN_2;
     let p = 1.0 + t * (1.0 + t * (0.5 + t * (1.0 / 6.0 + t * (1.0 / 24.0 + t * (1.0 / 120.0 + t * (1.0 / 720.0))))));
-    p * f32::from_bits((((i as i32) + 127) as u32) << 23)
+    p * f32::from_bits(((int + 127) as u32) << 23)
 }
 
 /// `log2(x)` for positive normal `x`, absolute error ~3e-7; 0 or less gives -126.
@@ -149,6 +158,7 @@ mod tests {
         for i in -100_000..100_000 {
             let x = i as f32 * 0.013;
             assert_eq!(round(x), x.round_ties_even(), "{x}");
+            assert_eq!(round_int(x).1, x.round_ties_even() as i32, "{x}");
             if x >= 0.0 {
                 assert_eq!(floor_non_negative(x) as f32, x.floor(), "{x}");
             }
