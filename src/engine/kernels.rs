@@ -50,6 +50,7 @@ pub struct PulseKernels {
     log_d0: f64,
     log_step: f64,
     avx: bool,
+    pub(super) avx512: bool,
     /// Layout: [duration][phase 0..=PHASES][g0 taps, g1 taps]
     data: Vec<f32>,
 }
@@ -131,6 +132,7 @@ impl PulseKernels {
             log_d0,
             log_step,
             avx: super::simd::has_avx(),
+            avx512: super::simd::has_avx512(),
             data,
         }
     }
@@ -144,10 +146,16 @@ impl PulseKernels {
         self.avx
     }
 
+    /// Whether the AVX-512 copies run here (`simd::has_avx512`).
+    pub fn avx512(&self) -> bool {
+        self.avx512
+    }
+
     /// Runs the portable copies even where the CPU has AVX (tests compare the two).
     #[cfg(test)]
     pub fn force_portable(&mut self) {
         self.avx = false;
+        self.avx512 = false;
     }
 
     pub fn sample_rate(&self) -> f32 {

@@ -814,7 +814,7 @@ struct RenderParams {
 }
 
 /// Collisions whose set-up runs together, one SIMD lane each (`RenderContext::prepare`).
-const BATCH: usize = 8;
+const BATCH: usize = 16;
 
 /// The per-collision quantities of a batch, lane `i` for its collision `i`.
 #[derive(Default)]
@@ -890,7 +890,11 @@ impl RenderContext<'_> {
     /// harmless values), so `out` need not be cleared between batches.
     fn prepare_into(&self, batch: &[Collision], out: &mut Prepared) {
         #[cfg(target_arch = "x86_64")]
-        if self.kernels.avx() {
+        if self.kernels.avx512() {
+            // SAFETY: `avx512` is set only where the CPU reports it (`simd::has_avx512`).
+            unsafe { self.prepare_avx512(batch, out) };
+            return;
+        } else if self.kernels.avx() {
             // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
             unsafe { self.prepare_avx(batch, out) };
             return;
@@ -901,6 +905,13 @@ impl RenderContext<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     fn prepare_avx(&self, batch: &[Collision], out: &mut Prepared) {
+        self.prepare_lanes(batch, out);
+    }
+
+    /// The AVX-512 copy: a batch's lanes are one vector.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx512f,avx512vl,avx512dq")]
+    fn prepare_avx512(&self, batch: &[Collision], out: &mut Prepared) {
         self.prepare_lanes(batch, out);
     }
 
@@ -1093,12 +1104,18 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     #[test]
-    fn batched_collision_set_up_is_the_same_bits_in_both_copies() {
+    fn batched_collision_set_up_is_the_same_bits_in_every_copy() {
         let mut e = Engine::new(Settings::default(), 48_000.0, 64);
         e.note_on(1.0);
         let params = RenderParams::new(&e);
-        let avx = RenderContext {
+        let best = RenderContext {
             kernels: &e.kernels,
+            p: params,
+        };
+        let mut avx_kernels = e.kernels.clone();
+        avx_kernels.avx512 = false;
+        let avx = RenderContext {
+            kernels: &avx_kernels,
             p: params,
         };
         let mut portable_kernels = e.kernels.clone();
@@ -1125,7 +1142,7 @@ mod tests {
                 weight: rng.random_range(1.0..4.0),
             })
             .collect();
-        let (a, b) = (avx.prepare(&batch), portable.prepare(&batch));
+        let (a, b, c) = (best.prepare(&batch), avx.prepare(&batch), portable.prepare(&batch));
         let bits = |p: &Prepared| {
             let mut v: Vec<u32> = Vec::new();
             for x in [p.ln_duration, p.cup_amplitude] {
@@ -1144,7 +1161,8 @@ mod tests {
             v.extend(p.row.map(|r| r as u32));
             v
         };
-        assert_eq!(bits(&a), bits(&b));
+        assert_eq!(bits(&a), bits(&c));
+        assert_eq!(bits(&b), bits(&c));
         assert!(a.a0[0].iter().any(|&x| x != 0.0), "the set-up computed nothing");
     }
 }

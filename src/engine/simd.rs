@@ -5,8 +5,9 @@
 //! cosines) are written over fixed-size lane arrays that the compiler vectorises; on x86-64
 //! they are compiled twice, for the baseline (SSE2) and for AVX, and the AVX copy is chosen
 //! at run time where the CPU has it (`kernels::splat_avx`, the pulses' pass into the rings,
-//! is written with `std::arch` intrinsics instead). The modal bank has a third copy for
-//! AVX-512 (`has_avx512`), whose 32 registers hold all its lane groups at once. Every copy
+//! is written with `std::arch` intrinsics instead). The modal bank and the renderer's set-up
+//! have a third copy for AVX-512 (`has_avx512`): 32 registers that hold all the bank's lane
+//! groups at once, and a batch of 16 collisions in one vector. Every copy
 //! does the same IEEE operations in the same order (no fused multiply-add), so their
 //! samples are identical: same seed, same events, same output on any x86-64 machine.
 
