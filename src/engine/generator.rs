@@ -283,7 +283,7 @@ impl<const N: usize> Histogram<N> {
     #[inline(always)]
     fn bins_below(&self, target: f32) -> usize {
         #[cfg(target_arch = "x86_64")]
-        if N % 4 == 0 && N <= 32 {
+        if N.is_multiple_of(4) && N <= 32 {
             use std::arch::x86_64::*;
             let mut below = 0u64;
             // SAFETY: SSE is part of every x86-64 CPU; bins 4j..4j + 4 are inside `cdf` (N
