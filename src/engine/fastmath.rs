@@ -45,10 +45,9 @@ pub fn floor_non_negative(x: f32) -> i32 {
 #[inline(always)]
 pub fn trunc_clamped(x: f32, hi: f32) -> i32 {
     debug_assert!((0.0..=16_777_216.0).contains(&hi));
-    // `max` first: it maps NaN to 0 (`min` would map it to `hi`); the last two steps keep
-    // the result in [0, 2^24] whatever `hi` is (no-ops for a valid one, folded away for a
-    // constant)
-    let x = x.max(0.0).min(hi).min(16_777_216.0).max(0.0);
+    // `max` first: it maps NaN to 0 (`min` would map it to `hi`); the clamp (never given a
+    // NaN here) keeps the result in [0, 2^24] whatever `hi` is, a no-op for a valid one
+    let x = x.max(0.0).min(hi).clamp(0.0, 16_777_216.0);
     // SAFETY: `x` is finite and within [0, 2^24], so it is representable as an i32.
     unsafe { x.to_int_unchecked::<i32>() }
 }
