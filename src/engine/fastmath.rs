@@ -41,7 +41,7 @@ pub fn floor_non_negative(x: f32) -> i32 {
 /// 0 for every input, which LLVM keeps as scalar conversions with compares and branches
 /// even inside lane loops; here the clamp has already made the input finite and in range,
 /// so a plain truncating conversion is exact and compiles to one packed instruction (the
-/// renderer converts eight lanes at once).
+/// renderer converts a whole batch of lanes at once).
 #[inline(always)]
 pub fn trunc_clamped(x: f32, hi: f32) -> i32 {
     debug_assert!((0.0..=16_777_216.0).contains(&hi));
