@@ -10,17 +10,11 @@
 
 use std::f32::consts::LN_2;
 
-/// Nearest integer (ties to even) for |x| < 2^22, without a libm call (baseline x86-64
-/// has no rounding instruction): adding and removing 1.5 * 2^23 rounds in the FPU.
-#[inline(always)]
-pub fn round(x: f32) -> f32 {
-    round_int(x).0
-}
-
-/// `round(x)` and the same value as an integer, for |x| < 2^22. The integer is read from
-/// the bits of the sum that rounds (its unit is the last mantissa bit), not converted:
-/// Rust's saturating float-to-integer `as` stays scalar, with compares and branches, in
-/// the lane loops that call these functions.
+/// Nearest integer (ties to even) for |x| < 2^22, as a float and as an integer, without a
+/// libm call (baseline x86-64 has no rounding instruction): adding and removing 1.5 * 2^23
+/// rounds in the FPU. The integer is read from the bits of the sum that rounds (its unit is
+/// the last mantissa bit), not converted: Rust's saturating float-to-integer `as` stays
+/// scalar, with compares and branches, in the lane loops that call these functions.
 #[inline(always)]
 pub fn round_int(x: f32) -> (f32, i32) {
     const MAGIC: f32 = 12_582_912.0;
@@ -158,7 +152,7 @@ mod tests {
     fn round_and_floor_match_std() {
         for i in -100_000..100_000 {
             let x = i as f32 * 0.013;
-            assert_eq!(round(x), x.round_ties_even(), "{x}");
+            assert_eq!(round_int(x).0, x.round_ties_even(), "{x}");
             assert_eq!(round_int(x).1, x.round_ties_even() as i32, "{x}");
             if x >= 0.0 {
                 assert_eq!(floor_non_negative(x) as f32, x.floor(), "{x}");

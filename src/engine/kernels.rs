@@ -50,7 +50,7 @@ pub struct PulseKernels {
     log_d0: f64,
     log_step: f64,
     avx: bool,
-    pub(super) avx512: bool,
+    avx512: bool,
     /// Layout: [duration][phase 0..=PHASES][g0 taps, g1 taps]
     data: Vec<f32>,
 }
@@ -155,6 +155,12 @@ impl PulseKernels {
     #[cfg(test)]
     pub fn force_portable(&mut self) {
         self.avx = false;
+        self.avx512 = false;
+    }
+
+    /// Runs the AVX copies even where the CPU has AVX-512 (tests compare them).
+    #[cfg(test)]
+    pub fn force_avx(&mut self) {
         self.avx512 = false;
     }
 

@@ -1113,7 +1113,7 @@ mod tests {
             p: params,
         };
         let mut avx_kernels = e.kernels.clone();
-        avx_kernels.avx512 = false;
+        avx_kernels.force_avx();
         let avx = RenderContext {
             kernels: &avx_kernels,
             p: params,

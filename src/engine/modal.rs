@@ -429,9 +429,7 @@ impl ModalBank {
                 out[t..t + 16].copy_from_slice(&lane_sums_avx512(rows));
                 t += 16;
             }
-            for (o, a) in out[t..n].iter_mut().zip(&acc[t..n]) {
-                *o = lane_sum(a);
-            }
+            lane_sums(&acc[t..n], &mut out[t..n]);
         }
     }
 
@@ -440,9 +438,7 @@ impl ModalBank {
     fn span<const W: usize>(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
         let n = self.lanes::<W>(force, out_l.len().min(out_r.len()));
         for (acc, out) in self.acc.iter().zip([out_l, out_r]) {
-            for (o, a) in out[..n].iter_mut().zip(&acc[..n]) {
-                *o = lane_sum(a);
-            }
+            lane_sums(&acc[..n], &mut out[..n]);
         }
     }
 
@@ -634,6 +630,14 @@ fn lane_sums_avx512(rows: &[Lane; 16]) -> [f32; 16] {
     let mut out = [0.0f32; 16];
     unsafe { _mm512_storeu_ps(out.as_mut_ptr(), _mm512_permutexvar_ps(order, s)) };
     out
+}
+
+/// `lane_sum` of each row of `acc` into `out`, one row at a time.
+#[inline(always)]
+fn lane_sums(acc: &[Lane], out: &mut [f32]) {
+    for (o, a) in out.iter_mut().zip(acc) {
+        *o = lane_sum(a);
+    }
 }
 
 /// Sum of one group's lanes in a fixed pairwise order: halves added lane by lane, down to
