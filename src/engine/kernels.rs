@@ -14,6 +14,7 @@
 //! are flat across it (Phya 4.7).
 
 use super::fastmath;
+use super::simd::madd;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
 
@@ -51,6 +52,9 @@ pub struct PulseKernels {
     log_step: f64,
     avx: bool,
     avx512: bool,
+    /// Whether the baseline copy of the pass into the rings fuses its multiply-adds
+    /// (`simd::BASELINE_FUSED`; tests switch it on to compare it with the AVX copy).
+    fused: bool,
     /// Layout: [duration][phase 0..=PHASES][g0 taps, g1 taps]
     data: Vec<f32>,
 }
@@ -133,6 +137,7 @@ impl PulseKernels {
             log_step,
             avx: super::simd::has_avx(),
             avx512: super::simd::has_avx512(),
+            fused: super::simd::BASELINE_FUSED,
             data,
         }
     }
@@ -303,7 +308,11 @@ impl PulseKernels {
             unsafe { splat_avx(pulses, dst, gains) };
             return;
         }
-        splat_scalar(pulses, dst, gains);
+        if self.fused {
+            splat_scalar::<P, R, D, true>(pulses, dst, gains);
+        } else {
+            splat_scalar::<P, R, D, false>(pulses, dst, gains);
+        }
     }
 }
 
@@ -313,46 +322,47 @@ struct Weighted<'a, const R: usize> {
     c: [f32; R],
 }
 
-/// The pulses' sum at tap `k`: each pulse's weighted rows summed left to right, then the
-/// pulses summed in order (the same order in both copies, so the bits agree).
+/// The pulses' sum at tap `k`: each pulse's weighted rows summed left to right (fused
+/// where `F`), then the pulses summed in order (the same order in every copy, so the bits
+/// agree).
 #[inline(always)]
-fn pulse_at<const P: usize, const R: usize>(pulses: &[Weighted<'_, R>; P], k: usize) -> f32 {
+fn pulse_at<const P: usize, const R: usize, const F: bool>(pulses: &[Weighted<'_, R>; P], k: usize) -> f32 {
     let mut v = 0.0f32;
     for (i, w) in pulses.iter().enumerate() {
         let mut x = w.c[0] * w.rows[0][k];
         for r in 1..R {
-            x += w.c[r] * w.rows[r][k];
+            x = madd::<F>(w.c[r], w.rows[r][k], x);
         }
         v = if i == 0 { x } else { v + x };
     }
     v
 }
 
-/// `dst[d][k] += gains[d] * pulse(k)` (portable copy of `splat_avx`).
+/// `dst[d][k] += gains[d] * pulse(k)` (portable copy of `splat_avx`; fused where `F`).
 #[inline(always)]
-fn splat_scalar<const P: usize, const R: usize, const D: usize>(
+fn splat_scalar<const P: usize, const R: usize, const D: usize, const F: bool>(
     pulses: [Weighted<'_, R>; P],
     mut dst: [&mut [f32]; D],
     gains: [f32; D],
 ) {
     let n = dst.iter().map(|d| d.len()).min().unwrap_or(0);
     for k in 0..n {
-        add_tap(&mut dst, gains, k, pulse_at(&pulses, k));
+        add_tap::<D, F>(&mut dst, gains, k, pulse_at::<P, R, F>(&pulses, k));
     }
 }
 
-/// `dst[d][k] += gains[d] * v` for every destination.
+/// `dst[d][k] += gains[d] * v` for every destination (fused where `F`).
 #[inline(always)]
-fn add_tap<const D: usize>(dst: &mut [&mut [f32]; D], gains: [f32; D], k: usize, v: f32) {
+fn add_tap<const D: usize, const F: bool>(dst: &mut [&mut [f32]; D], gains: [f32; D], k: usize, v: f32) {
     for (d, g) in dst.iter_mut().zip(gains) {
-        d[k] += g * v;
+        d[k] = madd::<F>(g, v, d[k]);
     }
 }
 
-/// AVX copy of `splat_scalar`: eight taps per step, the same IEEE operations in the same
-/// order (no FMA), so both copies give the same bits.
+/// AVX copy of `splat_scalar` (fused): eight taps per step, the same IEEE operations in the
+/// same order, so it gives the same bits as the fused baseline copy.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
+#[target_feature(enable = "avx,fma")]
 fn splat_avx<const P: usize, const R: usize, const D: usize>(
     pulses: [Weighted<'_, R>; P],
     mut dst: [&mut [f32]; D],
@@ -378,20 +388,20 @@ fn splat_avx<const P: usize, const R: usize, const D: usize>(
                 let mut x = _mm256_mul_ps(c[i][0], _mm256_loadu_ps(w.rows[0].as_ptr().add(k)));
                 #[allow(clippy::needless_range_loop)] // `R` is a constant: unrolled
                 for r in 1..R {
-                    x = _mm256_add_ps(x, _mm256_mul_ps(c[i][r], _mm256_loadu_ps(w.rows[r].as_ptr().add(k))));
+                    x = _mm256_fmadd_ps(c[i][r], _mm256_loadu_ps(w.rows[r].as_ptr().add(k)), x);
                 }
                 v = if i == 0 { x } else { _mm256_add_ps(v, x) };
             }
             #[allow(clippy::needless_range_loop)] // `D` is a constant: unrolled
             for d in 0..D {
                 let p = dst[d].as_mut_ptr().add(k);
-                _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), _mm256_mul_ps(g[d], v)));
+                _mm256_storeu_ps(p, _mm256_fmadd_ps(g[d], v, _mm256_loadu_ps(p)));
             }
         }
         k += 8;
     }
     for k in whole..n {
-        add_tap(&mut dst, gains, k, pulse_at(&pulses, k));
+        add_tap::<D, true>(&mut dst, gains, k, pulse_at::<P, R, true>(&pulses, k));
     }
 }
 
@@ -482,33 +492,48 @@ mod tests {
         let (p, q) = (k.select(12e-6, 0.31), k.select(12e-6, 0.37));
         let (a, b) = ((0.7, -0.002), (-0.4, 0.003));
         let gains = [0.9f32, 1.3];
-        // reference: the pulse pair built tap by tap from the kernel rows (the two pulses
-        // fall in different phase cells here), then added to each channel
+        // reference: the pulse pair built tap by tap from the kernel rows with fused
+        // multiply-adds (the two pulses fall in different phase cells here), then added to
+        // each channel
         let pulse = |r: PulseRef, (a0, a1): (f32, f32), i: usize| {
             let (wa, wb, t) = (1.0 - r.frac, r.frac, k.taps);
             let g = |row: usize| k.data[row + i];
-            a0 * wa * g(r.row_a) + a0 * wb * g(r.row_b) + a1 * wa * g(r.row_a + t) + a1 * wb * g(r.row_b + t)
+            let x = (a0 * wa) * g(r.row_a);
+            let x = (a0 * wb).mul_add(g(r.row_b), x);
+            let x = (a1 * wa).mul_add(g(r.row_a + t), x);
+            (a1 * wb).mul_add(g(r.row_b + t), x)
         };
         assert_ne!(p.row_a, q.row_a);
         let scratch: Vec<f32> = (0..p.taps()).map(|i| pulse(p, a, i) + pulse(q, b, i)).collect();
         let base: Vec<f32> = (0..p.taps()).map(|i| (i as f32 * 0.37).sin()).collect();
         let expect: Vec<Vec<f32>> = gains
             .iter()
-            .map(|g| base.iter().zip(&scratch).map(|(x, s)| x + g * s).collect())
+            .map(|g| base.iter().zip(&scratch).map(|(x, s)| g.mul_add(*s, *x)).collect())
             .collect();
-        let run = |avx: bool| {
+        let run = |avx: bool, fused: bool| {
             let mut k2 = k.clone();
             k2.avx = avx && super::super::simd::has_avx();
+            k2.fused = fused;
             let (mut l, mut r) = (base.clone(), base.clone());
             k2.add_pair_to(p, a, q, b, [&mut l[..], &mut r[..]], gains);
             [l, r]
         };
         for avx in [false, true] {
-            let got = run(avx);
+            let got = run(avx, true);
             for (g, e) in got.iter().zip(&expect) {
                 assert!(g.iter().zip(e).all(|(x, y)| x.to_bits() == y.to_bits()), "avx {avx}");
             }
         }
+        // the unfused baseline copy (x86-64 CPUs without FMA) differs by rounding only
+        let peak = expect.iter().flatten().fold(0.0f32, |m, x| m.max(x.abs()));
+        let unfused = run(false, false);
+        for (g, e) in unfused.iter().zip(&expect) {
+            for (x, y) in g.iter().zip(e) {
+                assert!((x - y).abs() <= 1e-6 * peak, "unfused {x} vs fused {y}");
+            }
+        }
+        // and does differ (so the bit-for-bit checks above would catch a copy that does not fuse)
+        assert_ne!(unfused.to_vec(), expect);
     }
 
     #[test]

@@ -27,6 +27,7 @@
 use super::cups::{model, CupModel, CupShape, RINGS};
 use super::diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams};
 use super::materials::{CupMaterial, AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
+use super::simd::madd;
 use std::f64::consts::PI;
 
 /// Force buses of the cup, one per place a grain can hit: the floor, the wall rings x
@@ -274,6 +275,9 @@ pub struct ModalBank {
     modes: [Mode; MAX_MODES],
     avx: bool,
     avx512: bool,
+    /// Whether the baseline copy fuses its multiply-adds (`simd::BASELINE_FUSED`; tests
+    /// switch it on to compare that copy with the others bit for bit).
+    fused: bool,
 }
 
 /// The oscillators' coefficients and states, in lane groups.
@@ -307,6 +311,7 @@ impl ModalBank {
             modes: [Mode::ZERO; MAX_MODES],
             avx: super::simd::has_avx(),
             avx512: super::simd::has_avx512(),
+            fused: super::simd::BASELINE_FUSED,
         }
     }
 
@@ -403,25 +408,29 @@ impl ModalBank {
                 done += n;
                 continue;
             }
-            self.span::<1>(&piece, l, r);
+            if self.fused {
+                self.span::<1, true>(&piece, l, r);
+            } else {
+                self.span::<1, false>(&piece, l, r);
+            }
             done += n;
         }
     }
 
     /// The AVX copy: a group is two vectors, one group a pass (16 registers).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
+    #[target_feature(enable = "avx,fma")]
     fn span_avx(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        self.span::<1>(force, out_l, out_r);
+        self.span::<1, true>(force, out_l, out_r);
     }
 
     /// The AVX-512 copy: a group is one vector, and the 32 registers hold every group's
     /// coefficients and states, so one pass runs them all (`GROUPS`); the lane sums are
     /// taken sixteen samples at a time (`lane_sums_avx512`).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx512f,avx512vl")]
+    #[target_feature(enable = "avx,fma,avx512f,avx512vl")]
     fn span_avx512(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        let n = self.lanes::<GROUPS>(force, out_l.len().min(out_r.len()));
+        let n = self.lanes::<GROUPS, true>(force, out_l.len().min(out_r.len()));
         for (acc, out) in self.acc.iter().zip([out_l, out_r]) {
             let mut t = 0;
             while t + 16 <= n {
@@ -435,8 +444,13 @@ impl ModalBank {
 
     /// One span of at most `MAX_SPAN` samples (see `process`), at most `W` groups a pass.
     #[inline(always)]
-    fn span<const W: usize>(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        let n = self.lanes::<W>(force, out_l.len().min(out_r.len()));
+    fn span<const W: usize, const F: bool>(
+        &mut self,
+        force: &[&[f32]; CUP_BUSES],
+        out_l: &mut [f32],
+        out_r: &mut [f32],
+    ) {
+        let n = self.lanes::<W, F>(force, out_l.len().min(out_r.len()));
         for (acc, out) in self.acc.iter().zip([out_l, out_r]) {
             lane_sums(&acc[..n], &mut out[..n]);
         }
@@ -445,7 +459,7 @@ impl ModalBank {
     /// Runs the bank over the first `len` samples of `force` (at most `MAX_SPAN`) and leaves
     /// each sample's per-lane output sums in `acc` (L, R); returns the span's length.
     #[inline(always)]
-    fn lanes<const W: usize>(&mut self, force: &[&[f32]; CUP_BUSES], len: usize) -> usize {
+    fn lanes<const W: usize, const F: bool>(&mut self, force: &[&[f32]; CUP_BUSES], len: usize) -> usize {
         let n = force.iter().map(|f| f.len()).fold(len.min(MAX_SPAN), usize::min);
         // the buses with any force in the span
         let mut active = [0usize; CUP_BUSES];
@@ -464,15 +478,15 @@ impl ModalBank {
         // bus gains stay in registers
         let osc = &mut self.osc;
         match buses {
-            0 => osc.run_groups::<0, W>(&active, force, acc),
-            1 => osc.run_groups::<1, W>(&active, force, acc),
-            2 => osc.run_groups::<2, W>(&active, force, acc),
-            3 => osc.run_groups::<3, W>(&active, force, acc),
-            4 => osc.run_groups::<4, W>(&active, force, acc),
-            5 => osc.run_groups::<5, W>(&active, force, acc),
-            6 => osc.run_groups::<6, W>(&active, force, acc),
-            7 => osc.run_groups::<7, W>(&active, force, acc),
-            _ => osc.run_groups::<CUP_BUSES, W>(&active, force, acc),
+            0 => osc.run_groups::<0, W, F>(&active, force, acc),
+            1 => osc.run_groups::<1, W, F>(&active, force, acc),
+            2 => osc.run_groups::<2, W, F>(&active, force, acc),
+            3 => osc.run_groups::<3, W, F>(&active, force, acc),
+            4 => osc.run_groups::<4, W, F>(&active, force, acc),
+            5 => osc.run_groups::<5, W, F>(&active, force, acc),
+            6 => osc.run_groups::<6, W, F>(&active, force, acc),
+            7 => osc.run_groups::<7, W, F>(&active, force, acc),
+            _ => osc.run_groups::<CUP_BUSES, W, F>(&active, force, acc),
         }
         n
     }
@@ -486,7 +500,7 @@ impl Oscillators {
     /// that keep the CPU busy while each waits, and their sums stay in registers. The sums
     /// run in group order whatever `W`, so every copy gives the same bits.
     #[inline(always)]
-    fn run_groups<const B: usize, const W: usize>(
+    fn run_groups<const B: usize, const W: usize, const F: bool>(
         &mut self,
         active: &[usize; CUP_BUSES],
         force: &[&[f32]; CUP_BUSES],
@@ -505,9 +519,9 @@ impl Oscillators {
             let take = W.clamp(1, 3).min(groups - g);
             let acc = acc.each_mut();
             match take {
-                3 => self.run::<B, 3>([g, g + 1, g + 2], first, active, &forces, acc),
-                2 => self.run::<B, 2>([g, g + 1], first, active, &forces, acc),
-                _ => self.run::<B, 1>([g], first, active, &forces, acc),
+                3 => self.run::<B, 3, F>([g, g + 1, g + 2], first, active, &forces, acc),
+                2 => self.run::<B, 2, F>([g, g + 1], first, active, &forces, acc),
+                _ => self.run::<B, 1, F>([g], first, active, &forces, acc),
             }
             g += take;
         }
@@ -515,9 +529,10 @@ impl Oscillators {
 
     /// Groups `gs` over the span (thesis eq. 3.15 per mode: `y <- p y + u`), their outputs
     /// added in the order of `gs` to the lane sums in `acc`, or to zero on the `first` pass.
+    /// The multiply-adds are fused where `F` (`simd::madd`).
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
-    fn run<const B: usize, const G: usize>(
+    fn run<const B: usize, const G: usize, const F: bool>(
         &mut self,
         gs: [usize; G],
         first: bool,
@@ -546,16 +561,17 @@ impl Oscillators {
                 for (inp, f) in input[h].iter().zip(&forces) {
                     let f = f[t];
                     for k in 0..LANES {
-                        u[k] += inp[k] * f;
+                        u[k] = madd::<F>(inp[k], f, u[k]);
                     }
                 }
                 for k in 0..LANES {
-                    let nr = yr[h][k] * pr[h][k] - yi[h][k] * pi[h][k] + u[k];
-                    let ni = yr[h][k] * pi[h][k] + yi[h][k] * pr[h][k];
+                    // Re and Im of p y + u
+                    let nr = madd::<F>(yr[h][k], pr[h][k], madd::<F>(-yi[h][k], pi[h][k], u[k]));
+                    let ni = madd::<F>(yr[h][k], pi[h][k], yi[h][k] * pr[h][k]);
                     yr[h][k] = nr;
                     yi[h][k] = ni;
-                    sl[k] += ol[h][k] * nr;
-                    sr[k] += or[h][k] * nr;
+                    sl[k] = madd::<F>(ol[h][k], nr, sl[k]);
+                    sr[k] = madd::<F>(or[h][k], nr, sr[k]);
                 }
             }
             (acc_l[t], acc_r[t]) = (sl, sr);
@@ -699,7 +715,7 @@ mod tests {
     }
 
     #[test]
-    fn every_copy_of_the_bank_gives_the_same_bits_over_any_spans() {
+    fn every_fused_copy_of_the_bank_gives_the_same_bits_over_any_spans() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
         let mut modes = [Mode::ZERO; MAX_MODES];
@@ -718,10 +734,11 @@ mod tests {
                     .collect()
             })
             .collect();
-        let run = |avx: bool, avx512: bool, modes: &[Mode]| {
+        let run = |avx: bool, avx512: bool, fused: bool, modes: &[Mode]| {
             let mut bank = ModalBank::new(48_000.0);
             bank.avx &= avx;
             bank.avx512 &= avx512;
+            bank.fused = fused;
             bank.set_modes(modes, 0.5, 0.7);
             let (mut l, mut r) = (vec![0.0f32; len], vec![0.0f32; len]);
             let mut start = 0;
@@ -739,13 +756,23 @@ mod tests {
         // every group count, a partial last group included
         for n in [count, 1, LANES, LANES + 3, 2 * LANES + 5] {
             let n = n.min(count);
-            let want = run(false, false, &modes[..n]);
+            // the fused baseline copy against the AVX and AVX-512 ones (which always fuse)
+            let want = run(false, false, true, &modes[..n]);
             assert!(want.0.iter().any(|&x| x != 0.0));
             for (avx, avx512) in [(true, false), (true, true)] {
-                let got = run(avx, avx512, &modes[..n]);
+                let got = run(avx, avx512, true, &modes[..n]);
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&want.0), bits(&got.0), "{n} modes, avx {avx} avx512 {avx512}");
                 assert_eq!(bits(&want.1), bits(&got.1), "{n} modes, avx {avx} avx512 {avx512}");
+            }
+            // the unfused baseline copy (x86-64 CPUs without FMA) differs by rounding only,
+            // and does differ (so the checks above would catch a copy that does not fuse)
+            let unfused = run(false, false, false, &modes[..n]);
+            for (u, w) in [(&unfused.0, &want.0), (&unfused.1, &want.1)] {
+                let peak = w.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+                let err = u.iter().zip(w).fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
+                assert!(err <= 1e-4 * peak, "{n} modes: unfused differs by {err}, peak {peak}");
+                assert!(err > 0.0, "{n} modes: the fused and unfused copies agree");
             }
         }
     }

@@ -3,20 +3,28 @@
 //! The hot loops (`modal::ModalBank::process`, `diffuse::DiffuseResonator::process`, the
 //! renderer's batched set-up `RenderContext::prepare`, the generator's batched sines and
 //! cosines) are written over fixed-size lane arrays that the compiler vectorises; on x86-64
-//! they are compiled twice, for the baseline (SSE2) and for AVX, and the AVX copy is chosen
-//! at run time where the CPU has it (`kernels::splat_avx`, the pulses' pass into the rings,
-//! is written with `std::arch` intrinsics instead). The modal bank and the renderer's set-up
-//! have a third copy for AVX-512 (`has_avx512`): 32 registers that hold all the bank's lane
-//! groups at once, and a batch of 16 collisions in one vector. Every copy
-//! does the same IEEE operations in the same order (no fused multiply-add), so their
-//! samples are identical: same seed, same events, same output on any x86-64 machine.
+//! they are compiled twice, for the baseline (SSE2) and for AVX with FMA, and the AVX copy
+//! is chosen at run time where the CPU has both (`kernels::splat_avx`, the pulses' pass
+//! into the rings, is written with `std::arch` intrinsics instead). The modal bank and the
+//! renderer's set-up have a third copy for AVX-512 (`has_avx512`): 32 registers that hold
+//! all the bank's lane groups at once, and a batch of 16 collisions in one vector.
+//!
+//! Every copy does the same IEEE operations in the same order, so their samples are
+//! identical: same seed, same events, same output. The two loops that are mostly
+//! multiply-adds, the modal bank and the pulses' pass into the rings, fuse them (`madd`:
+//! one rounding, and half the instructions) in every copy that runs on a CPU with FMA:
+//! the AVX and AVX-512 copies, and the baseline copy where the target always has FMA
+//! (`BASELINE_FUSED`: 64-bit ARM, or an x86-64 build for such CPUs). So the output is the
+//! same on every machine with FMA (every x86-64 with AVX2, since 2013, and every 64-bit
+//! ARM); an x86-64 CPU without it (older, or a low-power Atom) runs the baseline copy
+//! unfused, whose samples differ from those by rounding (a test bounds the difference).
 
-/// True where the AVX copies of the hot loops may run (checked once, at construction of
-/// the engine's parts, never in `process`).
+/// True where the AVX copies of the hot loops may run: AVX and FMA (checked once, at
+/// construction of the engine's parts, never in `process`).
 pub fn has_avx() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx")
+        std::arch::is_x86_feature_detected!("avx") && std::arch::is_x86_feature_detected!("fma")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -25,18 +33,32 @@ pub fn has_avx() -> bool {
 }
 
 /// True where the AVX-512 copies may run (AVX-512 F and VL: 32 vector registers, 16-lane
-/// vectors); checked once, like `has_avx`. Those copies keep the same IEEE operations in
-/// the same order, so their samples equal the other copies'.
+/// vectors, on top of `has_avx`); checked once, like `has_avx`. Those copies keep the same
+/// IEEE operations in the same order, so their samples equal the AVX copies'.
 pub fn has_avx512() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx")
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512vl")
+        has_avx() && std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
+    }
+}
+
+/// Whether the baseline copies fuse their multiply-adds (`madd`): where every CPU the
+/// build targets has FMA, so `f32::mul_add` is one instruction (64-bit ARM; x86-64 built
+/// with FMA enabled). Elsewhere `mul_add` would be a slow library call, so they do not.
+pub const BASELINE_FUSED: bool = cfg!(any(target_arch = "aarch64", target_feature = "fma"));
+
+/// `a * b + c`: fused, with one rounding (`f32::mul_add`), where `FUSED`; else a product
+/// and a sum, two roundings.
+#[inline(always)]
+pub fn madd<const FUSED: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FUSED {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
     }
 }
 
