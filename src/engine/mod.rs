@@ -1086,15 +1086,16 @@ impl RenderContext<'_> {
         ((self.p.base + whole as u64 - HALF as u64) as usize) & self.p.mask
     }
 
+    /// `ring[(start + k) mod len] += gain * src[k]`: the part before the ring's end, then
+    /// the part that wraps around to its start (`src` is never longer than the ring).
     #[inline]
     fn add_into_ring(&self, ring: &mut [f32], start: usize, src: &[f32], gain: f32) {
-        if start + src.len() <= ring.len() {
-            simd::add_scaled(&mut ring[start..start + src.len()], src, gain, self.kernels.avx());
-        } else {
-            for (k, s) in src.iter().enumerate() {
-                ring[(start + k) & self.p.mask] += gain * s;
-            }
-        }
+        let start = start & self.p.mask;
+        let before_end = (ring.len() - start).min(src.len());
+        let (head, wrapped) = src.split_at(before_end);
+        let avx = self.kernels.avx();
+        simd::add_scaled(&mut ring[start..start + before_end], head, gain, avx);
+        simd::add_scaled(&mut ring[..wrapped.len()], wrapped, gain, avx);
     }
 }
 
