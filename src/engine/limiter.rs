@@ -24,10 +24,11 @@ pub struct Limiter {
     /// Sliding minimum of the needed gains over the last `len + 1` samples, by blocks of
     /// `len + 1` (van Herk 1992, Gil & Werman 1993): the window ending in offset `j` of
     /// the current block is offsets `j + 1..` of the previous block and `..=j` of this
-    /// one, so its minimum is the previous block's suffix minimum from `j + 1` (`suffix`,
-    /// `len + 2` entries, the last 1) and this block's running minimum (`prefix`). Three
+    /// one, so its minimum is the previous block's suffix minimum from `j + 1` (`suffix`;
+    /// its entry `len + 1` is 1) and this block's running minimum (`prefix`). Three
     /// comparisons a sample, whatever the look-ahead; a block's suffix minima are taken
-    /// when it closes, from its needs (`block`).
+    /// when it closes, from its needs (`block`). Both are padded with ones to a multiple
+    /// of `SCAN_CHAINS` entries (`suffix_minima`).
     block: Vec<f32>,
     suffix: Vec<f32>,
     prefix: f32,
@@ -53,8 +54,8 @@ impl Limiter {
             release: (-1.0 / (RELEASE_S * sample_rate)).exp(),
             delay: [vec![0.0; len], vec![0.0; len]],
             pos: 0,
-            block: vec![1.0; len + 1],
-            suffix: vec![1.0; len + 2],
+            block: vec![1.0; (len + 1).next_multiple_of(SCAN_CHAINS)],
+            suffix: vec![1.0; (len + 1).next_multiple_of(SCAN_CHAINS).max(len + 2)],
             prefix: 1.0,
             offset: 0,
             dip: 0.0,
@@ -127,45 +128,47 @@ impl Limiter {
         }
         // per sample, in order: the window minimum, the release and the moving average
         // over the last `len` held gains as a running sum (state in locals, so that it
-        // stays in registers)
+        // stays in registers), two samples a step (see the release below)
         let start = self.pos;
         let (len, w, release) = (self.len, self.len + 1, self.release);
         let mut sums = [0.0f64; CHUNK];
         {
-            let (block, suffix) = (&mut self.block[..w], &mut self.suffix[..w + 1]);
-            let avg = &mut self.avg_buf[..len];
-            let (mut prefix, mut offset, mut dip) = (self.prefix, self.offset, self.dip);
-            let (mut sum, mut pos, mut n) = (self.avg_sum, self.pos, self.n);
-            for (&need, s) in need[..m].iter().zip(&mut sums) {
-                block[offset] = need;
-                prefix = if offset == 0 { need } else { min(prefix, need) };
-                let window_min = min(suffix[offset + 1], prefix);
-                offset += 1;
-                if offset == w {
-                    // the block closes: its suffix minima serve the next block's windows
-                    let mut running = 1.0;
-                    for (s, &x) in suffix[..w].iter_mut().zip(block.iter()).rev() {
-                        running = min(x, running);
-                        *s = running;
-                    }
-                    offset = 0;
-                }
-                // release: recover slowly, never above the window minimum (the dip's
-                // chain is one multiply and one max a sample; the gain is taken off it)
-                dip = max(1.0 - window_min, release * dip);
-                let held = min(window_min, 1.0 - dip);
-                sum += held as f64 - avg[pos] as f64;
-                avg[pos] = held;
-                pos = wrap(pos + 1, len);
-                n += 1;
-                if n.is_multiple_of(1 << 16) {
-                    // re-sum now and then: no rounding drift in the running sum
-                    sum = avg.iter().map(|&x| x as f64).sum();
-                }
-                *s = sum;
+            let mut window = Window {
+                block: &mut self.block,
+                suffix: &mut self.suffix,
+                prefix: self.prefix,
+                offset: self.offset,
+                w,
+            };
+            let mut average = Average {
+                buf: &mut self.avg_buf[..len],
+                sum: self.avg_sum,
+                pos: self.pos,
+                n: self.n,
+            };
+            let mut dip = self.dip;
+            let mut t = 0;
+            while t + 2 <= m {
+                let (min0, min1) = (window.push(need[t]), window.push(need[t + 1]));
+                // release: recover slowly, never above the window minimum; the gain is
+                // taken off the dip below unity. The second sample's dip is
+                // max(a1, r max(a0, r dip)) = max(max(a1, r a0), r (r dip)) exactly
+                // (rounding is monotone and r > 0), so the chain from one pair to the
+                // next is two multiplies and one max, and the first sample's dip is off it.
+                let (a0, a1) = (1.0 - min0, 1.0 - min1);
+                let dip0 = max(a0, release * dip);
+                dip = max(max(a1, release * a0), release * (release * dip));
+                sums[t] = average.push(min(min0, 1.0 - dip0));
+                sums[t + 1] = average.push(min(min1, 1.0 - dip));
+                t += 2;
             }
-            (self.prefix, self.offset, self.dip) = (prefix, offset, dip);
-            (self.avg_sum, self.pos, self.n) = (sum, pos, n);
+            if t < m {
+                let min0 = window.push(need[t]);
+                dip = max(1.0 - min0, release * dip);
+                sums[t] = average.push(min(min0, 1.0 - dip));
+            }
+            (self.prefix, self.offset, self.dip) = (window.prefix, window.offset, dip);
+            (self.avg_sum, self.pos, self.n) = (average.sum, average.pos, average.n);
         }
         let mut gain = [0.0f32; CHUNK];
         for (g, &s) in gain.iter_mut().zip(&sums[..m]) {
@@ -187,6 +190,84 @@ impl Limiter {
             *x = (*x * g).clamp(-c, c);
             *y = (*y * g).clamp(-c, c);
         }
+    }
+}
+
+/// The sliding minimum's state over one chunk (see `Limiter::block`).
+struct Window<'a> {
+    block: &'a mut [f32],
+    suffix: &'a mut [f32],
+    prefix: f32,
+    offset: usize,
+    /// Window (and block) length, `len + 1`.
+    w: usize,
+}
+
+impl Window<'_> {
+    /// Takes the next need in; returns the minimum over the window that ends with it.
+    #[inline(always)]
+    fn push(&mut self, need: f32) -> f32 {
+        self.block[self.offset] = need;
+        self.prefix = if self.offset == 0 { need } else { min(self.prefix, need) };
+        let window_min = min(self.suffix[self.offset + 1], self.prefix);
+        self.offset += 1;
+        if self.offset == self.w {
+            // the block closes: its suffix minima serve the next block's windows
+            suffix_minima(self.block, self.suffix);
+            self.offset = 0;
+        }
+        window_min
+    }
+}
+
+/// `suffix[i] = min(block[i..])` over the block (`block` padded with ones to a multiple
+/// of `SCAN_CHAINS` entries, `suffix` as long). The block's quarters are scanned as
+/// independent chains side by side (a single chain is one dependent `min` an entry), then
+/// each quarter takes the minimum of the ones after it. `min` returns one of its inputs,
+/// so the order does not change a bit.
+#[inline(always)]
+fn suffix_minima(block: &[f32], suffix: &mut [f32]) {
+    let q = block.len() / SCAN_CHAINS;
+    let (block, suffix) = (&block[..q * SCAN_CHAINS], &mut suffix[..q * SCAN_CHAINS]);
+    let mut running = [1.0f32; SCAN_CHAINS];
+    for i in (0..q).rev() {
+        for (j, r) in running.iter_mut().enumerate() {
+            *r = min(block[j * q + i], *r);
+            suffix[j * q + i] = *r;
+        }
+    }
+    for j in (0..SCAN_CHAINS - 1).rev() {
+        let after = suffix[(j + 1) * q];
+        for s in &mut suffix[j * q..(j + 1) * q] {
+            *s = min(*s, after);
+        }
+    }
+}
+
+/// Independent chains of the block's suffix scan (`suffix_minima`).
+const SCAN_CHAINS: usize = 4;
+
+/// The moving average's running sum over one chunk (see `Limiter::avg_buf`).
+struct Average<'a> {
+    buf: &'a mut [f32],
+    sum: f64,
+    pos: usize,
+    n: u64,
+}
+
+impl Average<'_> {
+    /// Takes the next held gain in; returns the sum over the last `len`.
+    #[inline(always)]
+    fn push(&mut self, held: f32) -> f64 {
+        self.sum += held as f64 - self.buf[self.pos] as f64;
+        self.buf[self.pos] = held;
+        self.pos = wrap(self.pos + 1, self.buf.len());
+        self.n += 1;
+        if self.n.is_multiple_of(1 << 16) {
+            // re-sum now and then: no rounding drift in the running sum
+            self.sum = self.buf.iter().map(|&x| x as f64).sum();
+        }
+        self.sum
     }
 }
 
@@ -289,7 +370,8 @@ mod tests {
     #[test]
     fn spans_of_any_length_give_the_brute_force_limiter_bit_for_bit() {
         // quiet passages, peaks over the ceiling, a lone spike, NaN, the release, and the
-        // 2^16-sample re-sum; at a rate whose look-ahead is not a power of two
+        // 2^16-sample re-sum; at rates whose window (look-ahead + 1) is and is not a
+        // multiple of the suffix scan's chains, and a tiny one (a one-sample chain each)
         let input: Vec<(f32, f32)> = (0..140_000)
             .map(|i| {
                 let x = match i {
@@ -301,7 +383,7 @@ mod tests {
                 (x, -0.5 * x + if i == 100_000 { 2.0 } else { 0.0 })
             })
             .collect();
-        for sample_rate in [48_000.0, 44_100.0] {
+        for sample_rate in [48_000.0, 44_100.0, 47_600.0, 1_000.0] {
             let want = reference(&input, sample_rate, 0.9);
             let mut lim = Limiter::new(sample_rate, 0.9);
             let (mut l, mut r): (Vec<f32>, Vec<f32>) = input.iter().copied().unzip();
