@@ -648,9 +648,10 @@ const TRIG_BATCH: usize = 8;
 /// position's azimuth in its cell, the stream's axis, the normal's polar angle (or a random
 /// normal's azimuth) and the normal's azimuth about the cell's axis.
 const PLACE: usize = 0;
-const AXIS: usize = 1;
-const NORMAL: usize = 2;
-const AZIMUTH: usize = 3;
+const NORMAL: usize = 1;
+const AZIMUTH: usize = 2;
+/// Last, so that the cells without a stream axis leave it out (`sin_cos_lanes`).
+const AXIS: usize = 3;
 
 /// Where in its cell a collision is, before the sines and cosines (`draw_place`).
 #[derive(Clone, Copy, Default)]
@@ -708,7 +709,9 @@ impl TrigBatch {
         if self.len == 0 {
             return;
         }
-        let (sin, cos) = sin_cos_lanes(&self.angle, lanes.avx);
+        // only the stream has an axis angle
+        let angles = if matches!(cell, Cell::Stream) { AXIS + 1 } else { AXIS };
+        let (sin, cos) = sin_cos_lanes(&self.angle, angles, lanes.avx);
         let shape = speed_lanes(lanes.speed, &self.speed_u, lanes.avx);
         for (i, d) in self.drawn[..self.len].iter().enumerate() {
             let sc = |k: usize| (sin[k][i], cos[k][i]);
@@ -744,29 +747,32 @@ impl TrigBatch {
     }
 }
 
-/// `fastmath::sin_cos` of every lane, as (sin, cos) (the AVX copy where `avx`; the same
-/// operations either way).
-fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], avx: bool) -> ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]) {
+/// `fastmath::sin_cos` of every lane of the first `angles` angles, as (sin, cos) (the
+/// rest are left at zero; the AVX copy where `avx`; the same operations either way).
+fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize, avx: bool) -> SinCos {
     #[cfg(target_arch = "x86_64")]
     if avx {
         // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
-        return unsafe { sin_cos_lanes_avx(angle) };
+        return unsafe { sin_cos_lanes_avx(angle, angles) };
     }
     let _ = avx;
-    sin_cos_lanes_portable(angle)
+    sin_cos_lanes_portable(angle, angles)
 }
+
+/// Sines and cosines of a `TrigBatch`'s angles.
+type SinCos = ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]);
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn sin_cos_lanes_avx(angle: &[[f32; TRIG_BATCH]; 4]) -> ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]) {
-    sin_cos_lanes_portable(angle)
+fn sin_cos_lanes_avx(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
+    sin_cos_lanes_portable(angle, angles)
 }
 
 #[inline(always)]
-fn sin_cos_lanes_portable(angle: &[[f32; TRIG_BATCH]; 4]) -> ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]) {
+fn sin_cos_lanes_portable(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
     let mut sin = [[0.0f32; TRIG_BATCH]; 4];
     let mut cos = [[0.0f32; TRIG_BATCH]; 4];
-    for k in 0..4 {
+    for k in 0..angles.min(4) {
         for i in 0..TRIG_BATCH {
             (sin[k][i], cos[k][i]) = fastmath::sin_cos(angle[k][i]);
         }
@@ -799,6 +805,7 @@ fn speed_lanes_avx(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TR
 
 /// Draws a uniform position in the cell (the random part of it; the angles go to lane
 /// `lane` of `batch`, see `finish_place`).
+#[inline(always)]
 fn draw_place(
     cell: Cell,
     g: &Geometry,
@@ -949,8 +956,8 @@ mod tests {
         for a in angle.iter_mut().flatten() {
             *a = rng.random_range(-10.0..10.0);
         }
-        let (s0, c0) = sin_cos_lanes(&angle, false);
-        let (s1, c1) = sin_cos_lanes(&angle, crate::engine::simd::has_avx());
+        let (s0, c0) = sin_cos_lanes(&angle, 4, false);
+        let (s1, c1) = sin_cos_lanes(&angle, 4, crate::engine::simd::has_avx());
         for k in 0..4 {
             for i in 0..TRIG_BATCH {
                 let (s, c) = fastmath::sin_cos(angle[k][i]);
