@@ -342,8 +342,10 @@ const SPEED_SPAN_SIGMAS: (f32, f32) = (-3.0, 2.0);
 /// speed histogram for one culling share (`CULL_ENERGY_SHARE`), also in units of the mean.
 #[derive(Clone)]
 pub struct Shapes {
-    /// Whether the AVX copies may run (`simd::has_avx`, checked here, not in `process`).
+    /// Whether the AVX and AVX-512 copies may run (`simd::has_avx`, `simd::has_avx512`,
+    /// checked here, not in `process`).
     avx: bool,
+    avx512: bool,
     speed: [Histogram<SPEED_BINS>; CELLS.len()],
     angle: [Histogram<ANGLE_BINS>; CELLS.len()],
     cull_share: f32,
@@ -363,6 +365,7 @@ impl Shapes {
         let angle = CELLS.map(|cell| Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spreads(cell).1)));
         let mut shapes = Shapes {
             avx: super::simd::has_avx(),
+            avx512: super::simd::has_avx512(),
             speed_m2: speed.map(|h| h.second_moment()),
             speed,
             angle,
@@ -591,6 +594,7 @@ pub fn generate(
             speed,
             mean_v: pdf.mean_v,
             avx: shapes.avx,
+            avx512: shapes.avx512,
         };
         for _ in 0..rendered {
             let time = pdf.time.sample(rng);
@@ -643,7 +647,7 @@ pub fn generate(
 }
 
 /// Collisions per `TrigBatch`: one SIMD lane each.
-const TRIG_BATCH: usize = 8;
+const TRIG_BATCH: usize = 16;
 /// The angles of a collision whose sine and cosine are needed (`TrigBatch::angle`): the
 /// position's azimuth in its cell, the stream's axis, the normal's polar angle (or a random
 /// normal's azimuth) and the normal's azimuth about the cell's axis.
@@ -691,6 +695,7 @@ struct Lanes<'a> {
     speed: &'a Histogram<SPEED_BINS>,
     mean_v: f32,
     avx: bool,
+    avx512: bool,
 }
 
 impl TrigBatch {
@@ -711,8 +716,8 @@ impl TrigBatch {
         }
         // only the stream has an axis angle
         let angles = if matches!(cell, Cell::Stream) { AXIS + 1 } else { AXIS };
-        let (sin, cos) = sin_cos_lanes(&self.angle, angles, lanes.avx);
-        let shape = speed_lanes(lanes.speed, &self.speed_u, lanes.avx);
+        let (sin, cos) = sin_cos_lanes(&self.angle, angles, lanes.avx, lanes.avx512);
+        let shape = speed_lanes(lanes.speed, &self.speed_u, lanes.avx, lanes.avx512);
         for (i, d) in self.drawn[..self.len].iter().enumerate() {
             let sc = |k: usize| (sin[k][i], cos[k][i]);
             let (position, axis, bus) = finish_place(cell, &d.place, sc(PLACE), sc(AXIS));
@@ -748,14 +753,24 @@ impl TrigBatch {
 }
 
 /// `fastmath::sin_cos` of every lane of the first `angles` angles, as (sin, cos) (the
-/// rest are left at zero; the AVX copy where `avx`; the same operations either way).
-fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize, avx: bool) -> SinCos {
+/// rest are left at zero; the AVX-512 or AVX copy where the CPU has it; the same
+/// operations in every copy).
+fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize, avx: bool, avx512: bool) -> SinCos {
     #[cfg(target_arch = "x86_64")]
-    if avx {
+    if avx512 {
+        // SAFETY: `avx512` comes from `simd::has_avx512` (`Shapes::new`).
+        return unsafe { sin_cos_lanes_avx512(angle, angles) };
+    } else if avx {
         // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
         return unsafe { sin_cos_lanes_avx(angle, angles) };
     }
-    let _ = avx;
+    let _ = (avx, avx512);
+    sin_cos_lanes_portable(angle, angles)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
+fn sin_cos_lanes_avx512(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
     sin_cos_lanes_portable(angle, angles)
 }
 
@@ -782,19 +797,33 @@ fn sin_cos_lanes_portable(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinC
 
 /// The speed histogram's values at the fractions `u` (`Histogram::at`, an `exp2` each) in
 /// lanes (the AVX copy where `avx`; the same operations either way).
-fn speed_lanes(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH], avx: bool) -> [f32; TRIG_BATCH] {
+fn speed_lanes(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH], avx: bool, avx512: bool) -> [f32; TRIG_BATCH] {
     #[cfg(target_arch = "x86_64")]
-    if avx {
+    if avx512 {
+        // SAFETY: `avx512` comes from `simd::has_avx512` (`Shapes::new`).
+        return unsafe { speed_lanes_avx512(h, u) };
+    } else if avx {
         // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
         return unsafe { speed_lanes_avx(h, u) };
     }
-    let _ = avx;
-    u.map(|u| h.at(u))
+    let _ = (avx, avx512);
+    speed_lanes_portable(h, u)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
+fn speed_lanes_avx512(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
+    speed_lanes_portable(h, u)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn speed_lanes_avx(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
+    speed_lanes_portable(h, u)
+}
+
+#[inline(always)]
+fn speed_lanes_portable(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
     debug_assert!(h.log);
     let mut out = [0.0f32; TRIG_BATCH];
     for (o, &u) in out.iter_mut().zip(u) {
@@ -956,8 +985,9 @@ mod tests {
         for a in angle.iter_mut().flatten() {
             *a = rng.random_range(-10.0..10.0);
         }
-        let (s0, c0) = sin_cos_lanes(&angle, 4, false);
-        let (s1, c1) = sin_cos_lanes(&angle, 4, crate::engine::simd::has_avx());
+        let (s0, c0) = sin_cos_lanes(&angle, 4, false, false);
+        let (s1, c1) = sin_cos_lanes(&angle, 4, crate::engine::simd::has_avx(), false);
+        let (s2, c2) = sin_cos_lanes(&angle, 4, false, crate::engine::simd::has_avx512());
         for k in 0..4 {
             for i in 0..TRIG_BATCH {
                 let (s, c) = fastmath::sin_cos(angle[k][i]);
@@ -965,6 +995,8 @@ mod tests {
                 assert_eq!(c0[k][i].to_bits(), c.to_bits());
                 assert_eq!(s1[k][i].to_bits(), s.to_bits());
                 assert_eq!(c1[k][i].to_bits(), c.to_bits());
+                assert_eq!(s2[k][i].to_bits(), s.to_bits());
+                assert_eq!(c2[k][i].to_bits(), c.to_bits());
             }
         }
     }
