@@ -716,8 +716,7 @@ impl TrigBatch {
         }
         // only the stream has an axis angle
         let angles = if matches!(cell, Cell::Stream) { AXIS + 1 } else { AXIS };
-        let (sin, cos) = sin_cos_lanes(&self.angle, angles, lanes.avx, lanes.avx512);
-        let shape = speed_lanes(lanes.speed, &self.speed_u, lanes.avx, lanes.avx512);
+        let ((sin, cos), shape) = lanes_math(&self.angle, angles, lanes.speed, &self.speed_u, lanes.avx, lanes.avx512);
         for (i, d) in self.drawn[..self.len].iter().enumerate() {
             let sc = |k: usize| (sin[k][i], cos[k][i]);
             let (position, axis, bus) = finish_place(cell, &d.place, sc(PLACE), sc(AXIS));
@@ -752,39 +751,57 @@ impl TrigBatch {
     }
 }
 
-/// `fastmath::sin_cos` of every lane of the first `angles` angles, as (sin, cos) (the
-/// rest are left at zero; the AVX-512 or AVX copy where the CPU has it; the same
-/// operations in every copy).
-fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize, avx: bool, avx512: bool) -> SinCos {
+/// A `TrigBatch`'s lane arithmetic: `fastmath::sin_cos` of every lane of the first `angles`
+/// angles, as (sin, cos) (the rest are left at zero), and the speed histogram's values at
+/// the fractions `u` (`Histogram::at`, an `exp2` each). The AVX-512 or AVX copy where the
+/// CPU has it; the same operations in every copy.
+fn lanes_math(
+    angle: &[[f32; TRIG_BATCH]; 4],
+    angles: usize,
+    h: &Histogram<SPEED_BINS>,
+    u: &[f32; TRIG_BATCH],
+    avx: bool,
+    avx512: bool,
+) -> (SinCos, [f32; TRIG_BATCH]) {
     #[cfg(target_arch = "x86_64")]
     if avx512 {
         // SAFETY: `avx512` comes from `simd::has_avx512` (`Shapes::new`).
-        return unsafe { sin_cos_lanes_avx512(angle, angles) };
+        return unsafe { lanes_math_avx512(angle, angles, h, u) };
     } else if avx {
         // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
-        return unsafe { sin_cos_lanes_avx(angle, angles) };
+        return unsafe { lanes_math_avx(angle, angles, h, u) };
     }
     let _ = (avx, avx512);
-    sin_cos_lanes_portable(angle, angles)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
-fn sin_cos_lanes_avx512(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
-    sin_cos_lanes_portable(angle, angles)
+    (sin_cos_lanes(angle, angles), speed_lanes(h, u))
 }
 
 /// Sines and cosines of a `TrigBatch`'s angles.
 type SinCos = ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]);
 
 #[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
+fn lanes_math_avx512(
+    angle: &[[f32; TRIG_BATCH]; 4],
+    angles: usize,
+    h: &Histogram<SPEED_BINS>,
+    u: &[f32; TRIG_BATCH],
+) -> (SinCos, [f32; TRIG_BATCH]) {
+    (sin_cos_lanes(angle, angles), speed_lanes(h, u))
+}
+
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn sin_cos_lanes_avx(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
-    sin_cos_lanes_portable(angle, angles)
+fn lanes_math_avx(
+    angle: &[[f32; TRIG_BATCH]; 4],
+    angles: usize,
+    h: &Histogram<SPEED_BINS>,
+    u: &[f32; TRIG_BATCH],
+) -> (SinCos, [f32; TRIG_BATCH]) {
+    (sin_cos_lanes(angle, angles), speed_lanes(h, u))
 }
 
 #[inline(always)]
-fn sin_cos_lanes_portable(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
+fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
     let mut sin = [[0.0f32; TRIG_BATCH]; 4];
     let mut cos = [[0.0f32; TRIG_BATCH]; 4];
     for k in 0..angles.min(4) {
@@ -795,35 +812,8 @@ fn sin_cos_lanes_portable(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinC
     (sin, cos)
 }
 
-/// The speed histogram's values at the fractions `u` (`Histogram::at`, an `exp2` each) in
-/// lanes (the AVX copy where `avx`; the same operations either way).
-fn speed_lanes(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH], avx: bool, avx512: bool) -> [f32; TRIG_BATCH] {
-    #[cfg(target_arch = "x86_64")]
-    if avx512 {
-        // SAFETY: `avx512` comes from `simd::has_avx512` (`Shapes::new`).
-        return unsafe { speed_lanes_avx512(h, u) };
-    } else if avx {
-        // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
-        return unsafe { speed_lanes_avx(h, u) };
-    }
-    let _ = (avx, avx512);
-    speed_lanes_portable(h, u)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
-fn speed_lanes_avx512(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
-    speed_lanes_portable(h, u)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn speed_lanes_avx(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
-    speed_lanes_portable(h, u)
-}
-
 #[inline(always)]
-fn speed_lanes_portable(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
+fn speed_lanes(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
     debug_assert!(h.log);
     let mut out = [0.0f32; TRIG_BATCH];
     for (o, &u) in out.iter_mut().zip(u) {
@@ -985,9 +975,14 @@ mod tests {
         for a in angle.iter_mut().flatten() {
             *a = rng.random_range(-10.0..10.0);
         }
-        let (s0, c0) = sin_cos_lanes(&angle, 4, false, false);
-        let (s1, c1) = sin_cos_lanes(&angle, 4, crate::engine::simd::has_avx(), false);
-        let (s2, c2) = sin_cos_lanes(&angle, 4, false, crate::engine::simd::has_avx512());
+        let shapes = Shapes::new(0.0);
+        let (h, u) = (&shapes.speed[0], [0.3f32; TRIG_BATCH]);
+        let ((s0, c0), v0) = lanes_math(&angle, 4, h, &u, false, false);
+        let ((s1, c1), v1) = lanes_math(&angle, 4, h, &u, crate::engine::simd::has_avx(), false);
+        let ((s2, c2), v2) = lanes_math(&angle, 4, h, &u, false, crate::engine::simd::has_avx512());
+        for v in [v0, v1, v2] {
+            assert!(v.iter().all(|x| x.to_bits() == h.at(0.3).to_bits()));
+        }
         for k in 0..4 {
             for i in 0..TRIG_BATCH {
                 let (s, c) = fastmath::sin_cos(angle[k][i]);
