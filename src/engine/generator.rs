@@ -649,12 +649,12 @@ pub fn generate(
 /// Collisions per `TrigBatch`: one SIMD lane each.
 const TRIG_BATCH: usize = 16;
 /// The angles of a collision whose sine and cosine are needed (`TrigBatch::angle`): the
-/// position's azimuth in its cell, the stream's axis, the normal's polar angle (or a random
-/// normal's azimuth) and the normal's azimuth about the cell's axis.
+/// position's azimuth in its cell, the normal's polar angle (or a random normal's azimuth),
+/// the normal's azimuth about the cell's axis and the stream's axis.
 const PLACE: usize = 0;
 const NORMAL: usize = 1;
 const AZIMUTH: usize = 2;
-/// Last, so that the cells without a stream axis leave it out (`sin_cos_lanes`).
+/// Last, so that batches of the cells without a stream axis leave it out (`TrigBatch::finish`).
 const AXIS: usize = 3;
 
 /// Where in its cell a collision is, before the sines and cosines (`draw_place`).
@@ -969,7 +969,7 @@ mod tests {
     }
 
     #[test]
-    fn batched_sines_and_cosines_are_the_same_bits_in_both_copies() {
+    fn batched_sines_cosines_and_speeds_are_the_same_bits_in_every_copy() {
         let mut angle = [[0.0f32; TRIG_BATCH]; 4];
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         for a in angle.iter_mut().flatten() {

@@ -910,7 +910,7 @@ impl RenderContext<'_> {
 
     /// The AVX-512 copy: a batch's lanes are one vector.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx512f,avx512vl")]
+    #[target_feature(enable = "avx,fma,avx512f,avx512vl")]
     fn prepare_avx512(&self, batch: &[Collision], out: &mut Prepared) {
         self.prepare_lanes(batch, out);
     }

@@ -5,9 +5,10 @@
 //! cosines) are written over fixed-size lane arrays that the compiler vectorises; on x86-64
 //! they are compiled twice, for the baseline (SSE2) and for AVX with FMA, and the AVX copy
 //! is chosen at run time where the CPU has both (`kernels::splat_avx`, the pulses' pass
-//! into the rings, is written with `std::arch` intrinsics instead). The modal bank and the
-//! renderer's set-up have a third copy for AVX-512 (`has_avx512`): 32 registers that hold
-//! all the bank's lane groups at once, and a batch of 16 collisions in one vector.
+//! into the rings, is written with `std::arch` intrinsics instead). The modal bank, the
+//! renderer's set-up and the generator's sines and cosines have a third copy for AVX-512
+//! (`has_avx512`): 32 registers that hold all the bank's lane groups at once, and a batch of
+//! 16 collisions in one vector.
 //!
 //! Every copy does the same IEEE operations in the same order, so their samples are
 //! identical: same seed, same events, same output. The two loops that are mostly
