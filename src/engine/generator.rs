@@ -457,41 +457,6 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
     })
 }
 
-/// The direction at a polar angle from the cell's mean normal `axis` and an azimuth about
-/// it, given as the (sin, cos) of each.
-fn around(axis: [f32; 3], (sp, cp): (f32, f32), (sa, ca): (f32, f32)) -> [f32; 3] {
-    if axis == [0.0, 0.0, 1.0] {
-        // most cells face up: the basis below is then u = (0, -1, 0), w = (1, 0, 0)
-        return [sp * sa, -sp * ca, cp];
-    }
-    // orthonormal basis (u, w, axis)
-    let helper = if axis[2].abs() < 0.9 {
-        [0.0, 0.0, 1.0]
-    } else {
-        [1.0, 0.0, 0.0]
-    };
-    let u = normalize(cross(helper, axis));
-    let w = cross(axis, u);
-    let mut n = [0.0; 3];
-    for i in 0..3 {
-        n[i] = cp * axis[i] + sp * (ca * u[i] + sa * w[i]);
-    }
-    n
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn normalize(a: [f32; 3]) -> [f32; 3] {
-    let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt().max(1e-12);
-    [a[0] / l, a[1] / l, a[2] / l]
-}
-
 /// How the generator treats normals (thesis 5.4 experiment).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum NormalMode {
@@ -615,27 +580,22 @@ pub fn generate(
             }
             let lane = batch.len;
             let azimuth = rng.random::<f32>() * std::f32::consts::TAU;
-            let place = draw_place(cell, geometry, state, rng, &mut batch, lane);
+            draw_place(cell, geometry, state, rng, &mut batch, lane);
             let random_normal = match normals {
                 NormalMode::RandomBelow(limit) => below(log2_random_below, limit),
                 NormalMode::Physical => false,
             };
-            let normal_z = if random_normal {
-                let z: f32 = rng.random_range(-1.0..1.0);
+            if random_normal {
+                batch.normal_z[lane] = rng.random_range(-1.0..1.0);
                 batch.angle[NORMAL][lane] = rng.random::<f32>() * std::f32::consts::TAU;
-                Some(z)
             } else {
                 batch.angle[NORMAL][lane] = angle.sample(rng);
-                None
-            };
+            }
+            batch.random_normal[lane] = random_normal;
             batch.angle[AZIMUTH][lane] = azimuth;
             batch.speed_u[lane] = speed_u;
-            batch.drawn[lane] = Drawn {
-                time,
-                ln_v0: log2_v0 * std::f32::consts::LN_2,
-                place,
-                normal_z,
-            };
+            batch.time[lane] = time;
+            batch.ln_v0[lane] = log2_v0 * std::f32::consts::LN_2;
             batch.len += 1;
             if batch.len == TRIG_BATCH {
                 batch.finish(cell, cell_index, weight, &lanes, out, &mut overflow);
@@ -657,36 +617,28 @@ const AZIMUTH: usize = 2;
 /// Last, so that batches of the cells without a stream axis leave it out (`TrigBatch::finish`).
 const AXIS: usize = 3;
 
-/// Where in its cell a collision is, before the sines and cosines (`draw_place`).
-#[derive(Clone, Copy, Default)]
-struct Placed {
-    /// Distance from the cup's axis (m) of a point drawn on a disc; unused on the wall.
-    radius: f32,
-    /// Height of the point, m.
-    z: f32,
-    /// Wall sector (0 or 1) of a wall collision.
-    sector: usize,
-}
-
-/// A collision with all its random draws taken and its trigonometry still to come.
-#[derive(Clone, Copy, Default)]
-struct Drawn {
-    time: f32,
-    ln_v0: f32,
-    place: Placed,
-    /// z of a uniformly random normal (`NormalMode::RandomBelow`), or None for a normal in
-    /// the cell's cone.
-    normal_z: Option<f32>,
-}
-
-/// Up to `TRIG_BATCH` drawn collisions of one cell, the angles they need and the
-/// fractions of their speeds in the cell's speed histogram.
+/// Up to `TRIG_BATCH` drawn collisions of one cell, lane `i` for collision `i`: every
+/// random draw taken, the arithmetic on them still to come (`finish_lanes`). Lanes past
+/// `len` hold stale or zero values, evaluated and never read.
 #[derive(Default)]
 struct TrigBatch {
     len: usize,
-    drawn: [Drawn; TRIG_BATCH],
+    /// The angles whose sines and cosines are needed (see `PLACE` and the others), rad.
     angle: [[f32; TRIG_BATCH]; 4],
+    /// Fractions of the speeds in the cell's speed histogram (`Histogram::sample_log`).
     speed_u: [f32; TRIG_BATCH],
+    /// Time within the window, samples, and `ln v0`.
+    time: [f32; TRIG_BATCH],
+    ln_v0: [f32; TRIG_BATCH],
+    /// The place in the cell (`draw_place`): distance from the cup's axis (m, the cup's
+    /// radius on the wall), height (m), and the wall sector (0 or 1) of a wall collision.
+    radius: [f32; TRIG_BATCH],
+    z: [f32; TRIG_BATCH],
+    sector: [u8; TRIG_BATCH],
+    /// Whether the normal is uniformly random (`NormalMode::RandomBelow`; its azimuth is
+    /// then the `NORMAL` angle) rather than in the cell's cone, and its z if so.
+    random_normal: [bool; TRIG_BATCH],
+    normal_z: [f32; TRIG_BATCH],
 }
 
 /// What a cell's `TrigBatch::finish` needs to evaluate its speeds: the cell's speed shape
@@ -699,9 +651,9 @@ struct Lanes<'a> {
 }
 
 impl TrigBatch {
-    /// Evaluates the batch's speeds, sines and cosines, finishes its collisions and appends
-    /// them to `out` in the order they were drawn (to `overflow` once `out` is at its
-    /// capacity); empties the batch.
+    /// Finishes the batch's collisions (`finish_lanes`) and appends them to `out` in the
+    /// order they were drawn (to `overflow` once `out` is at its capacity); empties the
+    /// batch.
     fn finish(
         &mut self,
         cell: Cell,
@@ -714,29 +666,23 @@ impl TrigBatch {
         if self.len == 0 {
             return;
         }
-        // only the stream has an axis angle
-        let angles = if matches!(cell, Cell::Stream) { AXIS + 1 } else { AXIS };
-        let ((sin, cos), shape) = lanes_math(&self.angle, angles, lanes.speed, &self.speed_u, lanes.avx, lanes.avx512);
-        for (i, d) in self.drawn[..self.len].iter().enumerate() {
-            let sc = |k: usize| (sin[k][i], cos[k][i]);
-            let (position, axis, bus) = finish_place(cell, &d.place, sc(PLACE), sc(AXIS));
-            let normal = match d.normal_z {
-                Some(z) => {
-                    let s = (1.0 - z * z).max(0.0).sqrt();
-                    let (sp, cp) = sc(NORMAL);
-                    [s * cp, s * sp, z]
-                }
-                None => around(axis, sc(NORMAL), sc(AZIMUTH)),
+        let mut f = Finished::default();
+        finish_lanes(cell, self, lanes, &mut f);
+        let kind = cell.kind();
+        for i in 0..self.len {
+            let bus = match cell {
+                Cell::WallRing(k) => 1 + 2 * k + self.sector[i] as usize,
+                _ => FLOOR_BUS,
             };
             let c = || Collision {
-                time: d.time,
-                kind: cell.kind(),
+                time: self.time[i],
+                kind,
                 cell: cell_index,
                 bus,
-                position,
-                normal,
-                v0: shape[i] * lanes.mean_v,
-                ln_v0: d.ln_v0,
+                position: [f.position[0][i], f.position[1][i], f.position[2][i]],
+                normal: [f.normal[0][i], f.normal[1][i], f.normal[2][i]],
+                v0: f.v0[i],
+                ln_v0: self.ln_v0[i],
                 weight,
             };
             // built in place in `out` (a copy through the stack, read back as soon as its
@@ -751,55 +697,142 @@ impl TrigBatch {
     }
 }
 
-/// A `TrigBatch`'s lane arithmetic: `fastmath::sin_cos` of every lane of the first `angles`
-/// angles, as (sin, cos) (the rest are left at zero), and the speed histogram's values at
-/// the fractions `u` (`Histogram::at`, an `exp2` each). The AVX-512 or AVX copy where the
-/// CPU has it; the same operations in every copy.
-fn lanes_math(
-    angle: &[[f32; TRIG_BATCH]; 4],
-    angles: usize,
-    h: &Histogram<SPEED_BINS>,
-    u: &[f32; TRIG_BATCH],
-    avx: bool,
-    avx512: bool,
-) -> (SinCos, [f32; TRIG_BATCH]) {
+/// A `TrigBatch`'s collisions as lanes: position (m), unit normal, speed (m/s).
+#[derive(Default)]
+struct Finished {
+    position: [[f32; TRIG_BATCH]; 3],
+    normal: [[f32; TRIG_BATCH]; 3],
+    v0: [f32; TRIG_BATCH],
+}
+
+/// A `TrigBatch`'s lane arithmetic into `f` (`finish_lanes_in`): the AVX-512 or AVX copy
+/// where the CPU has it; the same operations in every copy, so the same bits.
+fn finish_lanes(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
     #[cfg(target_arch = "x86_64")]
-    if avx512 {
+    if lanes.avx512 {
         // SAFETY: `avx512` comes from `simd::has_avx512` (`Shapes::new`).
-        return unsafe { lanes_math_avx512(angle, angles, h, u) };
-    } else if avx {
+        return unsafe { finish_lanes_avx512(cell, b, lanes, f) };
+    } else if lanes.avx {
         // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
-        return unsafe { lanes_math_avx(angle, angles, h, u) };
+        return unsafe { finish_lanes_avx(cell, b, lanes, f) };
     }
-    let _ = (avx, avx512);
-    (sin_cos_lanes(angle, angles), speed_lanes(h, u))
+    finish_lanes_in(cell, b, lanes, f);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
+fn finish_lanes_avx512(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
+    finish_lanes_in(cell, b, lanes, f);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn finish_lanes_avx(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
+    finish_lanes_in(cell, b, lanes, f);
+}
+
+/// Every lane of a batch of `cell`: the sines and cosines of its angles
+/// (`fastmath::sin_cos`), its speed (the speed histogram's value at its fraction, an
+/// `exp2`, times the window's mean speed), its position, and its normal. Each step is a
+/// loop over the lanes with no call and no branch on the lane, so that it compiles to
+/// packed SIMD; which formulas apply depends on the cell only.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
+fn finish_lanes_in(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
+    // only the stream has an axis angle
+    let angles = if matches!(cell, Cell::Stream) { AXIS + 1 } else { AXIS };
+    let (sin, cos) = sin_cos_lanes(&b.angle, angles);
+    let h = lanes.speed;
+    debug_assert!(h.log);
+    for i in 0..TRIG_BATCH {
+        f.v0[i] = h.lo * fastmath::exp2(b.speed_u[i] * h.log2_ratio) * lanes.mean_v;
+    }
+    // the position: the place angle's cosine and sine at the drawn radius, at its height
+    // (on the wall, `radius` is the cup's)
+    for i in 0..TRIG_BATCH {
+        f.position[0][i] = b.radius[i] * cos[PLACE][i];
+        f.position[1][i] = b.radius[i] * sin[PLACE][i];
+        f.position[2][i] = b.z[i];
+    }
+    // the normal: at the polar angle `NORMAL` from the cell's mean normal (the direction
+    // of the moving grain's acceleration there) and the azimuth `AZIMUTH` about it
+    let (sp, cp, sa, ca) = (&sin[NORMAL], &cos[NORMAL], &sin[AZIMUTH], &cos[AZIMUTH]);
+    match cell {
+        // the grain hitting the wall is pushed back towards the axis
+        Cell::WallRing(_) => {
+            let axis = [cos[PLACE].map(|c| -c), sin[PLACE].map(|s| -s), [0.0; TRIG_BATCH]];
+            around_lanes(&axis, (sp, cp), (sa, ca), &mut f.normal);
+        }
+        // the stream's grains are pushed sideways, and a little up
+        Cell::Stream => {
+            let axis = [cos[AXIS], sin[AXIS], [0.3; TRIG_BATCH]];
+            around_lanes(&axis, (sp, cp), (sa, ca), &mut f.normal);
+        }
+        // everywhere else the mean normal is up, (0, 0, 1); the basis of `around_lanes`
+        // is then u = (0, -1, 0), w = (1, 0, 0)
+        _ => {
+            for i in 0..TRIG_BATCH {
+                f.normal[0][i] = sp[i] * sa[i];
+                f.normal[1][i] = -sp[i] * ca[i];
+                f.normal[2][i] = cp[i];
+            }
+        }
+    }
+    // uniformly random normals: z uniform in [-1, 1] and a uniform azimuth (`NORMAL`)
+    for i in 0..TRIG_BATCH {
+        let z = b.normal_z[i];
+        let s = (1.0 - z * z).max(0.0).sqrt();
+        let random = [s * cp[i], s * sp[i], z];
+        for j in 0..3 {
+            f.normal[j][i] = if b.random_normal[i] { random[j] } else { f.normal[j][i] };
+        }
+    }
+}
+
+/// The directions at polar angles (sin, cos) `polar` from the lanes' mean normals `axis`
+/// (not up, and less than 64 degrees from horizontal: the basis is built from the
+/// vertical) and azimuths (sin, cos) `azimuth` about them: with the orthonormal basis
+/// u = (z x axis) / |z x axis|, w = axis x u, the direction is
+/// cos(polar) axis + sin(polar) (cos(azimuth) u + sin(azimuth) w).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
+fn around_lanes(
+    axis: &[[f32; TRIG_BATCH]; 3],
+    (sp, cp): (&[f32; TRIG_BATCH], &[f32; TRIG_BATCH]),
+    (sa, ca): (&[f32; TRIG_BATCH], &[f32; TRIG_BATCH]),
+    out: &mut [[f32; TRIG_BATCH]; 3],
+) {
+    for i in 0..TRIG_BATCH {
+        let a = [axis[0][i], axis[1][i], axis[2][i]];
+        debug_assert!(a[2].abs() < 0.9);
+        let u = normalize(cross([0.0, 0.0, 1.0], a));
+        let w = cross(a, u);
+        for j in 0..3 {
+            out[j][i] = cp[i] * a[j] + sp[i] * (ca[i] * u[j] + sa[i] * w[j]);
+        }
+    }
+}
+
+#[inline(always)]
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[inline(always)]
+fn normalize(a: [f32; 3]) -> [f32; 3] {
+    let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt().max(1e-12);
+    [a[0] / l, a[1] / l, a[2] / l]
 }
 
 /// Sines and cosines of a `TrigBatch`'s angles.
 type SinCos = ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]);
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
-fn lanes_math_avx512(
-    angle: &[[f32; TRIG_BATCH]; 4],
-    angles: usize,
-    h: &Histogram<SPEED_BINS>,
-    u: &[f32; TRIG_BATCH],
-) -> (SinCos, [f32; TRIG_BATCH]) {
-    (sin_cos_lanes(angle, angles), speed_lanes(h, u))
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn lanes_math_avx(
-    angle: &[[f32; TRIG_BATCH]; 4],
-    angles: usize,
-    h: &Histogram<SPEED_BINS>,
-    u: &[f32; TRIG_BATCH],
-) -> (SinCos, [f32; TRIG_BATCH]) {
-    (sin_cos_lanes(angle, angles), speed_lanes(h, u))
-}
-
+/// `fastmath::sin_cos` of every lane of the first `angles` angles, as (sin, cos) (the rest
+/// are left at zero).
 #[inline(always)]
 fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
     let mut sin = [[0.0f32; TRIG_BATCH]; 4];
@@ -812,18 +845,8 @@ fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
     (sin, cos)
 }
 
-#[inline(always)]
-fn speed_lanes(h: &Histogram<SPEED_BINS>, u: &[f32; TRIG_BATCH]) -> [f32; TRIG_BATCH] {
-    debug_assert!(h.log);
-    let mut out = [0.0f32; TRIG_BATCH];
-    for (o, &u) in out.iter_mut().zip(u) {
-        *o = h.lo * fastmath::exp2(u * h.log2_ratio);
-    }
-    out
-}
-
-/// Draws a uniform position in the cell (the random part of it; the angles go to lane
-/// `lane` of `batch`, see `finish_place`).
+/// Draws a uniform position in the cell into lane `lane` of `batch` (its angles are
+/// evaluated later, `finish_lanes_in`).
 #[inline(always)]
 fn draw_place(
     cell: Cell,
@@ -832,59 +855,29 @@ fn draw_place(
     rng: &mut Xoshiro256PlusPlus,
     batch: &mut TrigBatch,
     lane: usize,
-) -> Placed {
+) {
     let mut disc = |rng: &mut Xoshiro256PlusPlus, radius: f32, z: f32| {
-        let r = radius * rng.random::<f32>().sqrt();
+        batch.radius[lane] = radius * rng.random::<f32>().sqrt();
         batch.angle[PLACE][lane] = rng.random::<f32>() * std::f32::consts::TAU;
-        Placed {
-            radius: r,
-            z,
-            sector: 0,
-        }
+        batch.z[lane] = z;
     };
     match cell {
         Cell::ImpactZone => disc(rng, g.stream_radius, s.pile_height_m),
         Cell::CupFloor => disc(rng, g.stream_radius * 2.0, 0.0),
         Cell::WallRing(k) => {
-            let z = g.cup_height * (k as f32 + rng.random::<f32>()) / WALL_RINGS as f32;
+            batch.z[lane] = g.cup_height * (k as f32 + rng.random::<f32>()) / WALL_RINGS as f32;
             let sector = ((rng.random::<f32>() * 2.0) as usize).min(1);
             // sectors are centred at the azimuths modal.rs uses for its bus shapes
             batch.angle[PLACE][lane] = [0.4f32, 2.1][sector] + rng.random_range(-0.6..0.6);
-            Placed {
-                radius: g.cup_radius,
-                z,
-                sector,
-            }
+            batch.radius[lane] = g.cup_radius;
+            batch.sector[lane] = sector as u8;
         }
         Cell::PileSurface | Cell::Settling => disc(rng, g.cup_radius * 0.9, s.pile_height_m),
         Cell::Stream => {
-            let mut p = disc(rng, g.stream_radius * 0.5, 0.0);
-            p.z = s.pile_height_m + rng.random::<f32>() * 0.03;
+            disc(rng, g.stream_radius * 0.5, 0.0);
+            batch.z[lane] = s.pile_height_m + rng.random::<f32>() * 0.03;
             batch.angle[AXIS][lane] = rng.random::<f32>() * std::f32::consts::TAU;
-            p
         }
-    }
-}
-
-/// The position (m), the cell's mean normal there (direction of the moving grain's
-/// acceleration) and the cup bus, from `draw_place`'s draw and the (sin, cos) of its
-/// angles.
-fn finish_place(cell: Cell, p: &Placed, place: (f32, f32), axis: (f32, f32)) -> ([f32; 3], [f32; 3], usize) {
-    let up = [0.0, 0.0, 1.0];
-    let (s, c) = place;
-    match cell {
-        Cell::WallRing(k) => (
-            // on the wall (`radius` is the cup's); the grain hitting the wall is pushed
-            // back towards the axis
-            [p.radius * c, p.radius * s, p.z],
-            [-c, -s, 0.0],
-            1 + 2 * k + p.sector,
-        ),
-        Cell::Stream => {
-            let (sa, ca) = axis;
-            ([p.radius * c, p.radius * s, p.z], [ca, sa, 0.3], FLOOR_BUS)
-        }
-        _ => ([p.radius * c, p.radius * s, p.z], up, FLOOR_BUS),
     }
 }
 
@@ -968,30 +961,94 @@ mod tests {
         assert!((ratio - 4.0).abs() < 0.4, "{ratio}");
     }
 
-    #[test]
-    fn batched_sines_cosines_and_speeds_are_the_same_bits_in_every_copy() {
-        let mut angle = [[0.0f32; TRIG_BATCH]; 4];
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-        for a in angle.iter_mut().flatten() {
+    /// A batch of random draws for `cell`, half its normals uniformly random.
+    fn random_batch(rng: &mut Xoshiro256PlusPlus) -> TrigBatch {
+        let mut b = TrigBatch {
+            len: TRIG_BATCH,
+            ..TrigBatch::default()
+        };
+        for a in b.angle.iter_mut().flatten() {
             *a = rng.random_range(-10.0..10.0);
         }
-        let shapes = Shapes::new(0.0);
-        let (h, u) = (&shapes.speed[0], [0.3f32; TRIG_BATCH]);
-        let ((s0, c0), v0) = lanes_math(&angle, 4, h, &u, false, false);
-        let ((s1, c1), v1) = lanes_math(&angle, 4, h, &u, crate::engine::simd::has_avx(), false);
-        let ((s2, c2), v2) = lanes_math(&angle, 4, h, &u, false, crate::engine::simd::has_avx512());
-        for v in [v0, v1, v2] {
-            assert!(v.iter().all(|x| x.to_bits() == h.at(0.3).to_bits()));
+        for i in 0..TRIG_BATCH {
+            b.speed_u[i] = rng.random();
+            b.radius[i] = rng.random_range(0.0..0.05);
+            b.z[i] = rng.random_range(0.0..0.1);
+            b.sector[i] = rng.random_range(0..2);
+            b.random_normal[i] = i % 2 == 1;
+            b.normal_z[i] = rng.random_range(-1.0..1.0);
         }
-        for k in 0..4 {
+        b
+    }
+
+    #[test]
+    fn finished_lanes_are_the_same_bits_in_every_copy_and_follow_their_formulas() {
+        let shapes = Shapes::new(0.0);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for (ci, &cell) in CELLS.iter().enumerate() {
+            let b = random_batch(&mut rng);
+            let lanes = |avx: bool, avx512: bool| Lanes {
+                speed: &shapes.speed[ci],
+                mean_v: 1.7,
+                avx,
+                avx512,
+            };
+            let mut f = [Finished::default(), Finished::default(), Finished::default()];
+            finish_lanes(cell, &b, &lanes(false, false), &mut f[0]);
+            finish_lanes(cell, &b, &lanes(crate::engine::simd::has_avx(), false), &mut f[1]);
+            finish_lanes(cell, &b, &lanes(false, crate::engine::simd::has_avx512()), &mut f[2]);
+            let bits = |f: &Finished| {
+                let mut v: Vec<u32> = f
+                    .position
+                    .iter()
+                    .chain(&f.normal)
+                    .flatten()
+                    .map(|x| x.to_bits())
+                    .collect();
+                v.extend(f.v0.iter().map(|x| x.to_bits()));
+                v
+            };
+            assert_eq!(bits(&f[0]), bits(&f[1]), "{cell:?}");
+            assert_eq!(bits(&f[0]), bits(&f[2]), "{cell:?}");
+            let f = &f[0];
+            let h = &shapes.speed[ci];
             for i in 0..TRIG_BATCH {
-                let (s, c) = fastmath::sin_cos(angle[k][i]);
-                assert_eq!(s0[k][i].to_bits(), s.to_bits());
-                assert_eq!(c0[k][i].to_bits(), c.to_bits());
-                assert_eq!(s1[k][i].to_bits(), s.to_bits());
-                assert_eq!(c1[k][i].to_bits(), c.to_bits());
-                assert_eq!(s2[k][i].to_bits(), s.to_bits());
-                assert_eq!(c2[k][i].to_bits(), c.to_bits());
+                let sc = |k: usize| fastmath::sin_cos(b.angle[k][i]);
+                let ((sp, cp), (sa, ca), (s_place, c_place)) = (sc(NORMAL), sc(AZIMUTH), sc(PLACE));
+                assert_eq!(f.v0[i].to_bits(), (h.at(b.speed_u[i]) * 1.7).to_bits());
+                assert_eq!(f.position[0][i], b.radius[i] * c_place);
+                assert_eq!(f.position[1][i], b.radius[i] * s_place);
+                assert_eq!(f.position[2][i], b.z[i]);
+                let n = [f.normal[0][i], f.normal[1][i], f.normal[2][i]];
+                if b.random_normal[i] {
+                    let s = (1.0 - b.normal_z[i].powi(2)).sqrt();
+                    assert_eq!(n, [s * cp, s * sp, b.normal_z[i]]);
+                    continue;
+                }
+                // the mean normal, and the normal's angle from it: the polar angle
+                let axis = match cell {
+                    Cell::WallRing(_) => [-c_place, -s_place, 0.0],
+                    Cell::Stream => {
+                        let (s, c) = sc(AXIS);
+                        [c, s, 0.3]
+                    }
+                    _ => [0.0, 0.0, 1.0],
+                };
+                let len = |v: [f32; 3]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                let dot: f32 = (0..3).map(|j| n[j] * axis[j]).sum();
+                let cos_polar = dot / len(n) / len(axis);
+                if !matches!(cell, Cell::Stream) {
+                    assert!((cos_polar - cp).abs() < 1e-4, "{cell:?} {cos_polar} {cp}");
+                    assert!((len(n) - 1.0).abs() < 1e-5, "{cell:?} {n:?}");
+                }
+                // the azimuth is measured from the horizontal u = (z x axis) / |z x axis|
+                if !matches!(cell, Cell::WallRing(_) | Cell::Stream) {
+                    assert_eq!(n, [sp * sa, -sp * ca, cp]);
+                } else {
+                    let u = [-axis[1], axis[0], 0.0].map(|x| x / len([-axis[1], axis[0], 0.0]));
+                    let along_u: f32 = (0..3).map(|j| n[j] * u[j]).sum();
+                    assert!((along_u - sp * ca).abs() < 1e-4, "{cell:?} {along_u} {}", sp * ca);
+                }
             }
         }
     }
