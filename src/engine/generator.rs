@@ -763,9 +763,15 @@ fn finish_lanes_in(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
             let axis = [cos[PLACE].map(|c| -c), sin[PLACE].map(|s| -s), [0.0; TRIG_BATCH]];
             around_lanes(&axis, (sp, cp), (sa, ca), &mut f.normal);
         }
-        // the stream's grains are pushed sideways, and a little up
+        // the stream's grains are pushed sideways, and a little up: the unit vector along
+        // (cos, sin, STREAM_RISE) of the stream axis angle
         Cell::Stream => {
-            let axis = [cos[AXIS], sin[AXIS], [0.3; TRIG_BATCH]];
+            let k = 1.0 / (1.0 + STREAM_RISE * STREAM_RISE).sqrt();
+            let axis = [
+                cos[AXIS].map(|c| c * k),
+                sin[AXIS].map(|s| s * k),
+                [STREAM_RISE * k; TRIG_BATCH],
+            ];
             around_lanes(&axis, (sp, cp), (sa, ca), &mut f.normal);
         }
         // everywhere else the mean normal is up, (0, 0, 1); the basis of `around_lanes`
@@ -789,7 +795,10 @@ fn finish_lanes_in(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
     }
 }
 
-/// The directions at polar angles (sin, cos) `polar` from the lanes' mean normals `axis`
+/// Rise of the stream cell's mean normal per unit of its horizontal part.
+const STREAM_RISE: f32 = 0.3;
+
+/// The directions at polar angles (sin, cos) `polar` from the lanes' unit mean normals `axis`
 /// (not up, and less than 64 degrees from horizontal: the basis is built from the
 /// vertical) and azimuths (sin, cos) `azimuth` about them: with the orthonormal basis
 /// u = (z x axis) / |z x axis|, w = axis x u, the direction is
@@ -1030,17 +1039,15 @@ mod tests {
                     Cell::WallRing(_) => [-c_place, -s_place, 0.0],
                     Cell::Stream => {
                         let (s, c) = sc(AXIS);
-                        [c, s, 0.3]
+                        [c, s, STREAM_RISE]
                     }
                     _ => [0.0, 0.0, 1.0],
                 };
                 let len = |v: [f32; 3]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
                 let dot: f32 = (0..3).map(|j| n[j] * axis[j]).sum();
                 let cos_polar = dot / len(n) / len(axis);
-                if !matches!(cell, Cell::Stream) {
-                    assert!((cos_polar - cp).abs() < 1e-4, "{cell:?} {cos_polar} {cp}");
-                    assert!((len(n) - 1.0).abs() < 1e-5, "{cell:?} {n:?}");
-                }
+                assert!((cos_polar - cp).abs() < 1e-4, "{cell:?} {cos_polar} {cp}");
+                assert!((len(n) - 1.0).abs() < 1e-5, "{cell:?} {n:?}");
                 // the azimuth is measured from the horizontal u = (z x axis) / |z x axis|
                 if !matches!(cell, Cell::WallRing(_) | Cell::Stream) {
                     assert_eq!(n, [sp * sa, -sp * ca, cp]);
