@@ -169,6 +169,13 @@ impl PulseKernels {
         self.avx512 = false;
     }
 
+    /// Fuses the portable copy's multiply-adds even where the target does not guarantee
+    /// FMA (tests compare its bits with the AVX copies').
+    #[cfg(test)]
+    pub fn force_fused(&mut self) {
+        self.fused = true;
+    }
+
     pub fn sample_rate(&self) -> f32 {
         self.sample_rate as f32
     }
@@ -234,15 +241,74 @@ impl PulseKernels {
     /// Each `dst[d]` must hold `pulse.taps()` samples.
     #[inline]
     pub fn add_to<const D: usize>(&self, p: PulseRef, a: (f32, f32), dst: [&mut [f32]; D], gains: [f32; D]) {
+        // SAFETY: the copy is chosen at run time (`splat`).
+        unsafe { self.add_to_in::<D, false>(p, a, dst, gains) }
+    }
+
+    /// `add_to` with the AVX pass inlined into the caller.
+    ///
+    /// # Safety
+    /// Only from code compiled with AVX and FMA enabled, where the CPU has them (`avx`).
+    #[inline(always)]
+    pub unsafe fn add_to_avx<const D: usize>(&self, p: PulseRef, a: (f32, f32), dst: [&mut [f32]; D], gains: [f32; D]) {
+        // SAFETY: passed on to the caller.
+        unsafe { self.add_to_in::<D, true>(p, a, dst, gains) }
+    }
+
+    /// # Safety
+    /// `AVX` only as `splat_in` says.
+    #[inline(always)]
+    unsafe fn add_to_in<const D: usize, const AVX: bool>(
+        &self,
+        p: PulseRef,
+        a: (f32, f32),
+        dst: [&mut [f32]; D],
+        gains: [f32; D],
+    ) {
         let (wa, wb) = (1.0 - p.frac, p.frac);
         let w = [self.weighted(p, [a.0 * wa, a.0 * wb, a.1 * wa, a.1 * wb])];
-        self.splat(w, dst, gains);
+        // SAFETY: passed on to the caller.
+        unsafe { self.splat_in::<1, 4, D, AVX>(w, dst, gains) };
     }
 
     /// `add_to` for two pulses at the same integer sample (a grain-grain collision's two
     /// spheres): their sum, each pulse summed over its rows, then the pulses in order.
     #[inline]
     pub fn add_pair_to<const D: usize>(
+        &self,
+        p: PulseRef,
+        a: (f32, f32),
+        q: PulseRef,
+        b: (f32, f32),
+        dst: [&mut [f32]; D],
+        gains: [f32; D],
+    ) {
+        // SAFETY: the copy is chosen at run time (`splat`).
+        unsafe { self.add_pair_to_in::<D, false>(p, a, q, b, dst, gains) }
+    }
+
+    /// `add_pair_to` with the AVX pass inlined into the caller.
+    ///
+    /// # Safety
+    /// Only from code compiled with AVX and FMA enabled, where the CPU has them (`avx`).
+    #[inline(always)]
+    pub unsafe fn add_pair_to_avx<const D: usize>(
+        &self,
+        p: PulseRef,
+        a: (f32, f32),
+        q: PulseRef,
+        b: (f32, f32),
+        dst: [&mut [f32]; D],
+        gains: [f32; D],
+    ) {
+        // SAFETY: passed on to the caller.
+        unsafe { self.add_pair_to_in::<D, true>(p, a, q, b, dst, gains) }
+    }
+
+    /// # Safety
+    /// `AVX` only as `splat_in` says.
+    #[inline(always)]
+    unsafe fn add_pair_to_in<const D: usize, const AVX: bool>(
         &self,
         p: PulseRef,
         a: (f32, f32),
@@ -258,27 +324,48 @@ impl PulseKernels {
                 a.1 * (1.0 - p.frac) + b.1 * (1.0 - q.frac),
                 a.1 * p.frac + b.1 * q.frac,
             ];
-            self.splat([self.weighted(p, c)], dst, gains);
+            // SAFETY: passed on to the caller.
+            unsafe { self.splat_in::<1, 4, D, AVX>([self.weighted(p, c)], dst, gains) };
         } else {
             let (pa, pb, qa, qb) = (1.0 - p.frac, p.frac, 1.0 - q.frac, q.frac);
             let w = [
                 self.weighted(p, [a.0 * pa, a.0 * pb, a.1 * pa, a.1 * pb]),
                 self.weighted(q, [b.0 * qa, b.0 * qb, b.1 * qa, b.1 * qb]),
             ];
-            self.splat(w, dst, gains);
+            // SAFETY: passed on to the caller.
+            unsafe { self.splat_in::<2, 4, D, AVX>(w, dst, gains) };
         }
     }
 
     /// `dst[k] += a0 g0[k]` over the pulse's taps (no derivative term: the cup force).
     #[inline]
     pub fn add_g0_to(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
+        // SAFETY: the copy is chosen at run time (`splat`).
+        unsafe { self.add_g0_to_in::<false>(p, a0, dst) }
+    }
+
+    /// `add_g0_to` with the AVX pass inlined into the caller.
+    ///
+    /// # Safety
+    /// Only from code compiled with AVX and FMA enabled, where the CPU has them (`avx`).
+    #[inline(always)]
+    pub unsafe fn add_g0_to_avx(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
+        // SAFETY: passed on to the caller.
+        unsafe { self.add_g0_to_in::<true>(p, a0, dst) }
+    }
+
+    /// # Safety
+    /// `AVX` only as `splat_in` says.
+    #[inline(always)]
+    unsafe fn add_g0_to_in<const AVX: bool>(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
         let n = p.len;
         let rows = [&self.data[p.row_a..p.row_a + n], &self.data[p.row_b..p.row_b + n]];
         let w = [Weighted {
             rows,
             c: [a0 * (1.0 - p.frac), a0 * p.frac],
         }];
-        self.splat(w, [dst], [1.0]);
+        // SAFETY: passed on to the caller.
+        unsafe { self.splat_in::<1, 2, 1, AVX>(w, [dst], [1.0]) };
     }
 
     #[inline]
@@ -293,6 +380,27 @@ impl PulseKernels {
             ],
             c,
         }
+    }
+
+    /// `splat`, or with `AVX` the AVX pass inlined into the caller.
+    ///
+    /// # Safety
+    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+    #[inline(always)]
+    unsafe fn splat_in<const P: usize, const R: usize, const D: usize, const AVX: bool>(
+        &self,
+        pulses: [Weighted<'_, R>; P],
+        dst: [&mut [f32]; D],
+        gains: [f32; D],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if AVX {
+            debug_assert!(self.avx);
+            // SAFETY: passed on to the caller.
+            unsafe { splat_avx_in(pulses, dst, gains) };
+            return;
+        }
+        self.splat(pulses, dst, gains);
     }
 
     #[inline]
@@ -365,6 +473,21 @@ fn add_tap<const D: usize, const F: bool>(dst: &mut [&mut [f32]; D], gains: [f32
 #[target_feature(enable = "avx,fma")]
 fn splat_avx<const P: usize, const R: usize, const D: usize>(
     pulses: [Weighted<'_, R>; P],
+    dst: [&mut [f32]; D],
+    gains: [f32; D],
+) {
+    // SAFETY: AVX and FMA are enabled here, and the caller checked the CPU has them.
+    unsafe { splat_avx_in(pulses, dst, gains) };
+}
+
+/// The body of `splat_avx`, for inlining into callers compiled with AVX.
+///
+/// # Safety
+/// Only from code compiled with AVX and FMA enabled, where the CPU has them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn splat_avx_in<const P: usize, const R: usize, const D: usize>(
+    pulses: [Weighted<'_, R>; P],
     mut dst: [&mut [f32]; D],
     gains: [f32; D],
 ) {
@@ -376,8 +499,10 @@ fn splat_avx<const P: usize, const R: usize, const D: usize>(
             assert!(r.len() >= n);
         }
     }
-    let c: [[__m256; R]; P] = std::array::from_fn(|i| std::array::from_fn(|r| _mm256_set1_ps(pulses[i].c[r])));
-    let g: [__m256; D] = std::array::from_fn(|d| _mm256_set1_ps(gains[d]));
+    // SAFETY (all the intrinsics below): AVX and FMA are enabled (the caller's contract).
+    let c: [[__m256; R]; P] =
+        std::array::from_fn(|i| std::array::from_fn(|r| unsafe { _mm256_set1_ps(pulses[i].c[r]) }));
+    let g: [__m256; D] = std::array::from_fn(|d| unsafe { _mm256_set1_ps(gains[d]) });
     let whole = n - n % 8;
     let mut k = 0;
     while k < whole {
@@ -523,6 +648,13 @@ mod tests {
             for (g, e) in got.iter().zip(&expect) {
                 assert!(g.iter().zip(e).all(|(x, y)| x.to_bits() == y.to_bits()), "avx {avx}");
             }
+        }
+        // the AVX pass for inlining into AVX code (`add_pair_to_avx`)
+        if super::super::simd::has_avx() {
+            let (mut l, mut r) = (base.clone(), base.clone());
+            // SAFETY: the CPU has AVX and FMA (the intrinsics run as calls here).
+            unsafe { k.add_pair_to_avx(p, a, q, b, [&mut l[..], &mut r[..]], gains) };
+            assert_eq!([l, r], *expect);
         }
         // the unfused baseline copy (x86-64 CPUs without FMA) differs by rounding only
         let peak = expect.iter().flatten().fold(0.0f32, |m, x| m.max(x.abs()));

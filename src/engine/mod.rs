@@ -657,16 +657,13 @@ impl Engine {
         let mut prepared = Prepared::default();
         for batch in self.pending[self.pending_done.min(upto)..upto].chunks(BATCH) {
             ctx.prepare_into(batch, &mut prepared);
-            for (i, c) in batch.iter().enumerate() {
-                ctx.render_prepared(
-                    c,
-                    &prepared,
-                    i,
-                    &mut self.grains_ring,
-                    &mut self.cup_ring,
-                    &mut self.scratch,
-                );
-            }
+            ctx.render_batch(
+                batch,
+                &prepared,
+                &mut self.grains_ring,
+                &mut self.cup_ring,
+                &mut self.scratch,
+            );
             self.stats.written += batch.len() as u64;
         }
         self.pending_done = self.pending_done.max(upto);
@@ -875,7 +872,7 @@ impl RenderContext<'_> {
     /// `scratch` holds at least `taps + 1` samples.
     fn render(&self, c: &Collision, grains: &mut [Vec<f32>; 2], cup: &mut [Vec<f32>], scratch: &mut [f32]) {
         let prepared = self.prepare(std::slice::from_ref(c));
-        self.render_prepared(c, &prepared, 0, grains, cup, scratch);
+        self.render_batch(std::slice::from_ref(c), &prepared, grains, cup, scratch);
     }
 
     /// The per-collision quantities of up to `BATCH` collisions, one SIMD lane each (the
@@ -1000,9 +997,51 @@ impl RenderContext<'_> {
         }
     }
 
-    /// Writes collision `c`, lane `i` of `prepared`, into the rings.
-    #[inline(never)]
-    fn render_prepared(
+    /// Writes a batch's collisions, `prepare`d, into the rings in order: the AVX copy where
+    /// the CPU has it, so that the kernels' AVX pass inlines into it (`render_prepared`).
+    fn render_batch(
+        &self,
+        batch: &[Collision],
+        prepared: &Prepared,
+        grains: &mut [Vec<f32>; 2],
+        cup: &mut [Vec<f32>],
+        scratch: &mut [f32],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if self.kernels.avx() {
+            // SAFETY: `avx` is set only where the CPU reports AVX and FMA (`simd::has_avx`).
+            unsafe { self.render_batch_avx(batch, prepared, grains, cup, scratch) };
+            return;
+        }
+        for (i, c) in batch.iter().enumerate() {
+            // SAFETY: the portable copy.
+            unsafe { self.render_prepared::<false>(c, prepared, i, grains, cup, scratch) };
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,fma")]
+    fn render_batch_avx(
+        &self,
+        batch: &[Collision],
+        prepared: &Prepared,
+        grains: &mut [Vec<f32>; 2],
+        cup: &mut [Vec<f32>],
+        scratch: &mut [f32],
+    ) {
+        for (i, c) in batch.iter().enumerate() {
+            // SAFETY: AVX and FMA are enabled here, and the CPU has them (`render_batch`).
+            unsafe { self.render_prepared::<true>(c, prepared, i, grains, cup, scratch) };
+        }
+    }
+
+    /// Writes collision `c`, lane `i` of `prepared`, into the rings; with `AVX`, with the
+    /// kernels' AVX pass inlined.
+    ///
+    /// # Safety
+    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+    #[inline(always)]
+    unsafe fn render_prepared<const AVX: bool>(
         &self,
         c: &Collision,
         prepared: &Prepared,
@@ -1039,10 +1078,13 @@ impl RenderContext<'_> {
             // the common case: one pass from the kernel rows into both channels
             let [gl, gr] = grains;
             let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
-            if spheres == 1 {
-                self.kernels.add_to(p0, t0, dst, pan_gain);
-            } else {
-                self.kernels.add_pair_to(p0, t0, p1, t1, dst, pan_gain);
+            match (spheres, AVX) {
+                // SAFETY: AVX as the caller says.
+                (1, true) => unsafe { self.kernels.add_to_avx(p0, t0, dst, pan_gain) },
+                (1, false) => self.kernels.add_to(p0, t0, dst, pan_gain),
+                // SAFETY: AVX as the caller says.
+                (_, true) => unsafe { self.kernels.add_pair_to_avx(p0, t0, p1, t1, dst, pan_gain) },
+                (_, false) => self.kernels.add_pair_to(p0, t0, p1, t1, dst, pan_gain),
             }
         } else {
             // pulses on different samples, or a kernel that wraps around the ring: build
@@ -1069,8 +1111,13 @@ impl RenderContext<'_> {
             let start = self.ring_start(prepared.whole[2][i]);
             let ring = &mut cup[c.bus];
             if start + pulse.taps() <= ring.len() {
-                self.kernels
-                    .add_g0_to(pulse, impulse, &mut ring[start..start + pulse.taps()]);
+                let dst = &mut ring[start..start + pulse.taps()];
+                if AVX {
+                    // SAFETY: AVX as the caller says.
+                    unsafe { self.kernels.add_g0_to_avx(pulse, impulse, dst) };
+                } else {
+                    self.kernels.add_g0_to(pulse, impulse, dst);
+                }
             } else {
                 let scratch = &mut scratch[..pulse.taps()];
                 scratch.fill(0.0);
@@ -1165,5 +1212,61 @@ mod tests {
         assert_eq!(bits(&a), bits(&c));
         assert_eq!(bits(&b), bits(&c));
         assert!(a.a0[0].iter().any(|&x| x != 0.0), "the set-up computed nothing");
+    }
+
+    #[test]
+    fn rendered_batches_are_the_same_bits_in_every_copy() {
+        let mut e = Engine::new(Settings::default(), 48_000.0, 64);
+        e.note_on(1.0);
+        let mut params = RenderParams::new(&e);
+        // near the rings' end, so that some pulses wrap around it
+        params.base = e.grains_ring[0].len() as u64 - 60;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        let batch: Vec<Collision> = (0..BATCH)
+            .map(|i| {
+                let v0: f32 = rng.random_range(0.01..3.0);
+                let grain_cup = i % 3 == 0;
+                Collision {
+                    time: rng.random_range(0.0..128.0),
+                    kind: if grain_cup {
+                        CollisionKind::GrainCup
+                    } else {
+                        CollisionKind::GrainGrain
+                    },
+                    cell: 0,
+                    bus: if grain_cup { rng.random_range(0..CUP_BUSES) } else { 0 },
+                    position: [0.0; 3].map(|_| rng.random_range(-0.04..0.04)),
+                    normal: [0.6, 0.0, 0.8],
+                    v0,
+                    ln_v0: v0.ln(),
+                    weight: rng.random_range(1.0..4.0),
+                }
+            })
+            .collect();
+        let render = |kernels: &PulseKernels| {
+            let ctx = RenderContext { kernels, p: params };
+            let (mut grains, mut cup, mut scratch) = (e.grains_ring.clone(), e.cup_ring.clone(), e.scratch.clone());
+            ctx.render_batch(&batch, &ctx.prepare(&batch), &mut grains, &mut cup, &mut scratch);
+            grains
+                .iter()
+                .chain(&cup)
+                .flatten()
+                .map(|x| x.to_bits())
+                .collect::<Vec<u32>>()
+        };
+        let mut avx = e.kernels.clone();
+        avx.force_avx();
+        let mut portable = e.kernels.clone();
+        portable.force_portable();
+        portable.force_fused();
+        let best = render(&e.kernels);
+        assert_eq!(best, render(&avx));
+        assert_eq!(best, render(&portable));
+        let ring = e.grains_ring[0].len();
+        let written = |range: std::ops::Range<usize>| best[range].iter().any(|&x| x != 0);
+        assert!(
+            written(0..60) && written(ring - 60..ring),
+            "the pulses should wrap around the ring"
+        );
     }
 }
