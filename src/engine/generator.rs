@@ -15,7 +15,7 @@
 use super::fastmath;
 use super::modal::{FLOOR_BUS, WALL_RINGS};
 use super::scene::PourState;
-use rand::Rng;
+use rand::{Rng, RngCore};
 use rand_distr::{Distribution, Poisson};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -261,18 +261,20 @@ impl<const N: usize> Histogram<N> {
         self.hi
     }
 
+    /// A sample, from two uniform numbers in [0, 1) (`uniform_pair`): the first picks the
+    /// bin, the second the place within it.
     #[inline]
-    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> f32 {
-        self.at(self.sample_fraction(rng))
+    fn sample(&self, u: (f32, f32)) -> f32 {
+        self.at(self.sample_fraction(u))
     }
 
     /// A sample's fraction of the way from `lo` to `hi` (0..1, on the histogram's scale).
     #[inline]
-    fn sample_fraction(&self, rng: &mut Xoshiro256PlusPlus) -> f32 {
+    fn sample_fraction(&self, (u_bin, u_within): (f32, f32)) -> f32 {
         let total = self.cdf[N - 1];
-        let target = rng.random::<f32>() * total;
+        let target = u_bin * total;
         let i = self.bins_below(target).min(N - 1);
-        (i as f32 + rng.random::<f32>()) / N as f32
+        (i as f32 + u_within) / N as f32
     }
 
     /// The number of bins whose cumulative sum is below `target`: the first bin that
@@ -303,9 +305,9 @@ impl<const N: usize> Histogram<N> {
     /// A sample of a log-spaced histogram, as (fraction `u` for `at`, log2 of the value):
     /// the value itself (an `exp2`) is left for the caller to evaluate in SIMD lanes.
     #[inline]
-    fn sample_log(&self, rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
+    fn sample_log(&self, u: (f32, f32)) -> (f32, f32) {
         debug_assert!(self.log);
-        let u = self.sample_fraction(rng);
+        let u = self.sample_fraction(u);
         (u, self.log2_lo + u * self.log2_ratio)
     }
 }
@@ -562,8 +564,8 @@ pub fn generate(
             avx512: shapes.avx512,
         };
         for _ in 0..rendered {
-            let time = pdf.time.sample(rng);
-            let (speed_u, log2_shape) = speed.sample_log(rng);
+            let time = pdf.time.sample(uniform_pair(rng));
+            let (speed_u, log2_shape) = speed.sample_log(uniform_pair(rng));
             let log2_v0 = log2_shape + log2_mean_v;
             // v0 < limit, decided on the logs; within their rounding of each other, on the
             // speed itself (as `finish` will evaluate it), so the decision never differs
@@ -579,17 +581,19 @@ pub fn generate(
                 continue;
             }
             let lane = batch.len;
-            let azimuth = rng.random::<f32>() * std::f32::consts::TAU;
-            draw_place(cell, geometry, state, rng, &mut batch, lane);
+            let (u_azimuth, u_place) = uniform_pair(rng);
+            let azimuth = u_azimuth * std::f32::consts::TAU;
+            draw_place(cell, geometry, state, (u_place, rng), &mut batch, lane);
             let random_normal = match normals {
                 NormalMode::RandomBelow(limit) => below(log2_random_below, limit),
                 NormalMode::Physical => false,
             };
+            let u_normal = uniform_pair(rng);
             if random_normal {
-                batch.normal_z[lane] = rng.random_range(-1.0..1.0);
-                batch.angle[NORMAL][lane] = rng.random::<f32>() * std::f32::consts::TAU;
+                batch.normal_z[lane] = 2.0 * u_normal.0 - 1.0;
+                batch.angle[NORMAL][lane] = u_normal.1 * std::f32::consts::TAU;
             } else {
-                batch.angle[NORMAL][lane] = angle.sample(rng);
+                batch.angle[NORMAL][lane] = angle.sample(u_normal);
             }
             batch.random_normal[lane] = random_normal;
             batch.angle[AZIMUTH][lane] = azimuth;
@@ -854,38 +858,55 @@ fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
     (sin, cos)
 }
 
+/// Two independent uniform numbers in [0, 1) from one 64-bit output of the generator: its
+/// top 24 bits and the 24 below them, each with the resolution of rand's `f32` draws
+/// (xoshiro256++ output bits are all of full quality, so half the generator steps of one
+/// draw each).
+#[inline(always)]
+fn uniform_pair(rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
+    const SCALE: f32 = 1.0 / (1u32 << 24) as f32;
+    let x = rng.next_u64();
+    (
+        (x >> 40) as u32 as f32 * SCALE,
+        ((x >> 16) as u32 & 0xFF_FFFF) as f32 * SCALE,
+    )
+}
+
 /// Draws a uniform position in the cell into lane `lane` of `batch` (its angles are
-/// evaluated later, `finish_lanes_in`).
+/// evaluated later, `finish_lanes_in`), from the uniform number `u` and further draws.
 #[inline(always)]
 fn draw_place(
     cell: Cell,
     g: &Geometry,
     s: &PourState,
-    rng: &mut Xoshiro256PlusPlus,
+    (u, rng): (f32, &mut Xoshiro256PlusPlus),
     batch: &mut TrigBatch,
     lane: usize,
 ) {
-    let mut disc = |rng: &mut Xoshiro256PlusPlus, radius: f32, z: f32| {
-        batch.radius[lane] = radius * rng.random::<f32>().sqrt();
-        batch.angle[PLACE][lane] = rng.random::<f32>() * std::f32::consts::TAU;
+    let mut disc = |u: (f32, f32), radius: f32, z: f32| {
+        batch.radius[lane] = radius * u.0.sqrt();
+        batch.angle[PLACE][lane] = u.1 * std::f32::consts::TAU;
         batch.z[lane] = z;
     };
     match cell {
-        Cell::ImpactZone => disc(rng, g.stream_radius, s.pile_height_m),
-        Cell::CupFloor => disc(rng, g.stream_radius * 2.0, 0.0),
+        Cell::ImpactZone => disc((u, rng.random()), g.stream_radius, s.pile_height_m),
+        Cell::CupFloor => disc((u, rng.random()), g.stream_radius * 2.0, 0.0),
         Cell::WallRing(k) => {
-            batch.z[lane] = g.cup_height * (k as f32 + rng.random::<f32>()) / WALL_RINGS as f32;
-            let sector = ((rng.random::<f32>() * 2.0) as usize).min(1);
-            // sectors are centred at the azimuths modal.rs uses for its bus shapes
-            batch.angle[PLACE][lane] = [0.4f32, 2.1][sector] + rng.random_range(-0.6..0.6);
+            let (u_sector, u_azimuth) = uniform_pair(rng);
+            batch.z[lane] = g.cup_height * (k as f32 + u) / WALL_RINGS as f32;
+            let sector = ((u_sector * 2.0) as usize).min(1);
+            // sectors are centred at the azimuths modal.rs uses for its bus shapes, 1.2 rad wide
+            batch.angle[PLACE][lane] = [0.4f32, 2.1][sector] + (1.2 * u_azimuth - 0.6);
             batch.radius[lane] = g.cup_radius;
             batch.sector[lane] = sector as u8;
         }
-        Cell::PileSurface | Cell::Settling => disc(rng, g.cup_radius * 0.9, s.pile_height_m),
+        Cell::PileSurface | Cell::Settling => disc((u, rng.random()), g.cup_radius * 0.9, s.pile_height_m),
         Cell::Stream => {
-            disc(rng, g.stream_radius * 0.5, 0.0);
-            batch.z[lane] = s.pile_height_m + rng.random::<f32>() * 0.03;
-            batch.angle[AXIS][lane] = rng.random::<f32>() * std::f32::consts::TAU;
+            let (u_within, u_z) = uniform_pair(rng);
+            disc((u, u_within), g.stream_radius * 0.5, 0.0);
+            let (u_height, u_axis) = (u_z, rng.random::<f32>());
+            batch.z[lane] = s.pile_height_m + u_height * 0.03;
+            batch.angle[AXIS][lane] = u_axis * std::f32::consts::TAU;
         }
     }
 }
@@ -1119,7 +1140,7 @@ mod tests {
         let h = Histogram::<16>::fill(0.01, 2.0, true, lognormal(0.3, 0.5));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         for _ in 0..10_000 {
-            let x = h.sample(&mut rng);
+            let x = h.sample(uniform_pair(&mut rng));
             assert!((0.01..=2.0).contains(&x));
         }
     }
