@@ -1,12 +1,13 @@
 //! Which vector instructions the audio path may use.
 //!
 //! The hot loops (`modal::ModalBank::process`, `diffuse::DiffuseResonator::process`, the
-//! renderer's batched set-up `RenderContext::prepare`, the generator's batched sines and
-//! cosines) are written over fixed-size lane arrays that the compiler vectorises; on x86-64
+//! renderer's batched set-up `RenderContext::prepare`, the generator's batched lane
+//! arithmetic `generator::finish_lanes`) are written over fixed-size lane arrays that the compiler vectorises; on x86-64
 //! they are compiled twice, for the baseline (SSE2) and for AVX with FMA, and the AVX copy
 //! is chosen at run time where the CPU has both (`kernels::splat_avx`, the pulses' pass
-//! into the rings, is written with `std::arch` intrinsics instead). The modal bank, the
-//! renderer's set-up and the generator's sines and cosines have a third copy for AVX-512
+//! into the rings, is written with `std::arch` intrinsics instead, and inlined into the AVX
+//! copy of the render loop, `RenderContext::render_batch_avx`). The modal bank, the
+//! renderer's set-up and the generator's lanes have a third copy for AVX-512
 //! (`has_avx512`): 32 registers that hold all the bank's lane groups at once, and a batch of
 //! 16 collisions in one vector.
 //!
