@@ -242,23 +242,15 @@ impl PulseKernels {
     #[inline]
     pub fn add_to<const D: usize>(&self, p: PulseRef, a: (f32, f32), dst: [&mut [f32]; D], gains: [f32; D]) {
         // SAFETY: the copy is chosen at run time (`splat`).
-        unsafe { self.add_to_in::<D, false>(p, a, dst, gains) }
+        unsafe { self.add_to_with::<D, false>(p, a, dst, gains) }
     }
 
-    /// `add_to` with the AVX pass inlined into the caller.
+    /// The same, with `AVX` the AVX pass inlined into the caller (the renderer's AVX copy).
     ///
     /// # Safety
-    /// Only from code compiled with AVX and FMA enabled, where the CPU has them (`avx`).
+    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
     #[inline(always)]
-    pub unsafe fn add_to_avx<const D: usize>(&self, p: PulseRef, a: (f32, f32), dst: [&mut [f32]; D], gains: [f32; D]) {
-        // SAFETY: passed on to the caller.
-        unsafe { self.add_to_in::<D, true>(p, a, dst, gains) }
-    }
-
-    /// # Safety
-    /// `AVX` only as `splat_in` says.
-    #[inline(always)]
-    unsafe fn add_to_in<const D: usize, const AVX: bool>(
+    pub unsafe fn add_to_with<const D: usize, const AVX: bool>(
         &self,
         p: PulseRef,
         a: (f32, f32),
@@ -284,31 +276,15 @@ impl PulseKernels {
         gains: [f32; D],
     ) {
         // SAFETY: the copy is chosen at run time (`splat`).
-        unsafe { self.add_pair_to_in::<D, false>(p, a, q, b, dst, gains) }
+        unsafe { self.add_pair_to_with::<D, false>(p, a, q, b, dst, gains) }
     }
 
-    /// `add_pair_to` with the AVX pass inlined into the caller.
+    /// The same, with `AVX` the AVX pass inlined into the caller (the renderer's AVX copy).
     ///
     /// # Safety
-    /// Only from code compiled with AVX and FMA enabled, where the CPU has them (`avx`).
+    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
     #[inline(always)]
-    pub unsafe fn add_pair_to_avx<const D: usize>(
-        &self,
-        p: PulseRef,
-        a: (f32, f32),
-        q: PulseRef,
-        b: (f32, f32),
-        dst: [&mut [f32]; D],
-        gains: [f32; D],
-    ) {
-        // SAFETY: passed on to the caller.
-        unsafe { self.add_pair_to_in::<D, true>(p, a, q, b, dst, gains) }
-    }
-
-    /// # Safety
-    /// `AVX` only as `splat_in` says.
-    #[inline(always)]
-    unsafe fn add_pair_to_in<const D: usize, const AVX: bool>(
+    pub unsafe fn add_pair_to_with<const D: usize, const AVX: bool>(
         &self,
         p: PulseRef,
         a: (f32, f32),
@@ -341,23 +317,15 @@ impl PulseKernels {
     #[inline]
     pub fn add_g0_to(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
         // SAFETY: the copy is chosen at run time (`splat`).
-        unsafe { self.add_g0_to_in::<false>(p, a0, dst) }
+        unsafe { self.add_g0_to_with::<false>(p, a0, dst) }
     }
 
-    /// `add_g0_to` with the AVX pass inlined into the caller.
+    /// The same, with `AVX` the AVX pass inlined into the caller (the renderer's AVX copy).
     ///
     /// # Safety
-    /// Only from code compiled with AVX and FMA enabled, where the CPU has them (`avx`).
+    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
     #[inline(always)]
-    pub unsafe fn add_g0_to_avx(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
-        // SAFETY: passed on to the caller.
-        unsafe { self.add_g0_to_in::<true>(p, a0, dst) }
-    }
-
-    /// # Safety
-    /// `AVX` only as `splat_in` says.
-    #[inline(always)]
-    unsafe fn add_g0_to_in<const AVX: bool>(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
+    pub unsafe fn add_g0_to_with<const AVX: bool>(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
         let n = p.len;
         let rows = [&self.data[p.row_a..p.row_a + n], &self.data[p.row_b..p.row_b + n]];
         let w = [Weighted {
@@ -649,11 +617,11 @@ mod tests {
                 assert!(g.iter().zip(e).all(|(x, y)| x.to_bits() == y.to_bits()), "avx {avx}");
             }
         }
-        // the AVX pass for inlining into AVX code (`add_pair_to_avx`)
+        // the AVX pass for inlining into AVX code (`add_pair_to_with`)
         if super::super::simd::has_avx() {
             let (mut l, mut r) = (base.clone(), base.clone());
             // SAFETY: the CPU has AVX and FMA (the intrinsics run as calls here).
-            unsafe { k.add_pair_to_avx(p, a, q, b, [&mut l[..], &mut r[..]], gains) };
+            unsafe { k.add_pair_to_with::<2, true>(p, a, q, b, [&mut l[..], &mut r[..]], gains) };
             assert_eq!([l, r], *expect);
         }
         // the unfused baseline copy (x86-64 CPUs without FMA) differs by rounding only

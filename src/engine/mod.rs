@@ -1078,13 +1078,13 @@ impl RenderContext<'_> {
             // the common case: one pass from the kernel rows into both channels
             let [gl, gr] = grains;
             let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
-            match (spheres, AVX) {
-                // SAFETY: AVX as the caller says.
-                (1, true) => unsafe { self.kernels.add_to_avx(p0, t0, dst, pan_gain) },
-                (1, false) => self.kernels.add_to(p0, t0, dst, pan_gain),
-                // SAFETY: AVX as the caller says.
-                (_, true) => unsafe { self.kernels.add_pair_to_avx(p0, t0, p1, t1, dst, pan_gain) },
-                (_, false) => self.kernels.add_pair_to(p0, t0, p1, t1, dst, pan_gain),
+            // SAFETY: AVX as the caller says.
+            unsafe {
+                if spheres == 1 {
+                    self.kernels.add_to_with::<2, AVX>(p0, t0, dst, pan_gain);
+                } else {
+                    self.kernels.add_pair_to_with::<2, AVX>(p0, t0, p1, t1, dst, pan_gain);
+                }
             }
         } else {
             // pulses on different samples, or a kernel that wraps around the ring: build
@@ -1112,12 +1112,8 @@ impl RenderContext<'_> {
             let ring = &mut cup[c.bus];
             if start + pulse.taps() <= ring.len() {
                 let dst = &mut ring[start..start + pulse.taps()];
-                if AVX {
-                    // SAFETY: AVX as the caller says.
-                    unsafe { self.kernels.add_g0_to_avx(pulse, impulse, dst) };
-                } else {
-                    self.kernels.add_g0_to(pulse, impulse, dst);
-                }
+                // SAFETY: AVX as the caller says.
+                unsafe { self.kernels.add_g0_to_with::<AVX>(pulse, impulse, dst) };
             } else {
                 let scratch = &mut scratch[..pulse.taps()];
                 scratch.fill(0.0);
