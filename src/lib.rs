@@ -1,18 +1,16 @@
 //! Granary: a physically-based instrument for the sound of grains poured into a cup.
 //!
-//! This file holds only the plugin glue (nice-plug): the IO layout, MIDI to engine, the
-//! exports. The synthesis is in `engine`, which knows nothing of plugins.
+//! This crate is the plugin (nice-plug): this file holds the IO layout, MIDI to engine and the
+//! exports; `params` the host parameters, `state` the saved-state check, `editor` the GUI,
+//! `telemetry` the audio -> GUI channel. The synthesis is the `granary-engine` crate, which
+//! knows nothing of plugins; the command line is the `granary-cli` crate.
 
-pub mod bench;
 pub mod editor;
-pub mod engine;
-pub mod inspect;
 pub mod params;
-pub mod preset;
-pub mod render;
+pub mod state;
 pub mod telemetry;
 
-use engine::{Engine, Outputs};
+use granary_engine::{Engine, Outputs};
 use nice_plug::prelude::*;
 use nice_plug_egui::EguiEditorState;
 use params::GranaryParams;
@@ -120,7 +118,7 @@ impl Plugin for Granary {
 
     fn filter_state(state: &mut PluginState) {
         // Migrate pre-release states; refuse (log, change nothing) corrupted ones.
-        preset::filter_plugin_state(state);
+        state::filter_plugin_state(state);
     }
 
     fn activate(

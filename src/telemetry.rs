@@ -14,8 +14,8 @@
 //! and the flashes per cell; the pour state (fill, pile height, flow, impact speed) and the
 //! cup geometry for the scene view.
 
-use crate::engine::generator::CELLS;
-use crate::engine::Engine;
+use granary_engine::generator::CELLS;
+use granary_engine::Engine;
 use rtrb::{Consumer, Producer, RingBuffer};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -13,7 +13,7 @@
 
 mod support;
 
-use granary::engine::LIMITER_CEILING;
+use granary_engine::LIMITER_CEILING;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use support::{bundle_from_env, first_non_finite, peak, rms, Ev, Host, Ports};
@@ -245,7 +245,7 @@ fn bundle_at_every_rate_and_block_size() {
     let mut host = Host::new(entry);
     assert_eq!(
         host.params.len(),
-        granary::params::SPECS.len(),
+        granary_engine::params::SPECS.len(),
         "every parameter is exposed"
     );
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED);

@@ -164,7 +164,7 @@ fn renders_a_note_through_the_clap_entry() {
             panic!("channel {ch}, frame {i}: non-finite sample {}", samples[i]);
         }
     }
-    let ceiling = granary::engine::LIMITER_CEILING;
+    let ceiling = granary_engine::LIMITER_CEILING;
     assert_eq!(ceiling, 0.944);
     for (ch, samples) in main.iter().enumerate() {
         let (i, peak) = samples

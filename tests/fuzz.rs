@@ -16,10 +16,10 @@
 
 mod support;
 
-use granary::engine::cups::CupShape;
-use granary::engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
-use granary::engine::materials::{CupMaterial, GrainMaterial};
-use granary::engine::{Engine, Outputs, Settings, TriggerMode, LIMITER_CEILING};
+use granary_engine::cups::CupShape;
+use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
+use granary_engine::materials::{CupMaterial, GrainMaterial};
+use granary_engine::{Engine, Outputs, Settings, TriggerMode, LIMITER_CEILING};
 use nice_assert_no_alloc::assert_no_alloc;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -5,8 +5,8 @@
 //! test installs the same checker itself. Release builds compile the checker out: run this
 //! test in a debug build (as `cargo xtask test` does).
 
-use granary::engine::{Engine, Outputs};
-use granary::preset;
+use granary_engine::preset;
+use granary_engine::{Engine, Outputs};
 use nice_assert_no_alloc::assert_no_alloc;
 
 #[cfg(all(debug_assertions, not(feature = "assert_process_allocs")))]
@@ -60,7 +60,7 @@ fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
     use std::sync::Arc;
 
     let mut settings = preset::find(preset::DEFAULT_PRESET).unwrap().values.to_settings();
-    settings.trigger_mode = granary::engine::TriggerMode::Continuous;
+    settings.trigger_mode = granary_engine::TriggerMode::Continuous;
     settings.pour_rate_g_s = 60.0;
     const BLOCK: usize = 256;
     const BLOCKS: usize = 48_000 * 3 / BLOCK;

@@ -2,8 +2,8 @@
 //! collision flashes, from telemetry snapshots. Ballistics are in seconds, so they look the
 //! same at any frame rate.
 
-use crate::engine::generator::{CollisionKind, CELLS};
 use crate::telemetry::{Meter, Snapshot, CELL_COUNT};
+use granary_engine::generator::{CollisionKind, CELLS};
 
 /// Meter scale, dBFS.
 pub const METER_FLOOR_DB: f32 = -72.0;

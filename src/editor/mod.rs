@@ -16,9 +16,10 @@ pub mod panel;
 pub mod presets;
 pub mod scene;
 
-use crate::params::{EditorSize, GranaryParams, SPECS};
-use crate::preset::Preset;
+use crate::params::{EditorSize, GranaryParams};
 use crate::telemetry::{collisions_per_second, Snapshot, TelemetryReader};
+use granary_engine::params::SPECS;
+use granary_engine::preset::Preset;
 use nice_plug::context::gui::{GuiContext, ParamSetter};
 use nice_plug::editor::dpi::LogicalSize;
 use nice_plug::editor::ResizeHint;
@@ -128,7 +129,7 @@ impl GranaryEditor {
             .cell_delta
             .iter()
             .enumerate()
-            .filter(|(i, _)| meters::cell_kind(*i) == crate::engine::generator::CollisionKind::GrainGrain)
+            .filter(|(i, _)| meters::cell_kind(*i) == granary_engine::generator::CollisionKind::GrainGrain)
             .map(|(_, d)| d)
             .sum();
         let all: u64 = snap.cell_delta.iter().sum();
@@ -578,7 +579,7 @@ mod tests {
     #[test]
     fn loading_a_preset_goes_through_the_host_as_gestures() {
         let (editor, host, _) = editor_with_host();
-        let preset = crate::preset::find("rice_plastic_bowl").unwrap();
+        let preset = granary_engine::preset::find("rice_plastic_bowl").unwrap();
         let gui = editor.gui.clone().unwrap();
         apply_preset(&editor.params, &gui.param_setter(), &preset);
         let log = host.log.lock().unwrap().clone();
@@ -603,14 +604,14 @@ mod tests {
     fn the_whole_editor_draws_headless_and_reads_telemetry() {
         let (mut editor, host, mut writer) = editor_with_host();
         writer.set_sample_rate(48_000.0);
-        let mut engine = crate::engine::Engine::new(editor.params.settings(), 48_000.0, 512);
+        let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         engine.note_on(1.0);
         let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = egui::Context::default();
         for frame in 0..30 {
             for _ in 0..4 {
                 let [a, b, c, d, e, f] = &mut bufs;
-                engine.process(crate::engine::Outputs {
+                engine.process(granary_engine::Outputs {
                     main: [a, b],
                     grains: [c, d],
                     cup: [e, f],

@@ -88,7 +88,7 @@ pub fn show(ui: &mut egui::Ui, p: &GranaryParams, setter: &ParamSetter) {
             .min_col_width(label_w)
             .show(ui, |ui| {
                 for id in *ids {
-                    let spec = crate::params::spec(id);
+                    let spec = granary_engine::params::spec(id);
                     let name = spec.map(|s| s.name).unwrap_or(id);
                     let label = ui.label(name);
                     if let Some(s) = spec {
@@ -110,7 +110,7 @@ pub fn show(ui: &mut egui::Ui, p: &GranaryParams, setter: &ParamSetter) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::SPECS;
+    use granary_engine::params::SPECS;
 
     #[test]
     fn every_parameter_is_in_exactly_one_group_and_has_a_widget() {
@@ -130,7 +130,7 @@ mod tests {
         }
         // and nothing in the groups that is not a parameter (every plugin parameter included)
         for id in &in_groups {
-            assert!(crate::params::spec(id).is_some(), "`{id}` is not a parameter");
+            assert!(granary_engine::params::spec(id).is_some(), "`{id}` is not a parameter");
         }
         use nice_plug::prelude::Params;
         assert_eq!(p.param_map().len(), in_groups.len());

@@ -1,13 +1,13 @@
 //! The preset browser's state: factory presets and the user's folder, search by name and
-//! tag, previous/next, *Save as…* (the JSON format of `crate::preset`), and a clear
+//! tag, previous/next, *Save as…* (the JSON format of `granary_engine::preset`), and a clear
 //! message for every file that cannot be read. No egui here: `mod.rs` draws it.
 //!
 //! The user folder is `<data dir>/granary/presets` (the `dirs` crate): on Linux the XDG data
 //! dir, `~/.local/share/granary/presets`; on macOS `~/Library/Application Support/...`; on
 //! Windows `%APPDATA%\...`.
 
-use crate::params::{Kind, ParamValues, SPECS};
-use crate::preset::{self, Preset};
+use granary_engine::params::{Kind, ParamValues, SPECS};
+use granary_engine::preset::{self, Preset};
 use std::path::{Path, PathBuf};
 
 /// Where a preset came from.

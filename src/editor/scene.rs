@@ -4,10 +4,10 @@
 //! parameters; nothing here touches the audio thread.
 
 use super::meters::{cell_kind, Flashes};
-use crate::engine::generator::{Cell, CollisionKind, CELLS};
-use crate::engine::materials::{CUP_HEIGHT_M, CUP_RADIUS_M};
 use crate::telemetry::Snapshot;
 use egui::{pos2, vec2, Align2, Color32, FontId, Pos2, Rect, Stroke};
+use granary_engine::generator::{Cell, CollisionKind, CELLS};
+use granary_engine::materials::{CUP_HEIGHT_M, CUP_RADIUS_M};
 
 pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
 pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);

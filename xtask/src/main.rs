@@ -37,6 +37,10 @@ fn run(mut cmd: Command) -> nice_plug_xtask::Result<()> {
 fn demo() -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::chdir_workspace_root()?;
     nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
+    // the command line is its own crate (granary-cli): the bundles do not link it
+    let mut bin = cargo();
+    bin.args(["build", "--release", "--package", "granary-cli", "--bin", "granary"]);
+    run(bin)?;
     std::fs::create_dir_all("target/demo")?;
     let mut render = Command::new("target/release/granary");
     render.args([
@@ -68,7 +72,7 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     // Debug build with nice-plug's allocation checker: any allocation inside the plugin's
     // process callback, or inside the engine tests' no-allocation scopes, aborts the run.
     let mut t = cargo();
-    t.args(["test", "--workspace", "--features", "assert_process_allocs"])
+    t.args(["test", "--workspace", "--features", "granary/assert_process_allocs"])
         .env("GRANARY_CLAP_BUNDLE", &clap_bundle)
         .args(extra);
     run(t)?;
@@ -82,7 +86,7 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     }
     // ... and compares its bounce with `granary render` of the same notes (release binary).
     let mut bin = cargo();
-    bin.args(["build", "--release", "--bin", "granary"]);
+    bin.args(["build", "--release", "--package", "granary-cli", "--bin", "granary"]);
     run(bin)?;
     let mut host = Command::new("python3");
     host.args([

@@ -1,0 +1,488 @@
+//! The batched renderer of collisions: a window's collisions set up sixteen at a time in SIMD
+//! lanes (`RenderContext::prepare`), then written into the output rings through the
+//! band-limited pulse kernels (`RenderContext::render_batch`).
+
+use crate::accel_noise::sphere_amplitudes_at;
+use crate::contact::{contact, Body};
+use crate::generator::{Collision, CollisionKind};
+use crate::kernels::{self, PulseKernels, HALF};
+use crate::materials::{CUP_RADIUS_M, SPEED_OF_SOUND};
+use crate::{fastmath, simd, Engine, GENERATOR_LEAD};
+
+/// Per-window constants for rendering collisions.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RenderParams {
+    /// Mass (kg) and radius (m) of a grain.
+    grain_mass_kg: f32,
+    grain_radius_m: f32,
+    /// Per collision kind (`CollisionKind as usize`): the contact's impulse per unit speed,
+    /// m_eff (1 + e) (N s per m/s), and ln of its duration in samples at 1 m/s (PAN eq. 7).
+    impulse_per_v: [f32; 2],
+    ln_duration_at_1: [f32; 2],
+    listener: [f32; 3],
+    cup_delay: f32,
+    /// Samples per metre of sound travel, fs / c.
+    samples_per_m: f32,
+    base: u64,
+    mask: usize,
+    pan_scale: f32,
+}
+
+/// Collisions whose set-up runs together, one SIMD lane each (`RenderContext::prepare`).
+pub(crate) const BATCH: usize = 16;
+
+/// The per-collision quantities of a batch, lane `i` for its collision `i`.
+#[derive(Default)]
+pub(crate) struct Prepared {
+    /// ln of the contact duration in samples (PAN eq. 7).
+    ln_duration: [f32; BATCH],
+    /// Per sphere: the amplitudes of the pulse and its derivative
+    /// (`accel_noise::sphere_amplitudes`).
+    a0: [[f32; BATCH]; 2],
+    a1: [[f32; BATCH]; 2],
+    /// Gains of the left and right channel.
+    pan: [[f32; BATCH]; 2],
+    /// The cup force pulse's impulse times the group weight, N s.
+    cup_amplitude: [f32; BATCH],
+    /// Kernel rows (`PulseKernels::select_ln`, split): the duration row, and per pulse
+    /// (sphere 0, sphere 1, cup) the integer sample of its time (samples into the window;
+    /// retarded for the spheres, delayed for the cup), its phase cell and fraction.
+    row: [i32; BATCH],
+    whole: [[i32; BATCH]; 3],
+    cell: [[i32; BATCH]; 3],
+    frac: [[f32; BATCH]; 3],
+}
+
+pub(crate) struct RenderContext<'a> {
+    pub(crate) kernels: &'a PulseKernels,
+    pub(crate) p: RenderParams,
+}
+
+impl RenderParams {
+    pub(crate) fn new(e: &Engine) -> Self {
+        let s = &e.settings;
+        let gm = s.grain_material.data();
+        let mut elastic = gm.elastic;
+        elastic.density = s.grain_density();
+        let grain = Body::sphere(elastic, s.grain_radius_m());
+        let cup = Body::plane(s.cup_material.data().elastic);
+        let fs = e.sample_rate;
+        // `contact` at v = 1 m/s gives the constants; both laws are powers of the speed:
+        // j = m_eff (1 + e) v (seed 002 §4) and tau = tau(1) v^(-1/5) (PAN eq. 7).
+        let per_kind = [&grain, &cup].map(|other| contact(&grain, other, 1.0, gm.restitution));
+        RenderParams {
+            grain_mass_kg: grain.mass_kg,
+            grain_radius_m: grain.radius_m,
+            impulse_per_v: per_kind.map(|c| c.impulse_ns),
+            ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
+            listener: e.listener(),
+            cup_delay: e.cup_distance() / SPEED_OF_SOUND * fs,
+            samples_per_m: fs / SPEED_OF_SOUND,
+            base: e.clock + GENERATOR_LEAD as u64,
+            mask: e.mask,
+            pan_scale: s.stereo_width / (CUP_RADIUS_M * s.cup_size),
+        }
+    }
+}
+
+impl RenderContext<'_> {
+    /// Splats one collision into the ring buffers (its pulses and its cup force).
+    /// `scratch` holds at least `taps + 1` samples.
+    pub(crate) fn render(&self, c: &Collision, grains: &mut [Vec<f32>; 2], cup: &mut [Vec<f32>], scratch: &mut [f32]) {
+        let prepared = self.prepare(std::slice::from_ref(c));
+        self.render_batch(std::slice::from_ref(c), &prepared, grains, cup, scratch);
+    }
+
+    /// The per-collision quantities of up to `BATCH` collisions, one SIMD lane each (the
+    /// AVX copy where the CPU has it; the same operations in the same order either way).
+    fn prepare(&self, batch: &[Collision]) -> Prepared {
+        let mut out = Prepared::default();
+        self.prepare_into(batch, &mut out);
+        out
+    }
+
+    /// `prepare` into `out`: every lane of it is written (lanes past the batch's end with
+    /// harmless values), so `out` need not be cleared between batches.
+    pub(crate) fn prepare_into(&self, batch: &[Collision], out: &mut Prepared) {
+        #[cfg(target_arch = "x86_64")]
+        if self.kernels.avx512() {
+            // SAFETY: `avx512` is set only where the CPU reports it (`simd::has_avx512`).
+            unsafe { self.prepare_avx512(batch, out) };
+            return;
+        } else if self.kernels.avx() {
+            // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
+            unsafe { self.prepare_avx(batch, out) };
+            return;
+        }
+        self.prepare_lanes(batch, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn prepare_avx(&self, batch: &[Collision], out: &mut Prepared) {
+        self.prepare_lanes(batch, out);
+    }
+
+    /// The AVX-512 copy: a batch's lanes are one vector.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,fma,avx512f,avx512vl")]
+    fn prepare_avx512(&self, batch: &[Collision], out: &mut Prepared) {
+        self.prepare_lanes(batch, out);
+    }
+
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
+    fn prepare_lanes(&self, batch: &[Collision], out: &mut Prepared) {
+        // the batch as lanes (lanes past its end keep harmless zeros and unit speeds)
+        let mut pos = [[0.0f32; BATCH]; 3];
+        let mut nrm = [[0.0f32; BATCH]; 3];
+        let (mut time, mut v0, mut ln_v0, mut weight) =
+            ([0.0f32; BATCH], [1.0f32; BATCH], [0.0f32; BATCH], [0.0f32; BATCH]);
+        let (mut per_v, mut ln_d1) = ([0.0f32; BATCH], [0.0f32; BATCH]);
+        for (i, c) in batch.iter().take(BATCH).enumerate() {
+            for j in 0..3 {
+                pos[j][i] = c.position[j];
+                nrm[j][i] = c.normal[j];
+            }
+            time[i] = c.time;
+            v0[i] = c.v0;
+            ln_v0[i] = c.ln_v0;
+            weight[i] = c.weight;
+            per_v[i] = self.p.impulse_per_v[c.kind as usize];
+            ln_d1[i] = self.p.ln_duration_at_1[c.kind as usize];
+        }
+        let a = self.p.grain_radius_m;
+        // Every step below is a loop over the lanes with no call and no branch, so that it
+        // compiles to packed SIMD (a loop over lanes with everything in its body does not).
+        // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
+        let mut impulse_ns = [0.0f32; BATCH];
+        let mut dv = [0.0f32; BATCH];
+        for i in 0..BATCH {
+            impulse_ns[i] = per_v[i] * v0[i].max(1e-9);
+            out.ln_duration[i] = ln_d1[i] - 0.2 * ln_v0[i].max(-20.7);
+            out.cup_amplitude[i] = impulse_ns[i] * weight[i];
+            dv[i] = impulse_ns[i] / self.p.grain_mass_kg * weight[i];
+        }
+        // pulse times, samples: sphere 0, sphere 1, cup
+        let mut times = [[0.0f32; BATCH]; 3];
+        for i in 0..BATCH {
+            times[2][i] = time[i] + self.p.cup_delay;
+        }
+        // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
+        // (both are computed; a grain-cup collision uses the first only)
+        for (k, sign) in [1.0f32, -1.0].into_iter().enumerate() {
+            let offset = sign * a;
+            let mut d = [[0.0f32; BATCH]; 3];
+            for j in 0..3 {
+                for i in 0..BATCH {
+                    d[j][i] = self.p.listener[j] - (pos[j][i] + offset * nrm[j][i]);
+                }
+            }
+            for i in 0..BATCH {
+                let r = (d[0][i] * d[0][i] + d[1][i] * d[1][i] + d[2][i] * d[2][i])
+                    .sqrt()
+                    .max(a * 1.01);
+                let inv_r = 1.0 / r;
+                let cos_theta = sign * (nrm[0][i] * d[0][i] + nrm[1][i] * d[1][i] + nrm[2][i] * d[2][i]) * inv_r;
+                let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv[i]);
+                // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
+                times[k][i] = time[i] + (r - a) * self.p.samples_per_m;
+                out.a0[k][i] = a0;
+                out.a1[k][i] = a1;
+            }
+        }
+        // constant-power pan across the cup's width
+        for i in 0..BATCH {
+            let pan = (pos[1][i] * self.p.pan_scale).clamp(-1.0, 1.0);
+            let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
+            out.pan[0][i] = cos_th * std::f32::consts::SQRT_2;
+            out.pan[1][i] = sin_th * std::f32::consts::SQRT_2;
+        }
+        // the kernel rows: one duration row for all three pulses, a phase each
+        for i in 0..BATCH {
+            out.row[i] = self.kernels.duration_row(out.ln_duration[i]);
+        }
+        for k in 0..3 {
+            for i in 0..BATCH {
+                let t = times[k][i];
+                // kept as an integer: no float-to-integer conversion when the pulse is written
+                let whole = fastmath::floor_non_negative(t);
+                let (cell, frac) = kernels::phase_cell(t - whole as f32);
+                out.whole[k][i] = whole;
+                out.cell[k][i] = cell;
+                out.frac[k][i] = frac;
+            }
+        }
+    }
+
+    /// Writes a batch's collisions, `prepare`d, into the rings in order: the AVX copy where
+    /// the CPU has it, so that the kernels' AVX pass inlines into it (`render_prepared`).
+    pub(crate) fn render_batch(
+        &self,
+        batch: &[Collision],
+        prepared: &Prepared,
+        grains: &mut [Vec<f32>; 2],
+        cup: &mut [Vec<f32>],
+        scratch: &mut [f32],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if self.kernels.avx() {
+            // SAFETY: `avx` is set only where the CPU reports AVX and FMA (`simd::has_avx`).
+            unsafe { self.render_batch_avx(batch, prepared, grains, cup, scratch) };
+            return;
+        }
+        for (i, c) in batch.iter().enumerate() {
+            // SAFETY: the portable copy.
+            unsafe { self.render_prepared::<false>(c, prepared, i, grains, cup, scratch) };
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,fma")]
+    fn render_batch_avx(
+        &self,
+        batch: &[Collision],
+        prepared: &Prepared,
+        grains: &mut [Vec<f32>; 2],
+        cup: &mut [Vec<f32>],
+        scratch: &mut [f32],
+    ) {
+        for (i, c) in batch.iter().enumerate() {
+            // SAFETY: AVX and FMA are enabled here, and the CPU has them (`render_batch`).
+            unsafe { self.render_prepared::<true>(c, prepared, i, grains, cup, scratch) };
+        }
+    }
+
+    /// Writes collision `c`, lane `i` of `prepared`, into the rings; with `AVX`, with the
+    /// kernels' AVX pass inlined.
+    ///
+    /// # Safety
+    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+    #[inline(always)]
+    unsafe fn render_prepared<const AVX: bool>(
+        &self,
+        c: &Collision,
+        prepared: &Prepared,
+        i: usize,
+        grains: &mut [Vec<f32>; 2],
+        cup: &mut [Vec<f32>],
+        scratch: &mut [f32],
+    ) {
+        let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
+        let row = prepared.row[i] as usize;
+        let pulse = |k: usize| {
+            self.kernels
+                .pulse(row, prepared.cell[k][i] as usize, prepared.frac[k][i])
+        };
+        let amplitudes = |k: usize| (prepared.a0[k][i], prepared.a1[k][i]);
+        // Both spheres' pulses go into one pass (they are microseconds apart and usually
+        // share their kernel rows), panned into the two channels. `first` is the earlier
+        // pulse's sample; the offsets are from it, so one is 0, and both are when equal.
+        let (w0, w1) = (prepared.whole[0][i], prepared.whole[1][i]);
+        let first = if spheres == 2 { w0.min(w1) } else { w0 };
+        let max_offset = scratch.len() - self.kernels.taps();
+        let offset = |w: i32| ((w - first) as usize).min(max_offset);
+        let (o0, p0) = (offset(w0), pulse(0));
+        let (o1, p1) = if spheres == 2 { (offset(w1), pulse(1)) } else { (0, p0) };
+        let used = if spheres == 2 {
+            (o0 + p0.taps()).max(o1 + p1.taps())
+        } else {
+            o0 + p0.taps()
+        };
+        let pan_gain = [prepared.pan[0][i], prepared.pan[1][i]];
+        let start = self.ring_start(first);
+        let (t0, t1) = (amplitudes(0), amplitudes(1));
+        if o0 == o1 && start + used <= grains[0].len().min(grains[1].len()) {
+            // the common case: one pass from the kernel rows into both channels
+            let [gl, gr] = grains;
+            let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
+            // SAFETY: AVX as the caller says.
+            unsafe {
+                if spheres == 1 {
+                    self.kernels.add_to_with::<2, AVX>(p0, t0, dst, pan_gain);
+                } else {
+                    self.kernels.add_pair_to_with::<2, AVX>(p0, t0, p1, t1, dst, pan_gain);
+                }
+            }
+        } else {
+            // pulses on different samples, or a kernel that wraps around the ring: build
+            // the pulse in `scratch`, then add it (`first` is the earlier pulse's sample,
+            // so one offset is 0, and both are when equal)
+            let scratch_used = &mut scratch[..used];
+            scratch_used.fill(0.0);
+            if spheres == 1 {
+                self.kernels.accumulate(p0, t0.0, t0.1, scratch_used);
+            } else if o0 == o1 {
+                self.kernels
+                    .accumulate_pair(p0, t0.0, t0.1, p1, t1.0, t1.1, scratch_used);
+            } else {
+                self.kernels.accumulate(p0, t0.0, t0.1, &mut scratch_used[o0..]);
+                self.kernels.accumulate(p1, t1.0, t1.1, &mut scratch_used[o1..]);
+            }
+            for (ring, g) in grains.iter_mut().zip(pan_gain) {
+                self.add_into_ring(ring, start, scratch_used, g);
+            }
+        }
+        if c.kind == CollisionKind::GrainCup {
+            let impulse = prepared.cup_amplitude[i];
+            let pulse = pulse(2);
+            let start = self.ring_start(prepared.whole[2][i]);
+            let ring = &mut cup[c.bus];
+            if start + pulse.taps() <= ring.len() {
+                let dst = &mut ring[start..start + pulse.taps()];
+                // SAFETY: AVX as the caller says.
+                unsafe { self.kernels.add_g0_to_with::<AVX>(pulse, impulse, dst) };
+            } else {
+                let scratch = &mut scratch[..pulse.taps()];
+                scratch.fill(0.0);
+                self.kernels.accumulate(pulse, impulse, 0.0, scratch);
+                self.add_into_ring(ring, start, scratch, 1.0);
+            }
+        }
+    }
+
+    /// Ring index of the first kernel tap for a pulse whose integer sample is `whole`.
+    #[inline]
+    fn ring_start(&self, whole: i32) -> usize {
+        ((self.p.base + whole as u64 - HALF as u64) as usize) & self.p.mask
+    }
+
+    /// `ring[(start + k) mod len] += gain * src[k]`: the part before the ring's end, then
+    /// the part that wraps around to its start (`src` is never longer than the ring).
+    #[inline]
+    fn add_into_ring(&self, ring: &mut [f32], start: usize, src: &[f32], gain: f32) {
+        let start = start & self.p.mask;
+        let before_end = (ring.len() - start).min(src.len());
+        let (head, wrapped) = src.split_at(before_end);
+        let avx = self.kernels.avx();
+        simd::add_scaled(&mut ring[start..start + before_end], head, gain, avx);
+        simd::add_scaled(&mut ring[..wrapped.len()], wrapped, gain, avx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modal::CUP_BUSES;
+    use crate::Settings;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn batched_collision_set_up_is_the_same_bits_in_every_copy() {
+        let mut e = Engine::new(Settings::default(), 48_000.0, 64);
+        e.note_on(1.0);
+        let params = RenderParams::new(&e);
+        let best = RenderContext {
+            kernels: &e.kernels,
+            p: params,
+        };
+        let mut avx_kernels = e.kernels.clone();
+        avx_kernels.force_avx();
+        let avx = RenderContext {
+            kernels: &avx_kernels,
+            p: params,
+        };
+        let mut portable_kernels = e.kernels.clone();
+        portable_kernels.force_portable();
+        let portable = RenderContext {
+            kernels: &portable_kernels,
+            p: params,
+        };
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let batch: Vec<Collision> = (0..BATCH)
+            .map(|i| Collision {
+                time: rng.random_range(0.0..128.0),
+                kind: if i % 3 == 0 {
+                    CollisionKind::GrainCup
+                } else {
+                    CollisionKind::GrainGrain
+                },
+                cell: 0,
+                bus: 0,
+                position: [0.0; 3].map(|_| rng.random_range(-0.04..0.04)),
+                normal: [0.6, 0.0, 0.8],
+                v0: rng.random_range(0.01..3.0),
+                ln_v0: 0.0,
+                weight: rng.random_range(1.0..4.0),
+            })
+            .collect();
+        let (a, b, c) = (best.prepare(&batch), avx.prepare(&batch), portable.prepare(&batch));
+        let bits = |p: &Prepared| {
+            let mut v: Vec<u32> = Vec::new();
+            for x in [p.ln_duration, p.cup_amplitude] {
+                v.extend(x.map(f32::to_bits));
+            }
+            for k in 0..2 {
+                for x in [p.a0[k], p.a1[k], p.pan[k]] {
+                    v.extend(x.map(f32::to_bits));
+                }
+            }
+            for k in 0..3 {
+                v.extend(p.whole[k].map(|w| w as u32));
+                v.extend(p.frac[k].map(f32::to_bits));
+                v.extend(p.cell[k].map(|c| c as u32));
+            }
+            v.extend(p.row.map(|r| r as u32));
+            v
+        };
+        assert_eq!(bits(&a), bits(&c));
+        assert_eq!(bits(&b), bits(&c));
+        assert!(a.a0[0].iter().any(|&x| x != 0.0), "the set-up computed nothing");
+    }
+
+    #[test]
+    fn rendered_batches_are_the_same_bits_in_every_copy() {
+        let mut e = Engine::new(Settings::default(), 48_000.0, 64);
+        e.note_on(1.0);
+        let mut params = RenderParams::new(&e);
+        // near the rings' end, so that some pulses wrap around it
+        params.base = e.grains_ring[0].len() as u64 - 60;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        let batch: Vec<Collision> = (0..BATCH)
+            .map(|i| {
+                let v0: f32 = rng.random_range(0.01..3.0);
+                let grain_cup = i % 3 == 0;
+                Collision {
+                    time: rng.random_range(0.0..128.0),
+                    kind: if grain_cup {
+                        CollisionKind::GrainCup
+                    } else {
+                        CollisionKind::GrainGrain
+                    },
+                    cell: 0,
+                    bus: if grain_cup { rng.random_range(0..CUP_BUSES) } else { 0 },
+                    position: [0.0; 3].map(|_| rng.random_range(-0.04..0.04)),
+                    normal: [0.6, 0.0, 0.8],
+                    v0,
+                    ln_v0: v0.ln(),
+                    weight: rng.random_range(1.0..4.0),
+                }
+            })
+            .collect();
+        let render = |kernels: &PulseKernels| {
+            let ctx = RenderContext { kernels, p: params };
+            let (mut grains, mut cup, mut scratch) = (e.grains_ring.clone(), e.cup_ring.clone(), e.scratch.clone());
+            ctx.render_batch(&batch, &ctx.prepare(&batch), &mut grains, &mut cup, &mut scratch);
+            grains
+                .iter()
+                .chain(&cup)
+                .flatten()
+                .map(|x| x.to_bits())
+                .collect::<Vec<u32>>()
+        };
+        let mut avx = e.kernels.clone();
+        avx.force_avx();
+        let mut portable = e.kernels.clone();
+        portable.force_portable();
+        portable.force_fused();
+        let best = render(&e.kernels);
+        assert_eq!(best, render(&avx));
+        assert_eq!(best, render(&portable));
+        let ring = e.grains_ring[0].len();
+        let written = |range: std::ops::Range<usize>| best[range].iter().any(|&x| x != 0);
+        assert!(
+            written(0..60) && written(ring - 60..ring),
+            "the pulses should wrap around the ring"
+        );
+    }
+}

@@ -1,0 +1,1147 @@
+//! Window/cell collision generator (thesis 5.5–5.6).
+//!
+//! Time is cut into windows of `WINDOW` samples and the scene into cells. For each
+//! window/cell the scene gives an expected count lambda (thesis eq. 5.6: the count is
+//! Poisson(lambda)) and a local PDF over (t, n, v0) held as histograms (thesis 5.6: "we
+//! choose the simple histogram reconstruction method"), with position independent of the
+//! rest and uniform in the cell (eq. 5.5). The histograms here are parametric, filled from
+//! the pour state each window; a bank measured from a discrete-element simulation can
+//! replace them (thesis 7.1) without touching the sampler.
+//!
+//! Normals: fast collisions keep their physical direction (a narrow cone about the cell's
+//! normal); slow ones are close to random (thesis 5.4: randomising the normals of slow
+//! collisions changes the sound little).
+
+use crate::fastmath;
+use crate::modal::{FLOOR_BUS, WALL_RINGS};
+use crate::scene::PourState;
+use rand::{Rng, RngCore};
+use rand_distr::{Distribution, Poisson};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Generator window length, samples.
+pub const WINDOW: usize = 128;
+/// Audibility culling speed (thesis 6.1: collisions slower than 1e-4 m/s are inaudible).
+pub const V_MIN: f32 = 1e-4;
+/// Audibility culling by masking (thesis 6.1 extended to dense streams): in each window and
+/// cell, the slowest collisions whose summed energy is at most this share of the cell's
+/// energy are counted but not rendered. Energy is taken as v0^2 (the cup's modal energy
+/// goes as the impulse squared; acceleration noise, p ~ v0^1.4 by Table 6.1, falls even
+/// faster), so culling lowers a cell's level by at most -10 log10(1 - share) dB: 0.044 dB.
+/// The thesis's absolute threshold alone (V_MIN) would keep almost every collision of a
+/// pour, and a threshold from the audibility of one collision alone (2e-5 Pa) would wrongly
+/// silence a dense stream of individually inaudible sugar grains.
+pub const CULL_ENERGY_SHARE: f32 = 0.01;
+/// Collisions rendered one by one per second and cell. Above it a cell's pulse train is a
+/// dense noise, and its collisions are rendered as this many draws per second from the same
+/// PDF, each standing for a group, with amplitude sqrt(group size): an incoherent sum keeps
+/// its energy, so every collision still contributes (issue 6: aggregation, not culling).
+///
+/// Why 12,000: sparse pulse trains of about 2,000 pulses per second already sound as
+/// smooth as Gaussian noise (velvet noise: Järveläinen & Karjalainen 2007; Välimäki et al.
+/// 2013), and a pour has several dense cells at once. Against rendering every collision,
+/// the default preset at this budget (about 6 times fewer rendered) keeps the octave bands
+/// from 250 Hz up within 0.6 dB (grains) and 0.8 dB (cup), and the grains stem's kurtosis
+/// (its crackle) within 7 %; at a quarter of the budget the kurtosis grows by a third
+/// (`tests/engine.rs`, the grouping test).
+pub const RENDERED_PER_CELL_PER_S: f32 = 12_000.0;
+
+/// The per-window budget of one cell (`RENDERED_PER_CELL_PER_S`) at `sample_rate`.
+pub fn max_rendered_per_cell(sample_rate: f32) -> u32 {
+    let n = (RENDERED_PER_CELL_PER_S * WINDOW as f32 / sample_rate.max(1.0)).ceil();
+    n.clamp(1.0, MAX_RENDERED_PER_CELL as f32) as u32
+}
+
+/// The largest per-window budget of a cell at any sample rate the engine runs at (8 kHz).
+pub const MAX_RENDERED_PER_CELL: u32 = 192;
+
+/// Texture masking: a dense cell much quieter than the loudest cell of its stem (the
+/// grains stem holds the grain-grain cells, the cup stem the grain-cup ones) is rendered
+/// with fewer, heavier draws. Its level and spectrum stay (the group weights keep its
+/// energy, the PDF is the same); only its own texture, how impulsive its pulse train is,
+/// coarsens, and that is masked by the louder cell. Shot noise of N pulses per second has
+/// an excess kurtosis (its crackle) proportional to 1/N, and independent signals add their
+/// fourth cumulants, so a cell with energy share r of its stem adds r^2 / N to the stem's
+/// excess kurtosis. Scaling the budget as `(r / MASKING_RATIO)^2` below `MASKING_RATIO`
+/// keeps each quiet cell's addition at most 1/16 of what a full-budget cell at the
+/// stem's level adds; `MIN_BUDGET_SHARE` keeps every cell a stationary noise (1,500 draws
+/// per second at the default budget, dense enough for velvet noise to sound smooth).
+/// The grouping test (`tests/engine.rs`) checks level, octave bands and kurtosis against
+/// rendering every collision.
+pub const MASKING_RATIO: f32 = 0.25;
+/// The smallest share of `RENDERED_PER_CELL_PER_S` a dense cell is rendered with.
+pub const MIN_BUDGET_SHARE: f32 = 0.125;
+
+/// A cell's per-window budget: `max_per_cell` scaled by texture masking (see
+/// `MASKING_RATIO`) for a cell with `energy_ratio` = its expected energy over that of the
+/// loudest cell of its stem. `u32::MAX` (render every collision) is kept as it is.
+pub fn masked_budget(max_per_cell: u32, energy_ratio: f32) -> u32 {
+    if max_per_cell == u32::MAX {
+        return max_per_cell;
+    }
+    let r = if energy_ratio.is_finite() {
+        energy_ratio.max(0.0)
+    } else {
+        1.0
+    };
+    let share = (r / MASKING_RATIO).powi(2).clamp(MIN_BUDGET_SHARE, 1.0);
+    ((max_per_cell as f32 * share).ceil() as u32).clamp(1, max_per_cell.max(1))
+}
+
+const TIME_BINS: usize = 8;
+const SPEED_BINS: usize = 16;
+const ANGLE_BINS: usize = 8;
+
+/// What collided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollisionKind {
+    GrainGrain,
+    GrainCup,
+}
+
+/// One collision (thesis 5.3: time, location, normal, velocity).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Collision {
+    /// Time within the window, samples (0..WINDOW).
+    pub time: f32,
+    pub kind: CollisionKind,
+    /// Cell index (see `Cell`).
+    pub cell: usize,
+    /// Cup force bus (GrainCup only).
+    pub bus: usize,
+    /// Contact point, m (origin at the centre of the cup floor, z up).
+    pub position: [f32; 3],
+    /// Unit normal: the direction of the (first) grain's acceleration.
+    pub normal: [f32; 3],
+    /// Normal impact speed, m/s.
+    pub v0: f32,
+    /// `ln v0` (v0 in m/s), known to the generator without a logarithm: it samples speeds
+    /// on a log scale. The renderer needs it for the contact duration (PAN eq. 7).
+    pub ln_v0: f32,
+    /// Amplitude weight: 1, or sqrt(group size) for merged collisions.
+    pub weight: f32,
+}
+
+/// The cells of the pour scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// Where the stream lands on the pile (grain–grain).
+    ImpactZone,
+    /// The exposed cup floor (grain–cup).
+    CupFloor,
+    /// Wall ring 0 (low) .. 2 (high) (grain–cup, rebounds).
+    WallRing(usize),
+    /// The pile surface around the impact zone (grain–grain, cascades).
+    PileSurface,
+    /// Inside the falling stream (grain–grain, small relative speeds).
+    Stream,
+    /// The settling pile after arrivals (grain–grain, slow).
+    Settling,
+}
+
+impl Cell {
+    pub fn kind(self) -> CollisionKind {
+        match self {
+            Cell::CupFloor | Cell::WallRing(_) => CollisionKind::GrainCup,
+            _ => CollisionKind::GrainGrain,
+        }
+    }
+}
+
+pub const CELLS: [Cell; 8] = [
+    Cell::ImpactZone,
+    Cell::CupFloor,
+    Cell::WallRing(0),
+    Cell::WallRing(1),
+    Cell::WallRing(2),
+    Cell::PileSurface,
+    Cell::Stream,
+    Cell::Settling,
+];
+
+/// Geometry the cells need, m.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    pub cup_radius: f32,
+    pub cup_height: f32,
+    pub grain_radius: f32,
+    /// Radius of the stream's landing zone.
+    pub stream_radius: f32,
+}
+
+/// A histogram over [lo, hi] with its cumulative sums; sampled by inversion.
+#[derive(Clone, Copy)]
+struct Histogram<const N: usize> {
+    lo: f32,
+    hi: f32,
+    log: bool,
+    /// log2(hi / lo) and log2(lo) of a log-spaced histogram.
+    log2_ratio: f32,
+    log2_lo: f32,
+    cdf: [f32; N],
+}
+
+impl<const N: usize> Histogram<N> {
+    fn fill(lo: f32, hi: f32, log: bool, weight: impl Fn(f32) -> f32) -> Self {
+        let mut cdf = [0.0; N];
+        let mut acc = 0.0;
+        let log2_ratio = if log { fastmath::log2(hi / lo) } else { 0.0 };
+        let log2_lo = if log { fastmath::log2(lo) } else { 0.0 };
+        let mut h = Histogram {
+            lo,
+            hi,
+            log,
+            log2_ratio,
+            log2_lo,
+            cdf,
+        };
+        for (i, c) in cdf.iter_mut().enumerate() {
+            let x = h.at((i as f32 + 0.5) / N as f32);
+            acc += weight(x).max(0.0);
+            *c = acc;
+        }
+        if acc <= 0.0 {
+            for (i, c) in cdf.iter_mut().enumerate() {
+                *c = (i + 1) as f32;
+            }
+        }
+        h.cdf = cdf;
+        h
+    }
+
+    /// The value a fraction `u` (0..1) of the way from `lo` to `hi`, on the histogram's scale.
+    #[inline]
+    fn at(&self, u: f32) -> f32 {
+        if self.log {
+            self.lo * fastmath::exp2(u * self.log2_ratio)
+        } else {
+            self.lo + (self.hi - self.lo) * u
+        }
+    }
+
+    /// Value of bin `i`'s lower edge.
+    fn edge(&self, i: usize) -> f32 {
+        self.at(i as f32 / N as f32)
+    }
+
+    /// Each bin's share of the distribution's second moment E[x^2] (its mass times its
+    /// centre squared, unnormalised), and their sum.
+    fn bin_moments(&self) -> ([f32; N], f32) {
+        let mut moments = [0.0f32; N];
+        let mut prev = 0.0;
+        let mut total = 0.0;
+        for (i, m) in moments.iter_mut().enumerate() {
+            let centre = 0.5 * (self.edge(i) + self.edge(i + 1));
+            *m = (self.cdf[i] - prev) * centre * centre;
+            prev = self.cdf[i];
+            total += *m;
+        }
+        (moments, total)
+    }
+
+    /// The distribution's second moment E[x^2].
+    fn second_moment(&self) -> f32 {
+        self.bin_moments().1 / self.cdf[N - 1]
+    }
+
+    /// The largest bin edge below which the bins hold at most `share` of the distribution's
+    /// second moment E[x^2].
+    fn second_moment_cut(&self, share: f32) -> f32 {
+        if share <= 0.0 {
+            return 0.0;
+        }
+        let (moments, total) = self.bin_moments();
+        let mut acc = 0.0;
+        for (i, m) in moments.iter().enumerate() {
+            acc += m;
+            if acc > share * total {
+                return self.edge(i);
+            }
+        }
+        self.hi
+    }
+
+    /// A sample, from two uniform numbers in [0, 1) (`uniform_pair`): the first picks the
+    /// bin, the second the place within it.
+    #[inline]
+    fn sample(&self, u: (f32, f32)) -> f32 {
+        self.at(self.sample_fraction(u))
+    }
+
+    /// A sample's fraction of the way from `lo` to `hi` (0..1, on the histogram's scale).
+    #[inline]
+    fn sample_fraction(&self, (u_bin, u_within): (f32, f32)) -> f32 {
+        let total = self.cdf[N - 1];
+        let target = u_bin * total;
+        let i = self.bins_below(target).min(N - 1);
+        (i as f32 + u_within) / N as f32
+    }
+
+    /// The number of bins whose cumulative sum is below `target`: the first bin that
+    /// reaches it (`partition_point` on the non-decreasing `cdf`). Found without branches
+    /// (a binary search branches on the random target at every step): the comparisons of
+    /// four bins at a time as a bit mask (SSE, part of every x86-64), and since the sums
+    /// do not decrease, the bins below the target are the mask's run of ones from bit 0.
+    #[inline(always)]
+    fn bins_below(&self, target: f32) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if N.is_multiple_of(4) && N <= 32 {
+            use std::arch::x86_64::*;
+            let mut below = 0u64;
+            // SAFETY: SSE is part of every x86-64 CPU; bins 4j..4j + 4 are inside `cdf` (N
+            // is a multiple of 4).
+            unsafe {
+                let t = _mm_set1_ps(target);
+                for j in 0..N / 4 {
+                    let c = _mm_loadu_ps(self.cdf.as_ptr().add(4 * j));
+                    below |= (_mm_movemask_ps(_mm_cmplt_ps(c, t)) as u64) << (4 * j);
+                }
+            }
+            return (!below).trailing_zeros() as usize;
+        }
+        self.cdf.iter().filter(|&&c| c < target).count()
+    }
+
+    /// A sample of a log-spaced histogram, as (fraction `u` for `at`, log2 of the value):
+    /// the value itself (an `exp2`) is left for the caller to evaluate in SIMD lanes.
+    #[inline]
+    fn sample_log(&self, u: (f32, f32)) -> (f32, f32) {
+        debug_assert!(self.log);
+        let u = self.sample_fraction(u);
+        (u, self.log2_lo + u * self.log2_ratio)
+    }
+}
+
+/// The local PDF and expected count of one window/cell. Its speed and angle histograms
+/// are the cell's `Shapes`; the speed one is scaled by `mean_v`.
+struct CellPdf {
+    lambda: f64,
+    time: Histogram<TIME_BINS>,
+    /// Mean speed of the cell's collisions this window, m/s.
+    mean_v: f32,
+}
+
+/// Log-normal spread of the speed (sigma of ln v) and angular spread of the normal (rad)
+/// of each cell: constants of the cell, not of the pour state.
+fn spreads(cell: Cell) -> (f32, f32) {
+    match cell {
+        Cell::ImpactZone => (0.15, 0.35),
+        Cell::CupFloor => (0.25, 0.3),
+        Cell::WallRing(_) => (0.5, 0.6),
+        Cell::PileSurface => (0.8, 1.0),
+        Cell::Stream => (0.8, 1.5),
+        Cell::Settling => (0.7, 1.8),
+    }
+}
+
+/// Span of the speed histogram around the mean, in units of sigma: [e^(-3 sigma), e^(2 sigma)].
+const SPEED_SPAN_SIGMAS: (f32, f32) = (-3.0, 2.0);
+
+/// The parts of every cell's PDF that do not change with the pour state, built once (in
+/// `Engine::new`, never in `process`): each cell's speed histogram in units of its mean
+/// speed (the log-normal's shape depends only on sigma, so the window's PDF is this one
+/// scaled by the window's mean speed), its angle histogram, and the audibility cut of its
+/// speed histogram for one culling share (`CULL_ENERGY_SHARE`), also in units of the mean.
+#[derive(Clone)]
+pub struct Shapes {
+    /// Whether the AVX and AVX-512 copies may run (`simd::has_avx`, `simd::has_avx512`,
+    /// checked here, not in `process`).
+    avx: bool,
+    avx512: bool,
+    speed: [Histogram<SPEED_BINS>; CELLS.len()],
+    angle: [Histogram<ANGLE_BINS>; CELLS.len()],
+    cull_share: f32,
+    cut: [f32; CELLS.len()],
+    /// E[v0^2] of each cell's speed shape, in units of its mean speed squared (a window's
+    /// expected energy is lambda mean_v^2 times this; see `MASKING_RATIO`).
+    speed_m2: [f32; CELLS.len()],
+}
+
+impl Shapes {
+    pub fn new(cull_share: f32) -> Self {
+        let speed = CELLS.map(|cell| {
+            let sigma = spreads(cell).0;
+            let (lo, hi) = (SPEED_SPAN_SIGMAS.0 * sigma, SPEED_SPAN_SIGMAS.1 * sigma);
+            Histogram::fill(lo.exp(), hi.exp(), true, lognormal(1.0, sigma))
+        });
+        let angle = CELLS.map(|cell| Histogram::fill(0.0, std::f32::consts::PI * 0.5, false, cone(spreads(cell).1)));
+        let mut shapes = Shapes {
+            avx: crate::simd::has_avx(),
+            avx512: crate::simd::has_avx512(),
+            speed_m2: speed.map(|h| h.second_moment()),
+            speed,
+            angle,
+            cull_share: 0.0,
+            cut: [0.0; CELLS.len()],
+        };
+        shapes.set_cull_share(cull_share);
+        shapes
+    }
+
+    /// Recomputes the cached cuts for another culling share.
+    pub fn set_cull_share(&mut self, share: f32) {
+        self.cull_share = share;
+        for (cut, h) in self.cut.iter_mut().zip(&self.speed) {
+            *cut = h.second_moment_cut(share);
+        }
+    }
+}
+
+/// Fraction of rebounding grains that reach the wall, and cascade length on the pile.
+const WALL_FRACTION: f32 = 0.35;
+const CASCADE_COLLISIONS: f32 = 3.0;
+const STREAM_COLLISIONS: f32 = 0.4;
+
+fn lognormal(mean: f32, sigma_ln: f32) -> impl Fn(f32) -> f32 {
+    move |v: f32| {
+        let z = fastmath::ln(v / mean) / sigma_ln;
+        fastmath::exp(-0.5 * z * z)
+    }
+}
+
+fn cone(spread: f32) -> impl Fn(f32) -> f32 {
+    move |a: f32| fastmath::sin_cos(a).0 * fastmath::exp(-0.5 * (a / spread).powi(2))
+}
+
+/// Window-local PDF of `cell` from the pour state. Rates per second times window seconds.
+/// `None` for a cell that expects no collision in this window (its histograms are not built).
+fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s: f32) -> Option<CellPdf> {
+    let ramp = |from: f32, to: f32| {
+        move |t: f32| {
+            let u = t / WINDOW as f32;
+            from + (to - from) * u
+        }
+    };
+    let arrive = 0.5 * (s.arrivals_start + s.arrivals_end);
+    let v = s.impact_speed.max(V_MIN * 2.0);
+    let cov = s.floor_coverage;
+    let exposed = |ring: usize| {
+        // a ring is exposed if its middle is above the pile
+        let z = (ring as f32 + 0.5) / WALL_RINGS as f32 * g.cup_height;
+        if z > s.pile_height_m {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    let (rate, mean_v): (f32, f32) = match cell {
+        Cell::ImpactZone => (arrive * cov, v),
+        Cell::CupFloor => (
+            arrive * (1.0 - cov) * (1.0 + restitution),
+            v * (0.5 + 0.5 * (1.0 - cov)),
+        ),
+        Cell::WallRing(k) => {
+            let share = WALL_FRACTION * (1.0 - 0.7 * cov) / WALL_RINGS as f32;
+            (arrive * share * exposed(k), v * restitution * 0.5)
+        }
+        Cell::PileSurface => (arrive * cov * CASCADE_COLLISIONS, v * restitution * 0.3),
+        Cell::Stream => (arrive * STREAM_COLLISIONS, 0.05 * v),
+        Cell::Settling => (s.settle_rate, 0.03),
+    };
+    let lambda = (rate * window_s) as f64;
+    if lambda.is_nan() || lambda <= 1e-9 {
+        return None;
+    }
+    let time = if matches!(cell, Cell::Settling) {
+        Histogram::fill(0.0, WINDOW as f32, false, |_| 1.0)
+    } else {
+        Histogram::fill(
+            0.0,
+            WINDOW as f32,
+            false,
+            ramp(s.arrivals_start.max(1e-9), s.arrivals_end.max(1e-9)),
+        )
+    };
+    Some(CellPdf {
+        lambda,
+        time,
+        mean_v: mean_v.max(V_MIN * 2.0),
+    })
+}
+
+/// How the generator treats normals (thesis 5.4 experiment).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum NormalMode {
+    /// Physical direction: a cone about the cell's normal.
+    #[default]
+    Physical,
+    /// Random (uniform on the sphere) for collisions slower than the given speed, m/s.
+    RandomBelow(f32),
+}
+
+/// What the generator needs besides the pour state; constant over a window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeneratorSetup {
+    pub geometry: Geometry,
+    /// Coefficient of restitution of the grains.
+    pub restitution: f32,
+    /// Window length, s.
+    pub window_s: f32,
+    pub normals: NormalMode,
+    /// See `RENDERED_PER_CELL_PER_S`.
+    pub max_per_cell: u32,
+}
+
+/// Generates one window's collisions and appends them to `out`, never beyond its capacity
+/// (no allocation: the audio thread calls this); the ones that do not fit go to
+/// `overflow`, in order. Returns the number of physical collisions the window holds,
+/// [grain-grain, grain-cup, culled] (merged ones counted with their group size; culled
+/// ones are included in the first two).
+pub fn generate(
+    state: &PourState,
+    setup: &GeneratorSetup,
+    shapes: &Shapes,
+    rng: &mut Xoshiro256PlusPlus,
+    out: &mut Vec<Collision>,
+    mut overflow: impl FnMut(&Collision),
+) -> [u64; 3] {
+    let GeneratorSetup {
+        ref geometry,
+        restitution,
+        window_s,
+        normals,
+        max_per_cell,
+    } = *setup;
+    let mut total = [0u64; 3];
+    let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, restitution, window_s));
+    // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
+    // loudest cell of its stem
+    let energy: [f32; CELLS.len()] = std::array::from_fn(|i| match &pdfs[i] {
+        Some(p) => p.lambda as f32 * p.mean_v * p.mean_v * shapes.speed_m2[i],
+        None => 0.0,
+    });
+    let mut loudest = [0.0f32; 2];
+    for (cell, e) in CELLS.iter().zip(energy) {
+        let k = &mut loudest[cell.kind() as usize];
+        *k = k.max(e);
+    }
+    for (cell_index, (&cell, pdf)) in CELLS.iter().zip(pdfs).enumerate() {
+        let Some(pdf) = pdf else {
+            continue;
+        };
+        // thesis eq. 5.6: number of samples ~ Pois(lambda)
+        let count = match Poisson::new(pdf.lambda.min(1e9)) {
+            Ok(p) => p.sample(rng) as u64,
+            Err(_) => 0,
+        };
+        if count == 0 {
+            continue;
+        }
+        total[(cell.kind() == CollisionKind::GrainCup) as usize] += count;
+        // Merge into groups beyond the per-window budget: each rendered collision stands
+        // for `group` collisions; amplitudes of incoherent sums add in power (sqrt).
+        let share = masked_budget(max_per_cell, energy[cell_index] / loudest[cell.kind() as usize]) as u64;
+        let (rendered, weight) = if count > share {
+            (share, ((count as f64) / share as f64).sqrt() as f32)
+        } else {
+            (count, 1.0)
+        };
+        // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
+        let v_cull = if shapes.cull_share > 0.0 {
+            (shapes.cut[cell_index] * pdf.mean_v).max(V_MIN)
+        } else {
+            0.0
+        };
+        let (speed, angle) = (&shapes.speed[cell_index], &shapes.angle[cell_index]);
+        let log2_mean_v = fastmath::log2(pdf.mean_v);
+        // the speed tests are made on log2 v0 (the speed itself is evaluated later, in
+        // lanes); a zero limit is no limit
+        let log2_or_none = |v: f32| if v > 0.0 { fastmath::log2(v) } else { f32::NEG_INFINITY };
+        let log2_cull = log2_or_none(v_cull);
+        let log2_random_below = match normals {
+            NormalMode::RandomBelow(limit) => log2_or_none(limit),
+            NormalMode::Physical => f32::NEG_INFINITY,
+        };
+        let group = count / rendered;
+        // Every random draw is taken here, in stream order; the speeds, sines and cosines
+        // of a batch of collisions are then evaluated together in SIMD lanes
+        // (`TrigBatch`), and the collisions finished and handed on in the same order.
+        let mut batch = TrigBatch::default();
+        let lanes = Lanes {
+            speed,
+            mean_v: pdf.mean_v,
+            avx: shapes.avx,
+            avx512: shapes.avx512,
+        };
+        for _ in 0..rendered {
+            let time = pdf.time.sample(uniform_pair(rng));
+            let (speed_u, log2_shape) = speed.sample_log(uniform_pair(rng));
+            let log2_v0 = log2_shape + log2_mean_v;
+            // v0 < limit, decided on the logs; within their rounding of each other, on the
+            // speed itself (as `finish` will evaluate it), so the decision never differs
+            let below = |log2_limit: f32, limit: f32| {
+                if (log2_v0 - log2_limit).abs() > 1e-4 {
+                    log2_v0 < log2_limit
+                } else {
+                    speed.at(speed_u) * pdf.mean_v < limit
+                }
+            };
+            if below(log2_cull, v_cull) {
+                total[2] += group;
+                continue;
+            }
+            let lane = batch.len;
+            let (u_azimuth, u_place) = uniform_pair(rng);
+            let azimuth = u_azimuth * std::f32::consts::TAU;
+            draw_place(cell, geometry, state, (u_place, rng), &mut batch, lane);
+            let random_normal = match normals {
+                NormalMode::RandomBelow(limit) => below(log2_random_below, limit),
+                NormalMode::Physical => false,
+            };
+            let u_normal = uniform_pair(rng);
+            if random_normal {
+                batch.normal_z[lane] = 2.0 * u_normal.0 - 1.0;
+                batch.angle[NORMAL][lane] = u_normal.1 * std::f32::consts::TAU;
+            } else {
+                batch.angle[NORMAL][lane] = angle.sample(u_normal);
+            }
+            batch.random_normal[lane] = random_normal;
+            batch.angle[AZIMUTH][lane] = azimuth;
+            batch.speed_u[lane] = speed_u;
+            batch.time[lane] = time;
+            batch.ln_v0[lane] = log2_v0 * std::f32::consts::LN_2;
+            batch.len += 1;
+            if batch.len == TRIG_BATCH {
+                batch.finish(cell, cell_index, weight, &lanes, out, &mut overflow);
+            }
+        }
+        batch.finish(cell, cell_index, weight, &lanes, out, &mut overflow);
+    }
+    total
+}
+
+/// Collisions per `TrigBatch`: one SIMD lane each.
+const TRIG_BATCH: usize = 16;
+/// The angles of a collision whose sine and cosine are needed (`TrigBatch::angle`): the
+/// position's azimuth in its cell, the normal's polar angle (or a random normal's azimuth),
+/// the normal's azimuth about the cell's axis and the stream's axis.
+const PLACE: usize = 0;
+const NORMAL: usize = 1;
+const AZIMUTH: usize = 2;
+/// Last, so that batches of the cells without a stream axis leave it out (`TrigBatch::finish`).
+const AXIS: usize = 3;
+
+/// Up to `TRIG_BATCH` drawn collisions of one cell, lane `i` for collision `i`: every
+/// random draw taken, the arithmetic on them still to come (`finish_lanes`). Lanes past
+/// `len` hold stale or zero values, evaluated and never read.
+#[derive(Default)]
+struct TrigBatch {
+    len: usize,
+    /// The angles whose sines and cosines are needed (see `PLACE` and the others), rad.
+    angle: [[f32; TRIG_BATCH]; 4],
+    /// Fractions of the speeds in the cell's speed histogram (`Histogram::sample_log`).
+    speed_u: [f32; TRIG_BATCH],
+    /// Time within the window, samples, and `ln v0`.
+    time: [f32; TRIG_BATCH],
+    ln_v0: [f32; TRIG_BATCH],
+    /// The place in the cell (`draw_place`): distance from the cup's axis (m, the cup's
+    /// radius on the wall), height (m), and the wall sector (0 or 1) of a wall collision.
+    radius: [f32; TRIG_BATCH],
+    z: [f32; TRIG_BATCH],
+    sector: [u8; TRIG_BATCH],
+    /// Whether the normal is uniformly random (`NormalMode::RandomBelow`; its azimuth is
+    /// then the `NORMAL` angle) rather than in the cell's cone, and its z if so.
+    random_normal: [bool; TRIG_BATCH],
+    normal_z: [f32; TRIG_BATCH],
+}
+
+/// What a cell's `TrigBatch::finish` needs to evaluate its speeds: the cell's speed shape
+/// (`Shapes`) and this window's mean speed.
+struct Lanes<'a> {
+    speed: &'a Histogram<SPEED_BINS>,
+    mean_v: f32,
+    avx: bool,
+    avx512: bool,
+}
+
+impl TrigBatch {
+    /// Finishes the batch's collisions (`finish_lanes`) and appends them to `out` in the
+    /// order they were drawn (to `overflow` once `out` is at its capacity); empties the
+    /// batch.
+    fn finish(
+        &mut self,
+        cell: Cell,
+        cell_index: usize,
+        weight: f32,
+        lanes: &Lanes,
+        out: &mut Vec<Collision>,
+        overflow: &mut impl FnMut(&Collision),
+    ) {
+        if self.len == 0 {
+            return;
+        }
+        let mut f = Finished::default();
+        finish_lanes(cell, self, lanes, &mut f);
+        let kind = cell.kind();
+        for i in 0..self.len {
+            let bus = match cell {
+                Cell::WallRing(k) => 1 + 2 * k + self.sector[i] as usize,
+                _ => FLOOR_BUS,
+            };
+            let c = || Collision {
+                time: self.time[i],
+                kind,
+                cell: cell_index,
+                bus,
+                position: [f.position[0][i], f.position[1][i], f.position[2][i]],
+                normal: [f.normal[0][i], f.normal[1][i], f.normal[2][i]],
+                v0: f.v0[i],
+                ln_v0: self.ln_v0[i],
+                weight,
+            };
+            // built in place in `out` (a copy through the stack, read back as soon as its
+            // fields are written, stalls the CPU: failed store forwarding)
+            if out.len() < out.capacity() {
+                out.push(c());
+            } else {
+                overflow(&c());
+            }
+        }
+        self.len = 0;
+    }
+}
+
+/// A `TrigBatch`'s collisions as lanes: position (m), unit normal, speed (m/s).
+#[derive(Default)]
+struct Finished {
+    position: [[f32; TRIG_BATCH]; 3],
+    normal: [[f32; TRIG_BATCH]; 3],
+    v0: [f32; TRIG_BATCH],
+}
+
+/// A `TrigBatch`'s lane arithmetic into `f` (`finish_lanes_in`): the AVX-512 or AVX copy
+/// where the CPU has it; the same operations in every copy, so the same bits.
+fn finish_lanes(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
+    #[cfg(target_arch = "x86_64")]
+    if lanes.avx512 {
+        // SAFETY: `avx512` comes from `simd::has_avx512` (`Shapes::new`).
+        return unsafe { finish_lanes_avx512(cell, b, lanes, f) };
+    } else if lanes.avx {
+        // SAFETY: `avx` comes from `simd::has_avx` (`Shapes::new`).
+        return unsafe { finish_lanes_avx(cell, b, lanes, f) };
+    }
+    finish_lanes_in(cell, b, lanes, f);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma,avx512f,avx512vl")]
+fn finish_lanes_avx512(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
+    finish_lanes_in(cell, b, lanes, f);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn finish_lanes_avx(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
+    finish_lanes_in(cell, b, lanes, f);
+}
+
+/// Every lane of a batch of `cell`: the sines and cosines of its angles
+/// (`fastmath::sin_cos`), its speed (the speed histogram's value at its fraction, an
+/// `exp2`, times the window's mean speed), its position, and its normal. Each step is a
+/// loop over the lanes with no call and no branch on the lane, so that it compiles to
+/// packed SIMD; which formulas apply depends on the cell only.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
+fn finish_lanes_in(cell: Cell, b: &TrigBatch, lanes: &Lanes, f: &mut Finished) {
+    // only the stream has an axis angle
+    let angles = if matches!(cell, Cell::Stream) { AXIS + 1 } else { AXIS };
+    let (sin, cos) = sin_cos_lanes(&b.angle, angles);
+    let h = lanes.speed;
+    debug_assert!(h.log);
+    for i in 0..TRIG_BATCH {
+        f.v0[i] = h.lo * fastmath::exp2(b.speed_u[i] * h.log2_ratio) * lanes.mean_v;
+    }
+    // the position: the place angle's cosine and sine at the drawn radius, at its height
+    // (on the wall, `radius` is the cup's)
+    for i in 0..TRIG_BATCH {
+        f.position[0][i] = b.radius[i] * cos[PLACE][i];
+        f.position[1][i] = b.radius[i] * sin[PLACE][i];
+        f.position[2][i] = b.z[i];
+    }
+    // the normal: at the polar angle `NORMAL` from the cell's mean normal (the direction
+    // of the moving grain's acceleration there) and the azimuth `AZIMUTH` about it
+    let (sp, cp, sa, ca) = (&sin[NORMAL], &cos[NORMAL], &sin[AZIMUTH], &cos[AZIMUTH]);
+    match cell {
+        // the grain hitting the wall is pushed back towards the axis
+        Cell::WallRing(_) => {
+            let axis = [cos[PLACE].map(|c| -c), sin[PLACE].map(|s| -s), [0.0; TRIG_BATCH]];
+            around_lanes(&axis, (sp, cp), (sa, ca), &mut f.normal);
+        }
+        // the stream's grains are pushed sideways, and a little up: the unit vector along
+        // (cos, sin, STREAM_RISE) of the stream axis angle
+        Cell::Stream => {
+            let k = 1.0 / (1.0 + STREAM_RISE * STREAM_RISE).sqrt();
+            let axis = [
+                cos[AXIS].map(|c| c * k),
+                sin[AXIS].map(|s| s * k),
+                [STREAM_RISE * k; TRIG_BATCH],
+            ];
+            around_lanes(&axis, (sp, cp), (sa, ca), &mut f.normal);
+        }
+        // everywhere else the mean normal is up, (0, 0, 1); the basis of `around_lanes`
+        // is then u = (0, -1, 0), w = (1, 0, 0)
+        _ => {
+            for i in 0..TRIG_BATCH {
+                f.normal[0][i] = sp[i] * sa[i];
+                f.normal[1][i] = -sp[i] * ca[i];
+                f.normal[2][i] = cp[i];
+            }
+        }
+    }
+    // uniformly random normals: z uniform in [-1, 1] and a uniform azimuth (`NORMAL`)
+    for i in 0..TRIG_BATCH {
+        let z = b.normal_z[i];
+        let s = (1.0 - z * z).max(0.0).sqrt();
+        let random = [s * cp[i], s * sp[i], z];
+        for j in 0..3 {
+            f.normal[j][i] = if b.random_normal[i] { random[j] } else { f.normal[j][i] };
+        }
+    }
+}
+
+/// Rise of the stream cell's mean normal per unit of its horizontal part.
+const STREAM_RISE: f32 = 0.3;
+
+/// The directions at polar angles (sin, cos) `polar` from the lanes' unit mean normals `axis`
+/// (not up, and less than 64 degrees from horizontal: the basis is built from the
+/// vertical) and azimuths (sin, cos) `azimuth` about them: with the orthonormal basis
+/// u = (z x axis) / |z x axis|, w = axis x u, the direction is
+/// cos(polar) axis + sin(polar) (cos(azimuth) u + sin(azimuth) w).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
+fn around_lanes(
+    axis: &[[f32; TRIG_BATCH]; 3],
+    (sp, cp): (&[f32; TRIG_BATCH], &[f32; TRIG_BATCH]),
+    (sa, ca): (&[f32; TRIG_BATCH], &[f32; TRIG_BATCH]),
+    out: &mut [[f32; TRIG_BATCH]; 3],
+) {
+    for i in 0..TRIG_BATCH {
+        let a = [axis[0][i], axis[1][i], axis[2][i]];
+        debug_assert!(a[2].abs() < 0.9);
+        let u = normalize(cross([0.0, 0.0, 1.0], a));
+        let w = cross(a, u);
+        for j in 0..3 {
+            out[j][i] = cp[i] * a[j] + sp[i] * (ca[i] * u[j] + sa[i] * w[j]);
+        }
+    }
+}
+
+#[inline(always)]
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[inline(always)]
+fn normalize(a: [f32; 3]) -> [f32; 3] {
+    let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt().max(1e-12);
+    [a[0] / l, a[1] / l, a[2] / l]
+}
+
+/// Sines and cosines of a `TrigBatch`'s angles.
+type SinCos = ([[f32; TRIG_BATCH]; 4], [[f32; TRIG_BATCH]; 4]);
+
+/// `fastmath::sin_cos` of every lane of the first `angles` angles, as (sin, cos) (the rest
+/// are left at zero).
+#[inline(always)]
+fn sin_cos_lanes(angle: &[[f32; TRIG_BATCH]; 4], angles: usize) -> SinCos {
+    let mut sin = [[0.0f32; TRIG_BATCH]; 4];
+    let mut cos = [[0.0f32; TRIG_BATCH]; 4];
+    for k in 0..angles.min(4) {
+        for i in 0..TRIG_BATCH {
+            (sin[k][i], cos[k][i]) = fastmath::sin_cos(angle[k][i]);
+        }
+    }
+    (sin, cos)
+}
+
+/// Two independent uniform numbers in [0, 1) from one 64-bit output of the generator: its
+/// top 24 bits and the 24 below them, each with the resolution of rand's `f32` draws
+/// (xoshiro256++ output bits are all of full quality, so half the generator steps of one
+/// draw each).
+#[inline(always)]
+fn uniform_pair(rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
+    const SCALE: f32 = 1.0 / (1u32 << 24) as f32;
+    let x = rng.next_u64();
+    (
+        (x >> 40) as u32 as f32 * SCALE,
+        ((x >> 16) as u32 & 0xFF_FFFF) as f32 * SCALE,
+    )
+}
+
+/// Draws a uniform position in the cell into lane `lane` of `batch` (its angles are
+/// evaluated later, `finish_lanes_in`), from the uniform number `u` and further draws.
+#[inline(always)]
+fn draw_place(
+    cell: Cell,
+    g: &Geometry,
+    s: &PourState,
+    (u, rng): (f32, &mut Xoshiro256PlusPlus),
+    batch: &mut TrigBatch,
+    lane: usize,
+) {
+    let mut disc = |u: (f32, f32), radius: f32, z: f32| {
+        batch.radius[lane] = radius * u.0.sqrt();
+        batch.angle[PLACE][lane] = u.1 * std::f32::consts::TAU;
+        batch.z[lane] = z;
+    };
+    match cell {
+        Cell::ImpactZone => disc((u, rng.random()), g.stream_radius, s.pile_height_m),
+        Cell::CupFloor => disc((u, rng.random()), g.stream_radius * 2.0, 0.0),
+        Cell::WallRing(k) => {
+            let (u_sector, u_azimuth) = uniform_pair(rng);
+            batch.z[lane] = g.cup_height * (k as f32 + u) / WALL_RINGS as f32;
+            let sector = ((u_sector * 2.0) as usize).min(1);
+            // sectors are centred at the azimuths modal.rs uses for its bus shapes, 1.2 rad wide
+            batch.angle[PLACE][lane] = [0.4f32, 2.1][sector] + (1.2 * u_azimuth - 0.6);
+            batch.radius[lane] = g.cup_radius;
+            batch.sector[lane] = sector as u8;
+        }
+        Cell::PileSurface | Cell::Settling => disc((u, rng.random()), g.cup_radius * 0.9, s.pile_height_m),
+        Cell::Stream => {
+            let (u_within, u_z) = uniform_pair(rng);
+            disc((u, u_within), g.stream_radius * 0.5, 0.0);
+            let (u_height, u_axis) = (u_z, rng.random::<f32>());
+            batch.z[lane] = s.pile_height_m + u_height * 0.03;
+            batch.angle[AXIS][lane] = u_axis * std::f32::consts::TAU;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn state(arrivals: f32, fill: f32) -> PourState {
+        PourState {
+            arrivals_start: arrivals,
+            arrivals_end: arrivals,
+            impact_speed: 1.5,
+            pile_height_m: fill * 0.09,
+            floor_coverage: if fill > 0.01 { 1.0 } else { 0.0 },
+            fill,
+            settle_rate: 0.0,
+            flow_kg_s: 0.0,
+        }
+    }
+
+    const G: Geometry = Geometry {
+        cup_radius: 0.04,
+        cup_height: 0.09,
+        grain_radius: 0.5e-3,
+        stream_radius: 0.006,
+    };
+
+    fn count_kinds(s: &PourState) -> (u64, u64) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let shapes = Shapes::new(0.0);
+        let (mut gg, mut gc) = (0, 0);
+        for _ in 0..200 {
+            generate(
+                s,
+                &GeneratorSetup {
+                    geometry: G,
+                    restitution: 0.5,
+                    window_s: 128.0 / 48_000.0,
+                    normals: NormalMode::Physical,
+                    max_per_cell: u32::MAX,
+                },
+                &shapes,
+                &mut rng,
+                &mut Vec::new(),
+                |c| match c.kind {
+                    CollisionKind::GrainGrain => gg += 1,
+                    CollisionKind::GrainCup => gc += 1,
+                },
+            );
+        }
+        (gg, gc)
+    }
+
+    #[test]
+    fn bins_below_counts_the_bins_under_the_target() {
+        let h = Histogram::<16>::fill(1.0, 100.0, true, |x| if (10.0..20.0).contains(&x) { 0.0 } else { x });
+        let total = h.cdf[15];
+        let mut targets = vec![-1.0, 0.0, total, 2.0 * total, f32::NAN, f32::INFINITY];
+        targets.extend(h.cdf);
+        targets.extend((0..1000).map(|i| i as f32 / 999.0 * total));
+        for t in targets {
+            let want = h.cdf.iter().filter(|&&c| c < t).count();
+            assert_eq!(h.bins_below(t), want, "{t}");
+        }
+    }
+
+    #[test]
+    fn empty_cup_is_mostly_grain_cup_and_filled_is_mostly_grain_grain() {
+        let (gg, gc) = count_kinds(&state(2000.0, 0.0));
+        assert!(gc > gg, "empty: {gg} grain-grain vs {gc} grain-cup");
+        let (gg, gc) = count_kinds(&state(2000.0, 0.5));
+        assert!(gg > 5 * gc, "filled: {gg} grain-grain vs {gc} grain-cup");
+    }
+
+    #[test]
+    fn counts_follow_the_arrival_rate() {
+        let (a, b) = count_kinds(&state(1000.0, 0.3));
+        let (c, d) = count_kinds(&state(4000.0, 0.3));
+        let ratio = (c + d) as f64 / (a + b) as f64;
+        assert!((ratio - 4.0).abs() < 0.4, "{ratio}");
+    }
+
+    /// A batch of random draws for `cell`, half its normals uniformly random.
+    fn random_batch(rng: &mut Xoshiro256PlusPlus) -> TrigBatch {
+        let mut b = TrigBatch {
+            len: TRIG_BATCH,
+            ..TrigBatch::default()
+        };
+        for a in b.angle.iter_mut().flatten() {
+            *a = rng.random_range(-10.0..10.0);
+        }
+        for i in 0..TRIG_BATCH {
+            b.speed_u[i] = rng.random();
+            b.radius[i] = rng.random_range(0.0..0.05);
+            b.z[i] = rng.random_range(0.0..0.1);
+            b.sector[i] = rng.random_range(0..2);
+            b.random_normal[i] = i % 2 == 1;
+            b.normal_z[i] = rng.random_range(-1.0..1.0);
+        }
+        b
+    }
+
+    #[test]
+    fn finished_lanes_are_the_same_bits_in_every_copy_and_follow_their_formulas() {
+        let shapes = Shapes::new(0.0);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for (ci, &cell) in CELLS.iter().enumerate() {
+            let b = random_batch(&mut rng);
+            let lanes = |avx: bool, avx512: bool| Lanes {
+                speed: &shapes.speed[ci],
+                mean_v: 1.7,
+                avx,
+                avx512,
+            };
+            let mut f = [Finished::default(), Finished::default(), Finished::default()];
+            finish_lanes(cell, &b, &lanes(false, false), &mut f[0]);
+            finish_lanes(cell, &b, &lanes(crate::simd::has_avx(), false), &mut f[1]);
+            finish_lanes(cell, &b, &lanes(false, crate::simd::has_avx512()), &mut f[2]);
+            let bits = |f: &Finished| {
+                let mut v: Vec<u32> = f
+                    .position
+                    .iter()
+                    .chain(&f.normal)
+                    .flatten()
+                    .map(|x| x.to_bits())
+                    .collect();
+                v.extend(f.v0.iter().map(|x| x.to_bits()));
+                v
+            };
+            assert_eq!(bits(&f[0]), bits(&f[1]), "{cell:?}");
+            assert_eq!(bits(&f[0]), bits(&f[2]), "{cell:?}");
+            let f = &f[0];
+            let h = &shapes.speed[ci];
+            for i in 0..TRIG_BATCH {
+                let sc = |k: usize| fastmath::sin_cos(b.angle[k][i]);
+                let ((sp, cp), (sa, ca), (s_place, c_place)) = (sc(NORMAL), sc(AZIMUTH), sc(PLACE));
+                assert_eq!(f.v0[i].to_bits(), (h.at(b.speed_u[i]) * 1.7).to_bits());
+                assert_eq!(f.position[0][i], b.radius[i] * c_place);
+                assert_eq!(f.position[1][i], b.radius[i] * s_place);
+                assert_eq!(f.position[2][i], b.z[i]);
+                let n = [f.normal[0][i], f.normal[1][i], f.normal[2][i]];
+                if b.random_normal[i] {
+                    let s = (1.0 - b.normal_z[i].powi(2)).sqrt();
+                    assert_eq!(n, [s * cp, s * sp, b.normal_z[i]]);
+                    continue;
+                }
+                // the mean normal, and the normal's angle from it: the polar angle
+                let axis = match cell {
+                    Cell::WallRing(_) => [-c_place, -s_place, 0.0],
+                    Cell::Stream => {
+                        let (s, c) = sc(AXIS);
+                        [c, s, STREAM_RISE]
+                    }
+                    _ => [0.0, 0.0, 1.0],
+                };
+                let len = |v: [f32; 3]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                let dot: f32 = (0..3).map(|j| n[j] * axis[j]).sum();
+                let cos_polar = dot / len(n) / len(axis);
+                assert!((cos_polar - cp).abs() < 1e-4, "{cell:?} {cos_polar} {cp}");
+                assert!((len(n) - 1.0).abs() < 1e-5, "{cell:?} {n:?}");
+                // the azimuth is measured from the horizontal u = (z x axis) / |z x axis|
+                if !matches!(cell, Cell::WallRing(_) | Cell::Stream) {
+                    assert_eq!(n, [sp * sa, -sp * ca, cp]);
+                } else {
+                    let u = [-axis[1], axis[0], 0.0].map(|x| x / len([-axis[1], axis[0], 0.0]));
+                    let along_u: f32 = (0..3).map(|j| n[j] * u[j]).sum();
+                    assert!((along_u - sp * ca).abs() < 1e-4, "{cell:?} {along_u} {}", sp * ca);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quiet_dense_cells_get_smaller_budgets_and_keep_their_energy() {
+        // a covered floor: the impact zone is the loudest grain-grain cell, the stream
+        // (5 % of the impact speed) is about 30 dB below it, and both are far denser than
+        // the budget
+        let mut s = state(200_000.0, 0.3);
+        s.settle_rate = 0.0;
+        let setup = |max_per_cell| GeneratorSetup {
+            geometry: G,
+            restitution: 0.5,
+            window_s: 128.0 / 48_000.0,
+            normals: NormalMode::Physical,
+            max_per_cell,
+        };
+        let shapes = Shapes::new(0.0);
+        // per cell: draws and energy (sum of weight^2 v0^2) over many windows
+        let run = |max_per_cell| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+            let mut draws = [0u64; CELLS.len()];
+            let mut energy = [0.0f64; CELLS.len()];
+            let mut out = Vec::with_capacity(CELLS.len() * MAX_RENDERED_PER_CELL as usize);
+            for _ in 0..400 {
+                out.clear();
+                let mut add = |c: &Collision| {
+                    draws[c.cell] += 1;
+                    energy[c.cell] += (c.weight as f64 * c.v0 as f64).powi(2);
+                };
+                generate(&s, &setup(max_per_cell), &shapes, &mut rng, &mut out, &mut add);
+                out.iter().for_each(add);
+            }
+            (draws, energy)
+        };
+        let (budget, every) = (run(32), run(u32::MAX));
+        let impact = CELLS.iter().position(|&c| c == Cell::ImpactZone).unwrap();
+        let stream = CELLS.iter().position(|&c| c == Cell::Stream).unwrap();
+        assert_eq!(budget.0[impact], 400 * 32, "the loudest cell keeps the whole budget");
+        assert_eq!(budget.0[stream], 400 * 4, "a masked cell gets the smallest share");
+        for cell in [impact, stream] {
+            let ratio = budget.1[cell] / every.1[cell];
+            assert!((ratio - 1.0).abs() < 0.05, "cell {cell}: energy ratio {ratio}");
+        }
+    }
+
+    #[test]
+    fn masked_budget_scales_with_the_energy_ratio_squared() {
+        assert_eq!(masked_budget(32, 1.0), 32);
+        assert_eq!(masked_budget(32, MASKING_RATIO), 32);
+        assert_eq!(masked_budget(32, 0.5 * MASKING_RATIO), 8);
+        assert_eq!(masked_budget(32, 1e-6), 4);
+        assert_eq!(masked_budget(32, f32::NAN), 32);
+        assert_eq!(masked_budget(1, 1e-6), 1);
+        assert_eq!(masked_budget(u32::MAX, 1e-6), u32::MAX);
+    }
+
+    #[test]
+    fn histogram_sampling_respects_bounds() {
+        let h = Histogram::<16>::fill(0.01, 2.0, true, lognormal(0.3, 0.5));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for _ in 0..10_000 {
+            let x = h.sample(uniform_pair(&mut rng));
+            assert!((0.01..=2.0).contains(&x));
+        }
+    }
+}

@@ -1,0 +1,667 @@
+//! The Granary synthesis engine: a plain library, no plugin framework, GUI or command line
+//! (the crate boundary keeps it so). The plugin (`granary`) and the command line
+//! (`granary-cli`) both drive this engine.
+//!
+//! `Engine::new(settings, sample_rate, max_block)`, then `note_on` / `note_off` /
+//! `set_modulation` / `set_settings` between calls to `process`. Everything is allocated in
+//! `new` (and `set_sample_rate`); `process` never allocates, locks or does I/O.
+//!
+//! Determinism: all control work (pour state, collision generation, cup updates) happens
+//! at window boundaries on an absolute sample clock, and every collision is written into
+//! ring buffers at its own absolute time. Events take effect at the next window boundary
+//! after the sample they arrive at, so the output depends on the events' sample times,
+//! never on how the host cuts blocks.
+//!
+//! Signal flow (DESIGN.md): generator -> Hertz contact -> (acceleration noise of the
+//! spheres -> "grains" stem) + (contact force -> modal bank + diffuse -> "cup" stem) ->
+//! mix -> look-ahead limiter -> main.
+
+pub mod accel_noise;
+mod batch;
+pub mod contact;
+pub mod cups;
+pub mod diffuse;
+pub mod fastmath;
+pub mod ftz;
+pub mod generator;
+pub mod kernels;
+pub mod limiter;
+pub mod materials;
+pub mod modal;
+pub mod params;
+pub mod preset;
+pub mod render;
+pub mod scene;
+pub mod settings;
+pub mod simd;
+
+use accel_noise::SphereFilter;
+use batch::{Prepared, RenderContext, RenderParams, BATCH};
+use cups::CupShape;
+use diffuse::DiffuseResonator;
+use generator::{generate, Collision, GeneratorSetup, Geometry, NormalMode, WINDOW};
+use kernels::{PulseKernels, HALF};
+use limiter::Limiter;
+use materials::{CupMaterial, CUP_HEIGHT_M, CUP_RADIUS_M, SPEED_OF_SOUND};
+use modal::{build_modes, diffuse_params, CupState, ModalBank, Mode, CUP_BUSES, MAX_MODES};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use scene::{PourScene, PourState, SceneInput};
+
+pub use settings::{limits, Settings, TriggerMode};
+
+/// Output buffers for one call of `process`; all slices have the same length.
+pub struct Outputs<'a> {
+    pub main: [&'a mut [f32]; 2],
+    pub grains: [&'a mut [f32]; 2],
+    pub cup: [&'a mut [f32]; 2],
+}
+
+/// Counters since the last reset.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    /// Physical collisions generated (merged ones counted individually).
+    pub collisions: u64,
+    pub grain_grain: u64,
+    pub grain_cup: u64,
+    /// Collisions rendered one by one (fewer than `collisions` in dense streams).
+    pub rendered: u64,
+    /// Collisions counted but not rendered: audibility culling (thesis 6.1).
+    pub culled: u64,
+    /// Rendered collisions whose pulses are written into the output rings so far (they
+    /// trail `rendered` by up to one window: each window's share is spread over the next).
+    pub written: u64,
+}
+
+/// Ceiling of the main output's limiter (-0.5 dBFS).
+pub const LIMITER_CEILING: f32 = 0.944;
+/// Collisions land this many samples after the window boundary that generates them: one
+/// window, over which their rendering is spread (so no block carries a whole window's
+/// collisions, whatever the host's block size), plus the band-limited pulses' leading taps.
+const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
+/// Room for one window's rendered collisions at the default budget (more are rendered at
+/// once, when they are generated).
+const PENDING: usize = generator::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
+/// Gain smoothing time constant, s.
+const GAIN_SMOOTH_S: f32 = 0.02;
+
+pub struct Engine {
+    sample_rate: f32,
+    settings: Settings,
+    kernels: PulseKernels,
+    scene: PourScene,
+    rng: Xoshiro256PlusPlus,
+    grains_ring: [Vec<f32>; 2],
+    cup_ring: Vec<Vec<f32>>,
+    /// One collision's kernels, before they are panned into the rings.
+    scratch: Vec<f32>,
+    /// The collisions of the next window, rendered a share per span (`GENERATOR_LEAD`);
+    /// `pending_done` of them are rendered, with `pending_params`.
+    pending: Vec<Collision>,
+    pending_done: usize,
+    pending_params: RenderParams,
+    mask: usize,
+    /// Absolute sample clock.
+    clock: u64,
+    sphere_filter: [SphereFilter; 2],
+    /// Grain radius the sphere filters are set for, m.
+    sphere_radius: f32,
+    modal: ModalBank,
+    diffuse: DiffuseResonator,
+    limiter: Limiter,
+    modes: [Mode; MAX_MODES],
+    cup_key: Option<(CupMaterial, CupShape, f32, f32, f32, f32, f32)>,
+    gains: [f32; 3],
+    gain_coef: f32,
+    notes_held: u32,
+    velocity: f32,
+    modulation: f32,
+    last_flow_cmd: f32,
+    last_fill_setting: f32,
+    pour: PourState,
+    normal_mode: NormalMode,
+    max_per_cell: u32,
+    /// The pour-independent parts of the generator's cell PDFs, and the culling share.
+    shapes: generator::Shapes,
+    /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
+    mode_limit: usize,
+    stats: Stats,
+    /// Physical collisions per generator cell (`generator::CELLS`) since the last reset,
+    /// for the editor's scene view (read-only telemetry; rendering does not use it).
+    cell_collisions: [u64; generator::CELLS.len()],
+}
+
+impl Engine {
+    /// Builds an engine. `max_block` is accepted for API symmetry with hosts; the engine
+    /// renders any block length without allocating.
+    pub fn new(settings: Settings, sample_rate: f32, _max_block: usize) -> Self {
+        let sample_rate = if sample_rate.is_finite() {
+            sample_rate.clamp(8_000.0, 768_000.0)
+        } else {
+            48_000.0
+        };
+        let settings = settings.sanitized();
+        // parse the cup models now: `process` must not be the first to touch them
+        cups::library();
+        let kernels = PulseKernels::new(sample_rate);
+        // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
+        let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
+        let max_delay = (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
+        let ring = (GENERATOR_LEAD + WINDOW + max_delay + kernels.taps() + 2).next_power_of_two();
+        let window_s = WINDOW as f32 / sample_rate;
+        let mut e = Engine {
+            sample_rate,
+            settings,
+            kernels,
+            scene: PourScene::new(window_s),
+            rng: Xoshiro256PlusPlus::seed_from_u64(settings.seed),
+            grains_ring: [vec![0.0; ring], vec![0.0; ring]],
+            cup_ring: vec![vec![0.0; ring]; CUP_BUSES],
+            scratch: vec![0.0; scratch_len],
+            pending: Vec::with_capacity(PENDING),
+            pending_done: 0,
+            pending_params: RenderParams::default(),
+            mask: ring - 1,
+            clock: 0,
+            sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
+            sphere_radius: settings.grain_radius_m(),
+            modal: ModalBank::new(sample_rate),
+            diffuse: DiffuseResonator::new(sample_rate, settings.seed),
+            limiter: Limiter::new(sample_rate, LIMITER_CEILING),
+            modes: [Mode::ZERO; MAX_MODES],
+            cup_key: None,
+            gains: [0.0; 3],
+            gain_coef: 1.0 - (-1.0 / (GAIN_SMOOTH_S * sample_rate)).exp(),
+            notes_held: 0,
+            velocity: 0.0,
+            modulation: 0.0,
+            last_flow_cmd: 0.0,
+            last_fill_setting: settings.fill,
+            pour: PourState::default(),
+            normal_mode: NormalMode::Physical,
+            max_per_cell: generator::max_rendered_per_cell(sample_rate),
+            shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE),
+            mode_limit: MAX_MODES,
+            stats: Stats::default(),
+            cell_collisions: [0; generator::CELLS.len()],
+        };
+        e.reset();
+        e
+    }
+
+    pub fn sample_rate(&self) -> f32 {
+        self.sample_rate
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Latency of the main output (the limiter's look-ahead), samples.
+    pub fn latency_samples(&self) -> usize {
+        self.limiter.latency()
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Collisions per generator cell (`generator::CELLS`) since the last reset, culled ones
+    /// excluded; a merged collision counts as its group size (weight squared, rounded).
+    pub fn cell_collisions(&self) -> &[u64; generator::CELLS.len()] {
+        &self.cell_collisions
+    }
+
+    /// The scene's current geometry (cup, grain and stream sizes, m).
+    pub fn scene_geometry(&self) -> Geometry {
+        self.geometry()
+    }
+
+    /// The pour state of the last window.
+    pub fn pour_state(&self) -> PourState {
+        self.pour
+    }
+
+    /// The cup's current modes.
+    pub fn modes(&self) -> &[Mode] {
+        self.modal.modes()
+    }
+
+    /// Samples per generator window.
+    pub fn window_len(&self) -> usize {
+        WINDOW
+    }
+
+    /// Samples until the next window boundary (where control changes take effect).
+    pub fn samples_to_window(&self) -> usize {
+        let r = (self.clock % WINDOW as u64) as usize;
+        if r == 0 {
+            0
+        } else {
+            WINDOW - r
+        }
+    }
+
+    /// Thesis 5.4 experiment: how normals are drawn (tests and inspection).
+    pub fn set_normal_mode(&mut self, mode: NormalMode) {
+        self.normal_mode = mode;
+    }
+
+    /// Audibility culling (see `generator::CULL_ENERGY_SHARE`): the share of each cell's
+    /// energy that may be culled; 0 turns culling off.
+    pub fn set_cull_energy_share(&mut self, share: f32) {
+        let share = if share.is_finite() { share.clamp(0.0, 0.5) } else { 0.0 };
+        self.shapes.set_cull_share(share);
+    }
+
+    /// Most collisions rendered one by one per window and cell (see
+    /// `generator::RENDERED_PER_CELL_PER_S`); `u32::MAX` renders every collision.
+    pub fn set_max_rendered_per_cell(&mut self, n: u32) {
+        self.max_per_cell = n.max(1);
+    }
+
+    /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
+    /// Lets at most `n` of the cup's modes ring, the lowest first (benchmarks of the cost per
+    /// mode); takes effect at the next window.
+    pub fn set_mode_limit(&mut self, n: usize) {
+        self.mode_limit = n.min(MAX_MODES);
+        self.cup_key = None;
+    }
+
+    pub fn set_sample_rate(&mut self, sample_rate: f32) {
+        *self = Engine::new(self.settings, sample_rate, 0);
+    }
+
+    /// Back to silence with the RNG reseeded from `settings.seed`.
+    pub fn reset(&mut self) {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
+        for r in self.grains_ring.iter_mut().chain(self.cup_ring.iter_mut()) {
+            r.iter_mut().for_each(|x| *x = 0.0);
+        }
+        self.clock = 0;
+        self.pending.clear();
+        self.pending_done = 0;
+        self.sphere_radius = self.settings.grain_radius_m();
+        for f in &mut self.sphere_filter {
+            f.set(self.sample_rate, self.sphere_radius);
+            f.reset();
+        }
+        self.modal.reset();
+        self.diffuse.reset(self.settings.seed);
+        self.limiter.reset();
+        self.scene.reset(self.settings.fill);
+        self.cup_key = None;
+        self.gains = self.gain_targets();
+        self.notes_held = 0;
+        self.velocity = 0.0;
+        self.modulation = 0.0;
+        self.last_flow_cmd = 0.0;
+        self.last_fill_setting = self.settings.fill;
+        self.pour = PourState::default();
+        self.stats = Stats::default();
+        self.cell_collisions = [0; generator::CELLS.len()];
+        self.update_cup();
+    }
+
+    /// Reseeds the random streams without silencing what sounds (a new seed from the host).
+    pub fn reseed(&mut self, seed: u64) {
+        self.settings.seed = seed;
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        self.diffuse.reseed(seed);
+    }
+
+    /// New settings; they take effect at the next window boundary (gains glide).
+    pub fn set_settings(&mut self, settings: &Settings) {
+        self.settings = settings.sanitized();
+    }
+
+    /// Starts (or re-strikes) the stream; `velocity` 0..1 scales the flow.
+    pub fn note_on(&mut self, velocity: f32) {
+        let v = if velocity.is_finite() {
+            velocity.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        if v <= 0.0 {
+            // MIDI convention: note-on with velocity 0 is a note-off
+            self.note_off();
+            return;
+        }
+        self.notes_held = self.notes_held.saturating_add(1);
+        self.velocity = v;
+    }
+
+    pub fn note_off(&mut self) {
+        self.notes_held = self.notes_held.saturating_sub(1);
+    }
+
+    /// Stops every note (host "all notes off", transport stop).
+    pub fn all_notes_off(&mut self) {
+        self.notes_held = 0;
+    }
+
+    /// Flow modulation 0..1 from the mod wheel or channel pressure: flow x (1 + m).
+    pub fn set_modulation(&mut self, amount: f32) {
+        self.modulation = if amount.is_finite() {
+            amount.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+    }
+
+    fn gain_targets(&self) -> [f32; 3] {
+        let db = |x: f32| 10f32.powf(x / 20.0);
+        [
+            db(self.settings.grains_level_db),
+            db(self.settings.cup_level_db),
+            db(self.settings.output_gain_db),
+        ]
+    }
+
+    /// Commanded mass flow, kg/s.
+    fn flow_command(&self) -> f32 {
+        let rate = self.settings.pour_rate_g_s * 1e-3;
+        match self.settings.trigger_mode {
+            TriggerMode::Continuous => rate,
+            TriggerMode::Midi if self.notes_held > 0 => rate * self.velocity * (1.0 + self.modulation),
+            TriggerMode::Midi => 0.0,
+        }
+    }
+
+    fn geometry(&self) -> Geometry {
+        let s = &self.settings;
+        let a = s.grain_radius_m();
+        Geometry {
+            cup_radius: CUP_RADIUS_M * s.cup_size,
+            cup_height: CUP_HEIGHT_M * s.cup_size,
+            grain_radius: a,
+            // a stream a few grains wide, at least 4 mm
+            stream_radius: (8.0 * a).max(0.004),
+        }
+    }
+
+    fn update_cup(&mut self) {
+        let s = self.settings;
+        let fill = (self.scene.fill() * 500.0).round() / 500.0;
+        let key = (
+            s.cup_material,
+            s.resolved_cup_shape(),
+            s.cup_size,
+            fill,
+            s.grain_density(),
+            s.listener_distance_m,
+            s.stereo_width,
+        );
+        if self.cup_key == Some(key) {
+            return;
+        }
+        self.cup_key = Some(key);
+        let cup = CupState {
+            material: s.cup_material,
+            shape: s.resolved_cup_shape(),
+            size: s.cup_size,
+            fill,
+            grain_density: s.grain_density(),
+            grain_diameter_m: 2.0 * s.grain_radius_m(),
+        };
+        let max_f = (0.45 * self.sample_rate).min(20_000.0);
+        let n = build_modes(&cup, max_f, &mut self.modes).min(self.mode_limit);
+        let distance = self.cup_distance();
+        self.modal.set_modes(&self.modes[..n], distance, s.stereo_width);
+        // the diffuse resonator takes over above the highest mode (Phya 7.2)
+        let params = diffuse_params(&cup, &self.modes[..n], distance);
+        let modes = &self.modes[..n];
+        self.diffuse.set(&params, |lo, hi| {
+            modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
+        });
+    }
+
+    /// Listener position, m (origin: centre of the cup floor).
+    fn listener(&self) -> [f32; 3] {
+        let s = &self.settings;
+        let th = s.listener_angle_deg.to_radians();
+        [
+            s.listener_distance_m * th.sin(),
+            0.0,
+            self.pour.pile_height_m + s.listener_distance_m * th.cos(),
+        ]
+    }
+
+    fn cup_distance(&self) -> f32 {
+        let s = &self.settings;
+        // from the cup's centre, half-way up its wall
+        let l = self.listener();
+        let c = [0.0, 0.0, 0.5 * CUP_HEIGHT_M * s.cup_size];
+        ((l[0] - c[0]).powi(2) + (l[1] - c[1]).powi(2) + (l[2] - c[2]).powi(2)).sqrt()
+    }
+
+    /// Control work at a window boundary: pour state, cup, collisions for this window.
+    fn window(&mut self) {
+        let s = self.settings;
+        let flow_cmd = self.flow_command();
+        if s.fill != self.last_fill_setting || (flow_cmd > 0.0 && self.last_flow_cmd <= 0.0 && !self.scene.is_active())
+        {
+            // "fill level at pour start": a new pour, or a new setting, sets the level
+            self.scene.set_fill(s.fill);
+            self.last_fill_setting = s.fill;
+        }
+        self.last_flow_cmd = flow_cmd;
+        let grain = s.grain_material.data();
+        let input = SceneInput {
+            grain_radius_m: s.grain_radius_m(),
+            grain_density: s.grain_density(),
+            cup_size: s.cup_size,
+            fall_height_m: s.fall_height_m,
+            auto_fill: s.auto_fill,
+        };
+        self.pour = self.scene.step(&input, flow_cmd);
+        if s.grain_radius_m() != self.sphere_radius {
+            // the sphere-radiation filter depends only on the grain radius
+            self.sphere_radius = s.grain_radius_m();
+            for f in &mut self.sphere_filter {
+                f.set(self.sample_rate, self.sphere_radius);
+            }
+        }
+        self.update_cup();
+        self.modal.flush_denormals();
+
+        let geometry = self.geometry();
+        let window_s = WINDOW as f32 / self.sample_rate;
+        let mut rng = self.rng.clone();
+        // the previous window's collisions are all rendered by now (`span`), bar rounding
+        self.render_pending(self.pending.len());
+        self.pending.clear();
+        self.pending_done = 0;
+        let mut stats = self.stats;
+        let pour = self.pour;
+        let normal_mode = self.normal_mode;
+        let max_per_cell = self.max_per_cell;
+        let params = RenderParams::new(self);
+        self.pending_params = params;
+        let ctx = RenderContext {
+            kernels: &self.kernels,
+            p: params,
+        };
+        let grains_ring = &mut self.grains_ring;
+        let cup_ring = &mut self.cup_ring;
+        let scratch = &mut self.scratch;
+        let cell_collisions = &mut self.cell_collisions;
+        let pending = &mut self.pending;
+        let setup = GeneratorSetup {
+            geometry,
+            restitution: grain.restitution,
+            window_s,
+            normals: normal_mode,
+            max_per_cell,
+        };
+        // the collisions each rendered one stands for (a cell's collisions share a weight, so
+        // the float-to-integer conversion is made once a cell)
+        let mut group = (f32::NAN, 1u64);
+        let mut count = |stats: &mut Stats, cell_collisions: &mut [u64; generator::CELLS.len()], c: &Collision| {
+            stats.rendered += 1;
+            if c.weight.to_bits() != group.0.to_bits() {
+                group = (c.weight, ((c.weight * c.weight + 0.5) as u64).max(1));
+            }
+            cell_collisions[c.cell] += group.1;
+        };
+        let physical = generate(&pour, &setup, &self.shapes, &mut rng, pending, |c| {
+            // beyond the default budget (tests, inspection): render at once
+            count(&mut stats, cell_collisions, c);
+            ctx.render(c, grains_ring, cup_ring, scratch);
+            stats.written += 1;
+        });
+        for c in pending.iter() {
+            count(&mut stats, cell_collisions, c);
+        }
+        stats.grain_grain += physical[0];
+        stats.grain_cup += physical[1];
+        stats.collisions += physical[0] + physical[1];
+        stats.culled += physical[2];
+        self.stats = stats;
+        self.rng = rng;
+    }
+
+    /// Renders the pending collisions up to index `upto` (they land after this window).
+    fn render_pending(&mut self, upto: usize) {
+        let ctx = RenderContext {
+            kernels: &self.kernels,
+            p: self.pending_params,
+        };
+        let upto = upto.min(self.pending.len());
+        // every lane is written by each `prepare_into`, so one set-up serves every batch
+        let mut prepared = Prepared::default();
+        for batch in self.pending[self.pending_done.min(upto)..upto].chunks(BATCH) {
+            ctx.prepare_into(batch, &mut prepared);
+            ctx.render_batch(
+                batch,
+                &prepared,
+                &mut self.grains_ring,
+                &mut self.cup_ring,
+                &mut self.scratch,
+            );
+            self.stats.written += batch.len() as u64;
+        }
+        self.pending_done = self.pending_done.max(upto);
+    }
+
+    /// Renders `outputs` (any length, including zero).
+    pub fn process(&mut self, outputs: Outputs<'_>) {
+        let _ftz = ftz::FlushDenormals::new();
+        let Outputs { main, grains, cup } = outputs;
+        let [main_l, main_r] = main;
+        let [grains_l, grains_r] = grains;
+        let [cup_l, cup_r] = cup;
+        let n = main_l
+            .len()
+            .min(main_r.len())
+            .min(grains_l.len())
+            .min(grains_r.len())
+            .min(cup_l.len())
+            .min(cup_r.len());
+        let targets = self.gain_targets();
+        let mut i = 0;
+        while i < n {
+            if self.clock.is_multiple_of(WINDOW as u64) {
+                self.window();
+            }
+            // a span never crosses a window boundary, so it never wraps around the rings
+            // (their length is a power of two, a multiple of WINDOW)
+            let offset = (self.clock % WINDOW as u64) as usize;
+            let len = (n - i).min(WINDOW - offset);
+            let span = i..i + len;
+            self.span(
+                &targets,
+                [&mut main_l[span.clone()], &mut main_r[span.clone()]],
+                [&mut grains_l[span.clone()], &mut grains_r[span.clone()]],
+                [&mut cup_l[span.clone()], &mut cup_r[span]],
+            );
+            i += len;
+            // spread the next window's collisions over this one, in proportion to time
+            let share = (self.pending.len() * (offset + len)).div_ceil(WINDOW);
+            self.render_pending(share);
+        }
+    }
+
+    /// Renders one span inside a window: reads (and clears) the rings, runs the sphere
+    /// filters, the modal bank and the diffuse resonator over the span, then the gains and
+    /// the limiter sample by sample.
+    fn span(&mut self, targets: &[f32; 3], main: [&mut [f32]; 2], grains: [&mut [f32]; 2], cup: [&mut [f32]; 2]) {
+        let len = main[0].len();
+        let start = (self.clock as usize) & self.mask;
+        let range = start..start + len;
+        let mut pressure = [[0.0f32; WINDOW]; 2];
+        {
+            let [ring_l, ring_r] = &mut self.grains_ring;
+            let [p_l, p_r] = &mut pressure;
+            let (ring_l, ring_r) = (&mut ring_l[range.clone()], &mut ring_r[range.clone()]);
+            SphereFilter::process_pair(&mut self.sphere_filter, [ring_l, ring_r], [p_l, p_r]);
+            ring_l.fill(0.0);
+            ring_r.fill(0.0);
+        }
+        let mut total = [0.0f32; WINDOW];
+        for ring in &self.cup_ring {
+            for (t, f) in total.iter_mut().zip(&ring[range.clone()]) {
+                *t += f;
+            }
+        }
+        let mut modal = [[0.0f32; WINDOW]; 2];
+        let mut diffuse = [[0.0f32; WINDOW]; 2];
+        {
+            let forces: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &self.cup_ring[b][range.clone()]);
+            let [ml, mr] = &mut modal;
+            self.modal.process(&forces, &mut ml[..len], &mut mr[..len]);
+        }
+        for ring in &mut self.cup_ring {
+            ring[range.clone()].fill(0.0);
+        }
+        let [dl, dr] = &mut diffuse;
+        self.diffuse.process(&total[..len], &mut dl[..len], &mut dr[..len]);
+        let [main_l, main_r] = main;
+        let [grains_l, grains_r] = grains;
+        let [cup_l, cup_r] = cup;
+        let coef = self.gain_coef;
+        let step = |g: &mut [f32; 3]| {
+            for (g, &target) in g.iter_mut().zip(targets) {
+                *g += coef * (target - *g);
+            }
+        };
+        // The smoothed gains settle on a fixed point of their step (within a few hundred
+        // ulps of the target, where the step rounds away), after which every sample of a
+        // span has the same gains: the loop below then has no dependency from one sample
+        // to the next and compiles to packed SIMD. Either way, the same gains and the same
+        // operations per sample, so the same bits.
+        let mut next = self.gains;
+        step(&mut next);
+        let settled = next == self.gains;
+        for t in 0..len {
+            if !settled {
+                step(&mut self.gains);
+            }
+            let [g_grains, g_cup, g_out] = self.gains;
+            let sg = [pressure[0][t] * g_grains * g_out, pressure[1][t] * g_grains * g_out];
+            let sc = [
+                (modal[0][t] + diffuse[0][t]) * g_cup * g_out,
+                (modal[1][t] + diffuse[1][t]) * g_cup * g_out,
+            ];
+            let sg = sg.map(finite_or_zero);
+            let sc = sc.map(finite_or_zero);
+            grains_l[t] = sg[0];
+            grains_r[t] = sg[1];
+            cup_l[t] = sc[0];
+            cup_r[t] = sc[1];
+            main_l[t] = sg[0] + sc[0];
+            main_r[t] = sg[1] + sc[1];
+        }
+        self.limiter.process_span(main_l, main_r);
+        self.clock += len as u64;
+    }
+}
+
+#[inline]
+fn finite_or_zero(x: f32) -> f32 {
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,323 @@
+//! Offline rendering: the engine driven by a pour-rate curve, as `granary render` does.
+//!
+//! Control changes (the pour curve) are applied at the engine's window boundaries, so the
+//! result is identical for every block size.
+
+use crate::params::ParamValues;
+use crate::{Engine, Outputs, Settings, Stats, TriggerMode};
+
+/// A piecewise-linear pour-rate curve: (time s, rate g/s) points, times non-decreasing.
+/// Before the first point the first rate holds; after the last, the last rate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PourCurve {
+    points: Vec<(f64, f32)>,
+}
+
+impl PourCurve {
+    /// Pour at `rate` until `stop_s`, then stop.
+    pub fn until(rate: f32, stop_s: f64) -> Self {
+        PourCurve {
+            points: vec![(0.0, rate), (stop_s.max(0.0), rate), (stop_s.max(0.0), 0.0)],
+        }
+    }
+
+    /// Parses `T:RATE,T:RATE,...` (seconds, g/s).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut points = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (t, r) = part
+                .split_once(':')
+                .ok_or_else(|| format!("`{part}`: expected TIME:RATE, e.g. 0.5:20"))?;
+            let t: f64 = t
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{part}`: time `{t}` is not a number"))?;
+            let r: f32 = r
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{part}`: rate `{r}` is not a number"))?;
+            if !t.is_finite() || t < 0.0 {
+                return Err(format!("`{part}`: time must be a finite number of seconds >= 0"));
+            }
+            if !r.is_finite() || !(0.0..=200.0).contains(&r) {
+                return Err(format!("`{part}`: rate must be within 0..=200 g/s"));
+            }
+            if let Some(&(prev, _)) = points.last() {
+                if t < prev {
+                    return Err(format!("`{part}`: times must not decrease"));
+                }
+            }
+            points.push((t, r));
+        }
+        if points.is_empty() {
+            return Err("the pour curve has no points".into());
+        }
+        Ok(PourCurve { points })
+    }
+
+    pub fn rate_at(&self, t: f64) -> f32 {
+        let p = &self.points;
+        if t < p[0].0 {
+            return p[0].1;
+        }
+        // the last segment containing t (so a step at equal times takes the later value)
+        for w in p.windows(2).rev() {
+            let ((t0, r0), (t1, r1)) = (w[0], w[1]);
+            if t >= t0 && t <= t1 {
+                if t1 - t0 <= 0.0 {
+                    return r1;
+                }
+                return r0 + (r1 - r0) * ((t - t0) / (t1 - t0)) as f32;
+            }
+        }
+        p[p.len() - 1].1
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    pub seconds: f64,
+    pub sample_rate: f32,
+    pub block_size: usize,
+    /// `None`: pour at the preset's rate until one second before the end.
+    pub pour: Option<PourCurve>,
+}
+
+/// Rendered audio, aligned: the main output's limiter latency is removed.
+pub struct Rendered {
+    pub sample_rate: f32,
+    pub main: [Vec<f32>; 2],
+    pub grains: [Vec<f32>; 2],
+    pub cup: [Vec<f32>; 2],
+    pub stats: Stats,
+}
+
+/// Renders a pour of `values` (trigger mode is forced to Continuous: the curve pours).
+pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
+    let mut settings: Settings = values.to_settings();
+    settings.trigger_mode = TriggerMode::Continuous;
+    let curve = opts
+        .pour
+        .clone()
+        .unwrap_or_else(|| PourCurve::until(settings.pour_rate_g_s, opts.seconds - 1.0));
+    settings.pour_rate_g_s = curve.rate_at(0.0);
+    let fs = opts.sample_rate;
+    let block = opts.block_size.max(1);
+    let mut engine = Engine::new(settings, fs, block);
+    let latency = engine.latency_samples();
+    let frames = (opts.seconds.max(0.0) * fs as f64).round() as usize;
+    let total = frames + latency;
+    let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; total]);
+    let mut pos = 0;
+    while pos < total {
+        let block_end = (pos + block).min(total);
+        while pos < block_end {
+            if engine.samples_to_window() == 0 {
+                settings.pour_rate_g_s = curve.rate_at(pos as f64 / fs as f64);
+                engine.set_settings(&settings);
+            }
+            let to_window = match engine.samples_to_window() {
+                0 => engine.window_len(),
+                n => n,
+            };
+            let end = (pos + to_window).min(block_end);
+            process_span(&mut engine, &mut out, pos..end);
+            pos = end;
+        }
+    }
+    aligned(out, latency, frames, fs, engine.stats())
+}
+
+/// One held note of a MIDI pour, as a DAW would send it: note-on at `start_s`, note-off at
+/// `end_s` (seconds from the start of the render), MIDI velocity 1..=127.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoteEvent {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub velocity: u8,
+}
+
+impl NoteEvent {
+    /// Velocity when `:VEL` is left out.
+    pub const DEFAULT_VELOCITY: u8 = 100;
+
+    /// Parses `START:END[:VEL]` (seconds, seconds, MIDI velocity 1..=127).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = text.split(':').map(str::trim).collect();
+        if !(2..=3).contains(&parts.len()) {
+            return Err(format!("`{text}`: expected START:END[:VEL], e.g. 0.5:3:100"));
+        }
+        let time = |what: &str, t: &str| -> Result<f64, String> {
+            match t.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+                _ => Err(format!(
+                    "`{text}`: {what} `{t}` must be a finite number of seconds >= 0"
+                )),
+            }
+        };
+        let start_s = time("start", parts[0])?;
+        let end_s = time("end", parts[1])?;
+        if end_s <= start_s {
+            return Err(format!("`{text}`: the note must end after it starts"));
+        }
+        let velocity = match parts.get(2) {
+            None => Self::DEFAULT_VELOCITY,
+            Some(v) => match v.parse::<u8>() {
+                Ok(v) if (1..=127).contains(&v) => v,
+                _ => {
+                    return Err(format!(
+                        "`{text}`: velocity `{v}` must be a whole number within 1..=127"
+                    ))
+                }
+            },
+        };
+        Ok(NoteEvent {
+            start_s,
+            end_s,
+            velocity,
+        })
+    }
+
+    /// Velocity as nice-plug hands it to the plugin (and the plugin to the engine).
+    pub fn velocity_01(&self) -> f32 {
+        self.velocity as f32 / 127.0
+    }
+}
+
+/// Renders a MIDI pour: `notes` drive the engine exactly as the plugin does when a host
+/// plays them (trigger mode MIDI; each note-on and note-off lands on its own sample,
+/// `round(t * sample_rate)`; notes may overlap). The engine only reads events at its window
+/// boundaries, so the result does not depend on the block size, and equals a DAW bounce of
+/// the same notes, settings and seed once the host's output is aligned by the plugin's
+/// latency (`tests/host_vst3.py` checks this in a real VST3 host).
+pub fn render_notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEvent]) -> Rendered {
+    let mut settings: Settings = values.to_settings();
+    settings.trigger_mode = TriggerMode::Midi;
+    let fs = opts.sample_rate;
+    let block = opts.block_size.max(1);
+    let mut engine = Engine::new(settings, fs, block);
+    let latency = engine.latency_samples();
+    let frames = (opts.seconds.max(0.0) * fs as f64).round() as usize;
+    let total = frames + latency;
+    let at = |t: f64| (t * fs as f64).round() as usize;
+    // (sample, note-on velocity or None for note-off); offs before ons at the same sample
+    let mut events: Vec<(usize, Option<f32>)> = notes
+        .iter()
+        .flat_map(|n| [(at(n.start_s), Some(n.velocity_01())), (at(n.end_s), None)])
+        .collect();
+    events.sort_by_key(|&(t, v)| (t, v.is_some()));
+    let mut next = 0;
+    let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; total]);
+    let mut pos = 0;
+    while pos < total {
+        let block_end = (pos + block).min(total);
+        while pos < block_end {
+            while next < events.len() && events[next].0 <= pos {
+                match events[next].1 {
+                    Some(velocity) => engine.note_on(velocity),
+                    None => engine.note_off(),
+                }
+                next += 1;
+            }
+            let end = events.get(next).map_or(block_end, |e| e.0.clamp(pos + 1, block_end));
+            process_span(&mut engine, &mut out, pos..end);
+            pos = end;
+        }
+    }
+    aligned(out, latency, frames, fs, engine.stats())
+}
+
+/// Removes the main output's latency and trims everything to `frames`.
+/// Renders frames `span` of the six output channels (main, grains and cup, left and right).
+fn process_span(engine: &mut Engine, out: &mut [Vec<f32>; 6], span: std::ops::Range<usize>) {
+    let [ml, mr, gl, gr, cl, cr] = out;
+    engine.process(Outputs {
+        main: [&mut ml[span.clone()], &mut mr[span.clone()]],
+        grains: [&mut gl[span.clone()], &mut gr[span.clone()]],
+        cup: [&mut cl[span.clone()], &mut cr[span]],
+    });
+}
+
+fn aligned(out: [Vec<f32>; 6], latency: usize, frames: usize, fs: f32, stats: Stats) -> Rendered {
+    let [mut ml, mut mr, mut gl, mut gr, mut cl, mut cr] = out;
+    ml.drain(..latency);
+    mr.drain(..latency);
+    for v in [&mut gl, &mut gr, &mut cl, &mut cr] {
+        v.truncate(frames);
+    }
+    Rendered {
+        sample_rate: fs,
+        main: [ml, mr],
+        grains: [gl, gr],
+        cup: [cl, cr],
+        stats,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curve_parsing_and_interpolation() {
+        let c = PourCurve::parse("0:0, 1:20, 2:20, 2:0").unwrap();
+        assert_eq!(c.rate_at(0.5), 10.0);
+        assert_eq!(c.rate_at(1.5), 20.0);
+        assert_eq!(c.rate_at(2.0), 0.0);
+        assert_eq!(c.rate_at(9.0), 0.0);
+        assert!(PourCurve::parse("1:10,0:5").is_err());
+        assert!(PourCurve::parse("0:500").is_err());
+        assert!(PourCurve::parse("x").is_err());
+        assert!(PourCurve::parse("").is_err());
+        let u = PourCurve::until(20.0, 3.0);
+        assert_eq!(u.rate_at(2.99), 20.0);
+        assert_eq!(u.rate_at(3.5), 0.0);
+    }
+
+    #[test]
+    fn note_parsing() {
+        assert_eq!(
+            NoteEvent::parse("0.5:3").unwrap(),
+            NoteEvent {
+                start_s: 0.5,
+                end_s: 3.0,
+                velocity: 100
+            }
+        );
+        assert_eq!(NoteEvent::parse(" 1 : 2 : 127 ").unwrap().velocity, 127);
+        for bad in [
+            "", "1", "2:1", "1:1", "-1:2", "0:nan", "0:inf", "0:1:0", "0:1:128", "0:1:6.5", "0:1:2:3", "a:b",
+        ] {
+            let err = NoteEvent::parse(bad).unwrap_err();
+            assert!(err.contains(&format!("`{bad}`")), "{err}");
+        }
+    }
+
+    #[test]
+    fn notes_render_independently_of_the_block_size_and_stop() {
+        let values = ParamValues::default();
+        let notes = [
+            NoteEvent::parse("0.05:0.4:110").unwrap(),
+            // overlapping: the stream runs until the last note ends
+            NoteEvent::parse("0.3:0.6:60").unwrap(),
+        ];
+        let opts = |block_size| RenderOptions {
+            seconds: 2.1,
+            sample_rate: 48_000.0,
+            block_size,
+            pour: None,
+        };
+        let a = render_notes(&values, &opts(512), &notes);
+        let b = render_notes(&values, &opts(37), &notes);
+        assert_eq!(a.main, b.main);
+        assert_eq!(a.grains, b.grains);
+        assert!(a.stats.collisions > 0);
+        let rms = |x: &[f32]| (x.iter().map(|v| (v * v) as f64).sum::<f64>() / x.len() as f64).sqrt();
+        let pour = rms(&a.main[0][4_800..28_800]);
+        // the last 0.3 s, 1.2 s after the last note-off: at least 30 dB down
+        let tail = rms(&a.main[0][86_400..100_800]);
+        assert!(pour > 1e-3 && tail < pour * 0.0316, "pour {pour}, tail {tail}");
+        // silence before the first note
+        assert!(a.main[0][..2_000].iter().all(|&x| x == 0.0));
+    }
+}

@@ -1,0 +1,149 @@
+//! The pour scene (DESIGN "Pour scene"; thesis 5.1 and 7.1; Phya 4.6).
+//!
+//! Mass flow Q (kg/s) leaves the spout; each grain of mass m = rho V falls for
+//! `t_fall = sqrt(2 h / g)` and lands at `v = sqrt(2 g h)` (h from the spout to the pile
+//! top). The flow that arrives is the flow that left `t_fall` earlier, so after the stream
+//! stops the grains still in the air land. Arriving mass raises the pile (bulk density
+//! 0.6 rho): the fall gets shorter, the floor is covered, and the cup is damped more. A
+//! settling activity, fed by arrivals and decaying after the pour, keeps grains shifting
+//! for a moment when the stream stops.
+
+use crate::materials::{CUP_HEIGHT_M, CUP_RADIUS_M, GRAVITY, PACKING_FRACTION};
+use crate::modal::floor_coverage;
+
+/// Longest fall the delay line is sized for, m (the `fall_height` range plus a cup).
+pub const MAX_FALL_M: f32 = 1.2;
+/// Settling time constant after arrivals stop, s.
+pub const SETTLE_TIME_S: f32 = 0.35;
+/// Settling collisions per arriving grain (while the pile is disturbed).
+pub const SETTLE_COLLISIONS_PER_GRAIN: f32 = 0.6;
+/// Flow onset/offset time constant of the spout, s (a pour does not start in a sample).
+pub const FLOW_SMOOTH_S: f32 = 0.03;
+
+/// What the scene needs from the settings, in SI units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SceneInput {
+    /// Grain radius, m.
+    pub grain_radius_m: f32,
+    /// Grain solid density, kg/m^3.
+    pub grain_density: f32,
+    pub cup_size: f32,
+    /// Height of the spout above the cup rim, m.
+    pub fall_height_m: f32,
+    pub auto_fill: bool,
+}
+
+/// The scene's state at one window boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PourState {
+    /// Grains arriving per second at the start and the end of the window.
+    pub arrivals_start: f32,
+    pub arrivals_end: f32,
+    /// Impact speed of arriving grains, m/s.
+    pub impact_speed: f32,
+    /// Pile height above the cup floor, m.
+    pub pile_height_m: f32,
+    /// Fraction of the floor covered by grains, 0..1.
+    pub floor_coverage: f32,
+    /// Fill level, 0..1.
+    pub fill: f32,
+    /// Settling collisions per second.
+    pub settle_rate: f32,
+    /// Mass flow leaving the spout, kg/s (after smoothing).
+    pub flow_kg_s: f32,
+}
+
+pub struct PourScene {
+    window_s: f32,
+    /// Flow leaving the spout per window, kg/s (ring buffer, fixed capacity).
+    history: Vec<f32>,
+    head: usize,
+    flow: f32,
+    fill: f32,
+    settle: f32,
+    last_arrivals: f32,
+}
+
+impl PourScene {
+    /// `window_s`: duration of one generator window.
+    pub fn new(window_s: f32) -> Self {
+        let max_fall_s = (2.0 * (MAX_FALL_M + CUP_HEIGHT_M * 4.0) / GRAVITY).sqrt();
+        let len = (max_fall_s / window_s).ceil() as usize + 2;
+        PourScene {
+            window_s,
+            history: vec![0.0; len],
+            head: 0,
+            flow: 0.0,
+            fill: 0.0,
+            settle: 0.0,
+            last_arrivals: 0.0,
+        }
+    }
+
+    pub fn reset(&mut self, fill: f32) {
+        self.history.iter_mut().for_each(|x| *x = 0.0);
+        self.head = 0;
+        self.flow = 0.0;
+        self.fill = fill.clamp(0.0, 1.0);
+        self.settle = 0.0;
+        self.last_arrivals = 0.0;
+    }
+
+    pub fn fill(&self) -> f32 {
+        self.fill
+    }
+
+    pub fn set_fill(&mut self, fill: f32) {
+        self.fill = fill.clamp(0.0, 1.0);
+    }
+
+    /// True while grains are in the air or the pile is still settling.
+    pub fn is_active(&self) -> bool {
+        self.flow > 1e-9 || self.history.iter().any(|&q| q > 1e-9) || self.settle > 1e-3
+    }
+
+    /// Advances one window with the commanded flow `flow_cmd` (kg/s).
+    pub fn step(&mut self, input: &SceneInput, flow_cmd: f32) -> PourState {
+        let flow_cmd = if flow_cmd.is_finite() { flow_cmd.max(0.0) } else { 0.0 };
+        let alpha = 1.0 - (-self.window_s / FLOW_SMOOTH_S).exp();
+        self.flow += alpha * (flow_cmd - self.flow);
+        if self.flow < 1e-12 {
+            self.flow = 0.0;
+        }
+        let cup_h = CUP_HEIGHT_M * input.cup_size;
+        let cup_r = CUP_RADIUS_M * input.cup_size;
+        let pile_h = self.fill * cup_h;
+        // thesis 7.1: the pile rises, the fall gets shorter
+        let h = (input.fall_height_m + cup_h - pile_h).max(0.002);
+        let t_fall = (2.0 * h / GRAVITY).sqrt();
+        let delay = ((t_fall / self.window_s).round() as usize).min(self.history.len() - 1);
+        let len = self.history.len();
+        self.history[self.head] = self.flow;
+        let arrived_kg_s = self.history[(self.head + len - delay) % len];
+        self.head = (self.head + 1) % len;
+        let grain_mass = input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
+        let arrivals = arrived_kg_s / grain_mass.max(1e-12);
+        if input.auto_fill {
+            let bulk = PACKING_FRACTION * input.grain_density;
+            let volume = std::f32::consts::PI * cup_r * cup_r * cup_h;
+            self.fill = (self.fill + arrived_kg_s * self.window_s / (bulk * volume)).min(1.0);
+        }
+        let decay = (-self.window_s / SETTLE_TIME_S).exp();
+        self.settle = self.settle * decay + (1.0 - decay) * arrivals * SETTLE_COLLISIONS_PER_GRAIN;
+        if self.settle < 1e-4 {
+            self.settle = 0.0;
+        }
+        let state = PourState {
+            arrivals_start: self.last_arrivals,
+            arrivals_end: arrivals,
+            impact_speed: (2.0 * GRAVITY * h).sqrt(),
+            pile_height_m: pile_h,
+            floor_coverage: floor_coverage(pile_h as f64, 2.0 * input.grain_radius_m as f64) as f32,
+            fill: self.fill,
+            settle_rate: self.settle,
+            flow_kg_s: self.flow,
+        };
+        self.last_arrivals = arrivals;
+        state
+    }
+}

@@ -1,0 +1,140 @@
+//! Engine settings in physical units, and the limits the engine enforces whatever it is sent.
+
+use crate::cups::CupShape;
+use crate::materials::{CupMaterial, GrainMaterial};
+
+/// How the pour is triggered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TriggerMode {
+    /// Note-on starts the stream, velocity scales it, note-off stops it.
+    #[default]
+    Midi,
+    /// `pour_rate` alone drives the pour (0 = silent).
+    Continuous,
+}
+
+/// Engine settings in physical units. `sanitized` makes any value safe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    pub grain_material: GrainMaterial,
+    /// Multiplies the material's nominal grain diameter.
+    pub grain_size: f32,
+    /// Multiplies the material's density.
+    pub density: f32,
+    pub cup_material: CupMaterial,
+    /// Multiplies every length of the nominal cup (radius 4 cm, height 9 cm).
+    pub cup_size: f32,
+    /// The cup's shape (its finite-element model); `None`: the material's usual shape.
+    pub cup_shape: Option<CupShape>,
+    /// Fill level at pour start, 0..1.
+    pub fill: f32,
+    /// The cup fills as grains arrive.
+    pub auto_fill: bool,
+    /// Mass flow, g/s.
+    pub pour_rate_g_s: f32,
+    /// Spout height above the cup rim, m.
+    pub fall_height_m: f32,
+    /// Listener direction from the vertical through the impact point, degrees.
+    pub listener_angle_deg: f32,
+    /// Listener distance from the impact point, m.
+    pub listener_distance_m: f32,
+    /// 0 = mono, 1 = full width.
+    pub stereo_width: f32,
+    pub grains_level_db: f32,
+    pub cup_level_db: f32,
+    /// Output = pressure in Pa times 10^(output_gain_db / 20).
+    pub output_gain_db: f32,
+    pub trigger_mode: TriggerMode,
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            grain_material: GrainMaterial::Sugar,
+            grain_size: 1.0,
+            density: 1.0,
+            cup_material: CupMaterial::Ceramic,
+            cup_size: 1.0,
+            cup_shape: None,
+            fill: 0.0,
+            auto_fill: true,
+            pour_rate_g_s: 20.0,
+            fall_height_m: 0.15,
+            listener_angle_deg: 30.0,
+            listener_distance_m: 0.4,
+            stereo_width: 0.7,
+            grains_level_db: 0.0,
+            cup_level_db: 0.0,
+            output_gain_db: 52.0,
+            trigger_mode: TriggerMode::Midi,
+            seed: 1,
+        }
+    }
+}
+
+/// Physical limits the engine enforces whatever it is sent.
+pub mod limits {
+    pub const GRAIN_SIZE: (f32, f32) = (0.25, 4.0);
+    pub const DENSITY: (f32, f32) = (0.25, 4.0);
+    pub const CUP_SIZE: (f32, f32) = (0.5, 2.5);
+    pub const POUR_RATE_G_S: (f32, f32) = (0.0, 200.0);
+    pub const FALL_HEIGHT_M: (f32, f32) = (0.01, 1.0);
+    pub const LISTENER_ANGLE_DEG: (f32, f32) = (0.0, 90.0);
+    pub const LISTENER_DISTANCE_M: (f32, f32) = (0.1, 10.0);
+    pub const LEVEL_DB: (f32, f32) = (-60.0, 24.0);
+    pub const OUTPUT_GAIN_DB: (f32, f32) = (-20.0, 80.0);
+}
+
+fn clamp_or(x: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
+    if x.is_finite() {
+        x.clamp(lo, hi)
+    } else {
+        fallback
+    }
+}
+
+impl Settings {
+    /// Clamps every value to its physical range; NaN and infinities become the default.
+    pub fn sanitized(&self) -> Settings {
+        let d = Settings::default();
+        Settings {
+            grain_size: clamp_or(self.grain_size, limits::GRAIN_SIZE, d.grain_size),
+            density: clamp_or(self.density, limits::DENSITY, d.density),
+            cup_size: clamp_or(self.cup_size, limits::CUP_SIZE, d.cup_size),
+            fill: clamp_or(self.fill, (0.0, 1.0), d.fill),
+            pour_rate_g_s: clamp_or(self.pour_rate_g_s, limits::POUR_RATE_G_S, 0.0),
+            fall_height_m: clamp_or(self.fall_height_m, limits::FALL_HEIGHT_M, d.fall_height_m),
+            listener_angle_deg: clamp_or(
+                self.listener_angle_deg,
+                limits::LISTENER_ANGLE_DEG,
+                d.listener_angle_deg,
+            ),
+            listener_distance_m: clamp_or(
+                self.listener_distance_m,
+                limits::LISTENER_DISTANCE_M,
+                d.listener_distance_m,
+            ),
+            stereo_width: clamp_or(self.stereo_width, (0.0, 1.0), d.stereo_width),
+            grains_level_db: clamp_or(self.grains_level_db, limits::LEVEL_DB, 0.0),
+            cup_level_db: clamp_or(self.cup_level_db, limits::LEVEL_DB, 0.0),
+            output_gain_db: clamp_or(self.output_gain_db, limits::OUTPUT_GAIN_DB, d.output_gain_db),
+            ..*self
+        }
+    }
+
+    /// The cup shape in use: the chosen one, or the material's usual shape.
+    pub fn resolved_cup_shape(&self) -> CupShape {
+        self.cup_shape.unwrap_or_else(|| CupShape::usual_for(self.cup_material))
+    }
+
+    /// Grain radius, m: half the material's nominal diameter times `grain_size`.
+    pub fn grain_radius_m(&self) -> f32 {
+        0.5 * self.grain_material.data().diameter_m * self.grain_size
+    }
+
+    /// Grain density, kg/m³: the material's times `density`.
+    pub fn grain_density(&self) -> f32 {
+        self.grain_material.data().elastic.density * self.density
+    }
+}
