@@ -17,7 +17,8 @@
 use granary_engine::generator::CELLS;
 use granary_engine::Engine;
 use rtrb::{Consumer, Producer, RingBuffer};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use atomic_float::AtomicF32;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Samples the analyser ring holds: about 0.34 s at 48 kHz, several GUI frames.
@@ -44,31 +45,6 @@ impl Meter {
             Meter::Grains => "Grains",
             Meter::Cup => "Cup",
         }
-    }
-}
-
-/// An `f32` in an `AtomicU32` (relaxed: each value stands alone).
-#[derive(Default)]
-struct AtomicF32(AtomicU32);
-
-impl AtomicF32 {
-    fn store(&self, x: f32) {
-        self.0.store(x.to_bits(), Ordering::Relaxed);
-    }
-
-    fn load(&self) -> f32 {
-        f32::from_bits(self.0.load(Ordering::Relaxed))
-    }
-
-    /// Raises the stored value to `x` if larger. Only for non-negative finite values, whose
-    /// bit patterns order like the numbers.
-    fn fetch_max(&self, x: f32) {
-        self.0.fetch_max(x.to_bits(), Ordering::Relaxed);
-    }
-
-    /// Reads and clears (peak hold read by the GUI).
-    fn take(&self) -> f32 {
-        f32::from_bits(self.0.swap(0, Ordering::Relaxed))
     }
 }
 
@@ -139,7 +115,7 @@ impl TelemetryWriter {
         } else {
             48_000.0
         };
-        self.shared.sample_rate.store(fs);
+        self.shared.sample_rate.store(fs, Ordering::Relaxed);
         self.rms_coef = 1.0 - (-1.0 / (RMS_TIME_S * fs)).exp();
         self.mean_square = [0.0; 3];
     }
@@ -161,8 +137,8 @@ impl TelemetryWriter {
                 ms = 0.0; // no denormals in the integrator
             }
             self.mean_square[k] = ms;
-            self.shared.peak[k].fetch_max(peak);
-            self.shared.rms[k].store(ms.sqrt());
+            self.shared.peak[k].fetch_max(peak, Ordering::Relaxed);
+            self.shared.rms[k].store(ms.sqrt(), Ordering::Relaxed);
         }
         // the analyser's samples: the mono sum of the main output, dropped when full
         let take = n.min(self.producer.slots());
@@ -187,14 +163,14 @@ impl TelemetryWriter {
             a.store(c, Ordering::Relaxed);
         }
         let pour = engine.pour_state();
-        s.fill.store(pour.fill);
-        s.pile_height_m.store(pour.pile_height_m);
-        s.flow_kg_s.store(pour.flow_kg_s);
-        s.impact_speed_m_s.store(pour.impact_speed);
+        s.fill.store(pour.fill, Ordering::Relaxed);
+        s.pile_height_m.store(pour.pile_height_m, Ordering::Relaxed);
+        s.flow_kg_s.store(pour.flow_kg_s, Ordering::Relaxed);
+        s.impact_speed_m_s.store(pour.impact_speed, Ordering::Relaxed);
         let g = engine.scene_geometry();
-        s.cup_radius_m.store(g.cup_radius);
-        s.cup_height_m.store(g.cup_height);
-        s.stream_radius_m.store(g.stream_radius);
+        s.cup_radius_m.store(g.cup_radius, Ordering::Relaxed);
+        s.cup_height_m.store(g.cup_height, Ordering::Relaxed);
+        s.stream_radius_m.store(g.stream_radius, Ordering::Relaxed);
     }
 
     /// The Pour button's change since the last call: `Some(true)` when it went down,
@@ -258,20 +234,20 @@ impl TelemetryReader {
             self.last_cells[i] = now;
         }
         Snapshot {
-            sample_rate: s.sample_rate.load(),
+            sample_rate: s.sample_rate.load(Ordering::Relaxed),
             samples: s.samples.load(Ordering::Relaxed),
             dropped: s.dropped.load(Ordering::Relaxed),
-            peak: [0, 1, 2].map(|k| s.peak[k].take()),
-            rms: [0, 1, 2].map(|k| s.rms[k].load()),
+            peak: [0, 1, 2].map(|k| s.peak[k].swap(0.0, Ordering::Relaxed)),
+            rms: [0, 1, 2].map(|k| s.rms[k].load(Ordering::Relaxed)),
             collisions: s.collisions.load(Ordering::Relaxed),
             cell_delta,
-            fill: s.fill.load(),
-            pile_height_m: s.pile_height_m.load(),
-            flow_kg_s: s.flow_kg_s.load(),
-            impact_speed_m_s: s.impact_speed_m_s.load(),
-            cup_radius_m: s.cup_radius_m.load(),
-            cup_height_m: s.cup_height_m.load(),
-            stream_radius_m: s.stream_radius_m.load(),
+            fill: s.fill.load(Ordering::Relaxed),
+            pile_height_m: s.pile_height_m.load(Ordering::Relaxed),
+            flow_kg_s: s.flow_kg_s.load(Ordering::Relaxed),
+            impact_speed_m_s: s.impact_speed_m_s.load(Ordering::Relaxed),
+            cup_radius_m: s.cup_radius_m.load(Ordering::Relaxed),
+            cup_height_m: s.cup_height_m.load(Ordering::Relaxed),
+            stream_radius_m: s.stream_radius_m.load(Ordering::Relaxed),
         }
     }
 

@@ -1,7 +1,8 @@
 //! The built `granary.clap` bundle in a CLAP host (clack-host), loaded through its entry
-//! point as a DAW loads it. Runs when `GRANARY_CLAP_BUNDLE` points to the bundle
-//! (`cargo xtask test` builds it and sets it); otherwise the bundle tests print that they
-//! were skipped. The sample-rate test falls back to the entry linked into this binary.
+//! point as a DAW loads it. The bundle test is `#[ignore]`d in a plain `cargo test`;
+//! `cargo xtask test` builds the bundle, sets `GRANARY_CLAP_BUNDLE` and runs it with
+//! `--ignored` (without the variable it fails). The sample-rate test uses the bundle when
+//! the variable is set and the entry linked into this binary otherwise.
 //!
 //! For each of 22.05, 44.1, 48, 96 and 192 kHz, one instance is activated, processed with
 //! blocks of 1, 17, 64, 512 and 4096 frames and of random sizes, with note on/off on every
@@ -236,10 +237,9 @@ fn save_and_restore(host: &mut Host, entry_again: impl FnOnce() -> Host, rng: &m
 }
 
 #[test]
+#[ignore = "loads the built granary.clap: cargo xtask test runs it with GRANARY_CLAP_BUNDLE set"]
 fn bundle_at_every_rate_and_block_size() {
-    let Some(entry) = bundle_from_env("bundle_at_every_rate_and_block_size") else {
-        return;
-    };
+    let entry = bundle_from_env();
     let path = std::env::var_os(support::BUNDLE_ENV).unwrap();
     let started = std::time::Instant::now();
     let mut host = Host::new(entry);

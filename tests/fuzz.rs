@@ -275,8 +275,8 @@ fn random_scenes_through_the_engine() {
 }
 
 /// Plugin scene through the CLAP entry: random rate, blocks, events on all channels,
-/// parameter changes with wild values.
-fn plugin_scene(host: &mut Host, seed: u64) -> usize {
+/// parameter changes with wild values. Returns (samples rendered, the main output's peak).
+fn plugin_scene(host: &mut Host, seed: u64) -> (usize, f32) {
     let _guard = Scene("plugin scene", seed);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let rate = [22_050.0, 44_100.0, 48_000.0, 96_000.0, 192_000.0][rng.random_range(0..5)];
@@ -284,6 +284,7 @@ fn plugin_scene(host: &mut Host, seed: u64) -> usize {
     host.activate(rate, max_frames);
     let target = (rng.random_range(0.1..0.4) * rate.min(96_000.0)) as usize;
     let mut done = 0;
+    let mut loudest = 0.0f32;
     let mut notes_on: Vec<(u16, u16)> = Vec::new();
     while done < target {
         let n = match rng.random_range(0..8) {
@@ -349,10 +350,9 @@ fn plugin_scene(host: &mut Host, seed: u64) -> usize {
         if let Some((ch, i, x)) = first_non_finite(&out) {
             panic!("seed {seed}: channel {ch}, frame {i}: non-finite sample {x}");
         }
-        assert!(
-            peak(&out[..2]) <= LIMITER_CEILING,
-            "seed {seed}: main above the ceiling"
-        );
+        let main = peak(&out[..2]);
+        assert!(main <= LIMITER_CEILING, "seed {seed}: main above the ceiling");
+        loudest = loudest.max(main);
         assert!(peak(&out) <= STEM_BOUND, "seed {seed}: stems beyond {STEM_BOUND:e}");
         if rng.random_bool(0.02) {
             host.reset();
@@ -360,7 +360,7 @@ fn plugin_scene(host: &mut Host, seed: u64) -> usize {
         done += n;
     }
     host.deactivate();
-    done
+    (done, loudest)
 }
 
 #[test]
@@ -370,13 +370,18 @@ fn random_scenes_through_the_plugin() {
     let started = Instant::now();
     let mut host = Host::new(support::load_linked());
     let mut samples = 0;
+    let mut audible = 0;
     for i in 0..scenes {
-        samples += plugin_scene(&mut host, base.wrapping_add(i).wrapping_mul(0x9E37_79B9));
+        let (n, loudest) = plugin_scene(&mut host, base.wrapping_add(i).wrapping_mul(0x9E37_79B9));
+        samples += n;
+        audible += (loudest > 1e-5) as u64;
     }
     eprintln!(
-        "{scenes} plugin scenes from seed {base}: {samples} samples in {:.1} s",
+        "{scenes} plugin scenes from seed {base}: {samples} samples in {:.1} s, {audible} audible",
         started.elapsed().as_secs_f64()
     );
+    // the scenes must really pour, or the checks prove little
+    assert!(audible * 5 >= scenes, "only {audible} of {scenes} plugin scenes made a sound");
 }
 
 /// `Engine::set_sample_rate` rebuilds everything that depends on the rate: afterwards the

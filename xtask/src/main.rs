@@ -76,6 +76,14 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
         .env("GRANARY_CLAP_BUNDLE", &clap_bundle)
         .args(extra);
     run(t)?;
+    // The tests that load the built `granary.clap` are ignored in a plain `cargo test` (no
+    // bundle there); here the bundle exists, so they run, and fail if they cannot load it.
+    let mut bundle_tests = cargo();
+    bundle_tests
+        .args(["test", "--package", "granary", "--features", "assert_process_allocs"])
+        .args(["--test", "clap_bundle", "--", "--ignored"])
+        .env("GRANARY_CLAP_BUNDLE", &clap_bundle);
+    run(bundle_tests)?;
     // The VST3 bundle in a third-party host (pedalboard, JUCE); its summary line closes the run.
     let has_host = Command::new("python3")
         .args(["-c", "import pedalboard, mido, numpy"])
