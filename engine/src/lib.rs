@@ -260,7 +260,6 @@ impl Engine {
         self.max_per_cell = n.max(1);
     }
 
-    /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
     /// Lets at most `n` of the cup's modes ring, the lowest first (benchmarks of the cost per
     /// mode); takes effect at the next window.
     pub fn set_mode_limit(&mut self, n: usize) {
@@ -268,6 +267,7 @@ impl Engine {
         self.cup_key = None;
     }
 
+    /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
     pub fn set_sample_rate(&mut self, sample_rate: f32) {
         *self = Engine::new(self.settings, sample_rate, 0);
     }
