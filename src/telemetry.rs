@@ -14,10 +14,10 @@
 //! and the flashes per cell; the pour state (fill, pile height, flow, impact speed) and the
 //! cup geometry for the scene view.
 
+use atomic_float::AtomicF32;
 use granary_engine::generator::CELLS;
 use granary_engine::Engine;
 use rtrb::{Consumer, Producer, RingBuffer};
-use atomic_float::AtomicF32;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 

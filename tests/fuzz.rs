@@ -282,17 +282,35 @@ fn plugin_scene(host: &mut Host, seed: u64) -> (usize, f32) {
     let rate = [22_050.0, 44_100.0, 48_000.0, 96_000.0, 192_000.0][rng.random_range(0..5)];
     let max_frames = [64u32, 512, 4096, 8192][rng.random_range(0..4)];
     host.activate(rate, max_frames);
-    let target = (rng.random_range(0.1..0.4) * rate.min(96_000.0)) as usize;
+    // long enough for the first grains to land (their fall takes up to 0.45 s)
+    let target = (rng.random_range(0.3..0.6) * rate.min(96_000.0)) as usize;
     let mut done = 0;
     let mut loudest = 0.0f32;
     let mut notes_on: Vec<(u16, u16)> = Vec::new();
+    // Every scene starts from the defaults (an earlier scene's wild values would otherwise
+    // pile up, e.g. a pour rate of 0 that silences every scene after it) and pours; the
+    // random events below may still stop it, so that the checks run on sound, not silence.
+    let mut first: Vec<(u32, Ev)> = (0..host.params.len())
+        .map(|index| {
+            let value = host.params[index].default;
+            (0, Ev::Param { index, value })
+        })
+        .collect();
+    first.push((
+        0,
+        Ev::NoteOn {
+            key: 60,
+            channel: 0,
+            velocity: 1.0,
+        },
+    ));
     while done < target {
         let n = match rng.random_range(0..8) {
             0 => 1,
             1 => max_frames as usize,
             _ => rng.random_range(1..=max_frames as usize),
         };
-        let mut events = Vec::new();
+        let mut events: Vec<(u32, Ev)> = std::mem::take(&mut first);
         let count = if rng.random_bool(0.5) {
             rng.random_range(1..8)
         } else {
@@ -381,7 +399,10 @@ fn random_scenes_through_the_plugin() {
         started.elapsed().as_secs_f64()
     );
     // the scenes must really pour, or the checks prove little
-    assert!(audible * 5 >= scenes, "only {audible} of {scenes} plugin scenes made a sound");
+    assert!(
+        audible * 2 >= scenes,
+        "only {audible} of {scenes} plugin scenes made a sound"
+    );
 }
 
 /// `Engine::set_sample_rate` rebuilds everything that depends on the rate: afterwards the
