@@ -316,3 +316,125 @@ pub fn sphere_source(k: &Constants, p: &CollisionPulses, s: usize) -> SphereSour
         duration_s: tau,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::materials::{CupMaterial, GrainMaterial, AIR_DENSITY};
+
+    /// Glass beads of 1 mm radius over a steel cup, the listener 0.3 m straight above.
+    fn scene() -> Scene {
+        let grain = Body::sphere(GrainMaterial::GlassBeads2.data().elastic, 1e-3);
+        Scene {
+            grain,
+            partner: grain,
+            cup: Body::plane(CupMaterial::Steel.data().elastic),
+            restitution: 0.9,
+            listener: [0.0, 0.0, 0.3],
+            cup_distance_m: 0.25,
+            stereo_width: 1.0,
+            cup_radius_m: 0.04,
+        }
+    }
+
+    fn collision(kind: CollisionKind, v0: f32) -> Collision {
+        Collision {
+            time: 10.25,
+            kind,
+            cell: 0,
+            bus: 3,
+            position: [0.0, 0.0, 0.01],
+            normal: [0.0, 0.0, 1.0],
+            v0,
+            ln_v0: v0.ln(),
+            weight: 2.0,
+        }
+    }
+
+    #[test]
+    fn physics_is_the_equations_in_f64() {
+        let (fs, sc) = (48_000.0f32, scene());
+        let k = Constants::new(&sc, fs);
+        let c64 = SPEED_OF_SOUND as f64;
+        for kind in [CollisionKind::GrainGrain, CollisionKind::GrainCup] {
+            for v0 in [1e-4f32, 0.03, 1.0, 4.0] {
+                let c = collision(kind, v0);
+                let p = physics(&k, &c);
+                let close = |x: f64, want: f64, what: &str| {
+                    assert!((x / want - 1.0).abs() < 2e-5, "{kind:?} {v0}: {what} {x} vs {want}");
+                };
+                // the contact at v0 (PAN eq. 7, seed 002 §4), straight from `contact`
+                let other = if kind == CollisionKind::GrainGrain {
+                    &sc.partner
+                } else {
+                    &sc.cup
+                };
+                let want = contact(&sc.grain, other, v0, sc.restitution);
+                close(p.duration_s(fs), want.duration_s as f64, "duration");
+                close(p.impulse_ns as f64, want.impulse_ns as f64, "impulse");
+                // the spheres: centres 1 mm above and below the contact point, the listener
+                // straight above: theta 0 for the grain, 180 degrees for its partner
+                let a = 1e-3;
+                for (s, (centre, cos)) in [(0.011, 1.0), (0.009, -1.0)]
+                    .into_iter()
+                    .enumerate()
+                    .take(p.heard().len())
+                {
+                    let sp = &p.spheres[s];
+                    let r = 0.3 - centre;
+                    close(sp.distance_m as f64, r, "distance");
+                    assert_eq!(sp.cos_theta, cos as f32);
+                    let dv = want.impulse_ns as f64 / sc.grain.mass_kg as f64 * 2.0;
+                    close(sp.delta_v as f64, dv, "dv");
+                    // thesis eq. 4.1-4.2: rho0 a^3 cos dv / (2 r^2), and r/c times it
+                    let a0 = AIR_DENSITY as f64 * a * a * a * cos * dv / (2.0 * r * r);
+                    close(sp.a0 as f64, a0, "a0");
+                    close(sp.a1 as f64, a0 * r / c64, "a1");
+                    close(sp.time as f64, 10.25 + (r - a) / c64 * fs as f64, "arrival");
+                }
+                assert_eq!(p.heard().len(), if kind == CollisionKind::GrainGrain { 2 } else { 1 });
+                // centred in the stereo image
+                assert!(p.pan.iter().all(|g| (g - 1.0).abs() < 1e-6), "{:?}", p.pan);
+                match p.cup {
+                    Some(f) => {
+                        assert_eq!(kind, CollisionKind::GrainCup);
+                        close(f.amplitude as f64, want.impulse_ns as f64 * 2.0, "cup impulse");
+                        close(f.time as f64, 10.25 + 0.25 / c64 * fs as f64, "cup arrival");
+                        assert_eq!(f.bus, 3);
+                    }
+                    None => assert_eq!(kind, CollisionKind::GrainGrain),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn render_one_writes_the_impulse_into_the_cup_ring_and_wraps_around() {
+        let fs = 48_000.0f32;
+        let k = Constants::new(&scene(), fs);
+        let kernels = PulseKernels::new(fs);
+        let c = collision(CollisionKind::GrainCup, 0.5);
+        let len = 256;
+        // the pulses land across the rings' end
+        let origin = 10 * len - 40;
+        let (mut l, mut r) = (vec![0.0f32; len], vec![0.0f32; len]);
+        let mut cup = vec![vec![0.0f32; len]; 8];
+        let p = render_one(&k, &kernels, &c, origin, [&mut l, &mut r], &mut cup);
+        // the force pulse has unit area times the impulse (and the weight), N s
+        let f = p.cup.unwrap();
+        let area = cup[3].iter().sum::<f32>() / fs;
+        assert!((area / f.amplitude - 1.0).abs() < 1e-3, "{area} vs {}", f.amplitude);
+        assert!(cup
+            .iter()
+            .enumerate()
+            .all(|(b, ring)| b == 3 || ring.iter().all(|&x| x == 0.0)));
+        // the sphere's pulse: unit area times a0 (its derivative kernel sums to zero)
+        let s = p.spheres[0];
+        for (ring, gain) in [&l, &r].into_iter().zip(p.pan) {
+            let area = ring.iter().sum::<f32>() / fs;
+            assert!((area / (s.a0 * gain) - 1.0).abs() < 1e-3, "{area} vs {}", s.a0);
+            let written = |range: std::ops::Range<usize>| ring[range].iter().any(|&x| x != 0.0);
+            assert!(written(0..20) && written(len - 20..len), "the pulse should wrap around");
+        }
+    }
+}
