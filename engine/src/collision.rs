@@ -180,6 +180,7 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
     let kind = c.kind as usize;
     // the contact, from its laws at 1 m/s: j = m_eff (1 + e) v0 (seed 002 §4),
     // tau = tau(1 m/s) v0^(-1/5) (PAN eq. 7), so ln tau = ln tau(1 m/s) - ln(v0) / 5
+    // (v0 at least 1e-9 m/s in both, ln 1e-9 = -20.7)
     let impulse_ns = k.impulse_per_v[kind] * c.v0.max(1e-9);
     let ln_duration = k.ln_duration_at_1[kind] - 0.2 * c.ln_v0.max(-20.7);
     // thesis 4.1 / 5.3: the grain accelerates along n, the second sphere along -n
@@ -226,7 +227,8 @@ fn sphere_pulse(k: &Constants, c: &Collision, s: usize, sign: f32, impulse_ns: f
         distance_m: r,
         cos_theta,
         delta_v,
-        // heard at the retarded time t' = t - (r - a) / c = 0 (thesis eq. 4.1)
+        // its sound starts where the retarded time t' = t - (r - a) / c (thesis eq. 4.1)
+        // is 0: (r - a) / c after the contact
         time: c.time + (r - a) * k.samples_per_m,
         a0,
         a1,
