@@ -15,7 +15,7 @@
 //! `(s^2 + b^2)(s^2 + 2ls + 2l^2)`), the `2r/a` far-field factor, the retarded time
 //! `t' = t - (r-a)/c`, and the near-field limit `rho0 a^3 a_m cos(theta) sin(b t') / (2 r^2)`
 //! (eq. 4.1's last term). `B` is a 2nd-order Butterworth low-pass at `sqrt(2) c / a`, unit
-//! gain at DC. The renderer therefore splits the sound into
+//! gain at DC. The renderer (`collision`) therefore splits the sound into
 //! a band-limited pulse (`kernels`) weighted by the near-field amplitude, its derivative
 //! weighted by `r/c` times that amplitude, and one shared `B` filter per output channel
 //! (`SphereFilter`), since every grain in a pour has the same radius.

@@ -1,37 +1,36 @@
 //! The batched renderer of collisions: a window's collisions set up sixteen at a time in SIMD
 //! lanes (`RenderContext::prepare`), then written into the output rings through the
 //! band-limited pulse kernels (`RenderContext::render_batch`).
+//!
+//! The fast copy of `collision::physics` and `collision::render_one`, which define a
+//! collision: the set-up gives the same bits as `physics` (the same operations in the same
+//! order, lane by lane), the rings the same samples within rounding (the kernels' rows are
+//! combined in another order). The tests below check both on thousands of random
+//! collisions. It renders the engine's collisions only, whose two spheres are the same grain.
 
 use crate::accel_noise::sphere_amplitudes_at;
-use crate::contact::{contact, Body};
+use crate::collision::{Constants, Scene};
+use crate::contact::Body;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{self, PulseKernels, HALF};
-use crate::materials::{CUP_RADIUS_M, SPEED_OF_SOUND};
+use crate::materials::CUP_RADIUS_M;
 use crate::{fastmath, simd, Engine, GENERATOR_LEAD};
 
-/// Per-window constants for rendering collisions.
+/// Per-window constants for rendering collisions: the physics (`collision::Constants`) and
+/// where the window's time 0 is in the rings.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct RenderParams {
-    /// Mass (kg) and radius (m) of a grain.
-    grain_mass_kg: f32,
-    grain_radius_m: f32,
-    /// Per collision kind (`CollisionKind as usize`): the contact's impulse per unit speed,
-    /// m_eff (1 + e) (N s per m/s), and ln of its duration in samples at 1 m/s (PAN eq. 7).
-    impulse_per_v: [f32; 2],
-    ln_duration_at_1: [f32; 2],
-    listener: [f32; 3],
-    cup_delay: f32,
-    /// Samples per metre of sound travel, fs / c.
-    samples_per_m: f32,
-    base: u64,
+    pub(crate) c: Constants,
+    /// The ring index (unwrapped) of the window's time 0.
+    pub(crate) base: u64,
     mask: usize,
-    pan_scale: f32,
 }
 
 /// Collisions whose set-up runs together, one SIMD lane each (`RenderContext::prepare`).
 pub(crate) const BATCH: usize = 16;
 
-/// The per-collision quantities of a batch, lane `i` for its collision `i`.
+/// The per-collision quantities of a batch, lane `i` for its collision `i`: its
+/// `collision::physics`, and the kernel rows its pulses take.
 #[derive(Default)]
 pub(crate) struct Prepared {
     /// ln of the contact duration in samples (PAN eq. 7).
@@ -65,22 +64,20 @@ impl RenderParams {
         let mut elastic = gm.elastic;
         elastic.density = s.grain_density();
         let grain = Body::sphere(elastic, s.grain_radius_m());
-        let cup = Body::plane(s.cup_material.data().elastic);
-        let fs = e.sample_rate;
-        // `contact` at v = 1 m/s gives the constants; both laws are powers of the speed:
-        // j = m_eff (1 + e) v (seed 002 §4) and tau = tau(1) v^(-1/5) (PAN eq. 7).
-        let per_kind = [&grain, &cup].map(|other| contact(&grain, other, 1.0, gm.restitution));
-        RenderParams {
-            grain_mass_kg: grain.mass_kg,
-            grain_radius_m: grain.radius_m,
-            impulse_per_v: per_kind.map(|c| c.impulse_ns),
-            ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
+        let scene = Scene {
+            grain,
+            partner: grain,
+            cup: Body::plane(s.cup_material.data().elastic),
+            restitution: gm.restitution,
             listener: e.listener(),
-            cup_delay: e.cup_distance() / SPEED_OF_SOUND * fs,
-            samples_per_m: fs / SPEED_OF_SOUND,
+            cup_distance_m: e.cup_distance(),
+            stereo_width: s.stereo_width,
+            cup_radius_m: CUP_RADIUS_M * s.cup_size,
+        };
+        RenderParams {
+            c: Constants::new(&scene, e.sample_rate),
             base: e.clock + GENERATOR_LEAD as u64,
             mask: e.mask,
-            pan_scale: s.stereo_width / (CUP_RADIUS_M * s.cup_size),
         }
     }
 }
@@ -148,10 +145,12 @@ impl RenderContext<'_> {
             v0[i] = c.v0;
             ln_v0[i] = c.ln_v0;
             weight[i] = c.weight;
-            per_v[i] = self.p.impulse_per_v[c.kind as usize];
-            ln_d1[i] = self.p.ln_duration_at_1[c.kind as usize];
+            per_v[i] = self.p.c.impulse_per_v[c.kind as usize];
+            ln_d1[i] = self.p.c.ln_duration_at_1[c.kind as usize];
         }
-        let a = self.p.grain_radius_m;
+        // the engine's two spheres are the same grain (`RenderParams::new`)
+        debug_assert_eq!(self.p.c.spheres[0], self.p.c.spheres[1]);
+        let a = self.p.c.spheres[0].radius_m;
         // Every step below is a loop over the lanes with no call and no branch, so that it
         // compiles to packed SIMD (a loop over lanes with everything in its body does not).
         // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
@@ -161,12 +160,12 @@ impl RenderContext<'_> {
             impulse_ns[i] = per_v[i] * v0[i].max(1e-9);
             out.ln_duration[i] = ln_d1[i] - 0.2 * ln_v0[i].max(-20.7);
             out.cup_amplitude[i] = impulse_ns[i] * weight[i];
-            dv[i] = impulse_ns[i] / self.p.grain_mass_kg * weight[i];
+            dv[i] = impulse_ns[i] / self.p.c.spheres[0].mass_kg * weight[i];
         }
         // pulse times, samples: sphere 0, sphere 1, cup
         let mut times = [[0.0f32; BATCH]; 3];
         for i in 0..BATCH {
-            times[2][i] = time[i] + self.p.cup_delay;
+            times[2][i] = time[i] + self.p.c.cup_delay;
         }
         // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
         // (both are computed; a grain-cup collision uses the first only)
@@ -175,7 +174,7 @@ impl RenderContext<'_> {
             let mut d = [[0.0f32; BATCH]; 3];
             for j in 0..3 {
                 for i in 0..BATCH {
-                    d[j][i] = self.p.listener[j] - (pos[j][i] + offset * nrm[j][i]);
+                    d[j][i] = self.p.c.listener[j] - (pos[j][i] + offset * nrm[j][i]);
                 }
             }
             for i in 0..BATCH {
@@ -186,14 +185,14 @@ impl RenderContext<'_> {
                 let cos_theta = sign * (nrm[0][i] * d[0][i] + nrm[1][i] * d[1][i] + nrm[2][i] * d[2][i]) * inv_r;
                 let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv[i]);
                 // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
-                times[k][i] = time[i] + (r - a) * self.p.samples_per_m;
+                times[k][i] = time[i] + (r - a) * self.p.c.samples_per_m;
                 out.a0[k][i] = a0;
                 out.a1[k][i] = a1;
             }
         }
         // constant-power pan across the cup's width
         for i in 0..BATCH {
-            let pan = (pos[1][i] * self.p.pan_scale).clamp(-1.0, 1.0);
+            let pan = (pos[1][i] * self.p.c.pan_scale).clamp(-1.0, 1.0);
             let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
             out.pan[0][i] = cos_th * std::f32::consts::SQRT_2;
             out.pan[1][i] = sin_th * std::f32::consts::SQRT_2;
@@ -363,9 +362,251 @@ impl RenderContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collision::{add_pulse, physics, render_one};
+    use crate::generator::WINDOW;
+    use crate::materials::{CupMaterial, GrainMaterial};
     use crate::modal::CUP_BUSES;
     use crate::Settings;
     use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Engines whose collision constants differ: sample rates, grains from sugar to gravel
+    /// and steel, cups, listeners, stereo widths.
+    fn engines() -> Vec<Engine> {
+        let set_ups = [
+            (
+                44_100.0,
+                GrainMaterial::Sugar,
+                1.0,
+                CupMaterial::Ceramic,
+                1.0,
+                30.0,
+                0.4,
+                0.7,
+            ),
+            (
+                48_000.0,
+                GrainMaterial::Rice,
+                2.0,
+                CupMaterial::Glass,
+                0.5,
+                0.0,
+                0.1,
+                1.0,
+            ),
+            (
+                48_000.0,
+                GrainMaterial::GlassBeads2,
+                0.5,
+                CupMaterial::Steel,
+                2.5,
+                90.0,
+                2.0,
+                0.0,
+            ),
+            (
+                96_000.0,
+                GrainMaterial::Gravel,
+                4.0,
+                CupMaterial::Wood,
+                1.5,
+                60.0,
+                10.0,
+                0.3,
+            ),
+            (
+                22_050.0,
+                GrainMaterial::SteelShot1,
+                0.25,
+                CupMaterial::Plastic,
+                0.8,
+                45.0,
+                0.25,
+                1.0,
+            ),
+        ];
+        set_ups
+            .into_iter()
+            .map(|(fs, grain, size, cup, cup_size, angle, distance, width)| {
+                let s = Settings {
+                    grain_material: grain,
+                    grain_size: size,
+                    cup_material: cup,
+                    cup_size,
+                    listener_angle_deg: angle,
+                    listener_distance_m: distance,
+                    stereo_width: width,
+                    ..Settings::default()
+                };
+                Engine::new(s, fs, 64)
+            })
+            .collect()
+    }
+
+    /// A collision with every quantity random over (and beyond) what the generator makes.
+    fn random_collision(rng: &mut Xoshiro256PlusPlus) -> Collision {
+        let grain_cup = rng.random_bool(0.4);
+        let normal = loop {
+            let v: [f32; 3] = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+            let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            if (0.1..=1.0).contains(&norm) {
+                break v.map(|x| x / norm);
+            }
+        };
+        let v0 = 10f32.powf(rng.random_range(-5.5..0.8));
+        Collision {
+            time: rng.random_range(0.0..WINDOW as f32),
+            kind: if grain_cup {
+                CollisionKind::GrainCup
+            } else {
+                CollisionKind::GrainGrain
+            },
+            cell: 0,
+            bus: if grain_cup { rng.random_range(0..CUP_BUSES) } else { 0 },
+            position: [
+                rng.random_range(-0.1..0.1),
+                rng.random_range(-0.1..0.1),
+                rng.random_range(0.0..0.2),
+            ],
+            normal,
+            v0,
+            ln_v0: v0.ln(),
+            weight: rng.random_range(1.0..8.0),
+        }
+    }
+
+    /// The engine's kernels, and the copies the CPU can run: AVX without AVX-512, portable.
+    fn copies(e: &Engine) -> [PulseKernels; 3] {
+        let mut avx = e.kernels.clone();
+        avx.force_avx();
+        let mut portable = e.kernels.clone();
+        portable.force_portable();
+        [e.kernels.clone(), avx, portable]
+    }
+
+    #[test]
+    fn batched_set_up_is_the_scalar_physics_bit_for_bit() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+        let mut checked = [0usize; 2];
+        for e in engines() {
+            let params = RenderParams::new(&e);
+            for kernels in copies(&e) {
+                let ctx = RenderContext {
+                    kernels: &kernels,
+                    p: params,
+                };
+                let mut prepared = Prepared::default();
+                for _ in 0..70 {
+                    // full batches and partial ones (the lanes past the end are not read)
+                    let n = rng.random_range(1..=BATCH + 4).min(BATCH);
+                    let batch: Vec<Collision> = (0..n).map(|_| random_collision(&mut rng)).collect();
+                    ctx.prepare_into(&batch, &mut prepared);
+                    for (i, c) in batch.iter().enumerate() {
+                        let p = physics(&params.c, c);
+                        let lane = |x: &[f32; BATCH]| x[i].to_bits();
+                        let what = format!("{c:?}");
+                        assert_eq!(lane(&prepared.ln_duration), p.ln_duration.to_bits(), "{what}");
+                        assert_eq!(prepared.row[i], kernels.duration_row(p.ln_duration), "{what}");
+                        for ch in 0..2 {
+                            assert_eq!(lane(&prepared.pan[ch]), p.pan[ch].to_bits(), "{what}");
+                        }
+                        // a pulse's time as the kernels take it: integer sample, phase cell
+                        let cell_of = |t: f32| {
+                            let (cell, frac) = kernels::phase_cell(t - t.floor());
+                            (t.floor() as i32, cell, frac.to_bits())
+                        };
+                        let cell_at =
+                            |k: usize| (prepared.whole[k][i], prepared.cell[k][i], prepared.frac[k][i].to_bits());
+                        for (s, sphere) in p.heard().iter().enumerate() {
+                            assert_eq!(lane(&prepared.a0[s]), sphere.a0.to_bits(), "{what}");
+                            assert_eq!(lane(&prepared.a1[s]), sphere.a1.to_bits(), "{what}");
+                            assert_eq!(cell_at(s), cell_of(sphere.time), "{what}");
+                        }
+                        if let Some(f) = p.cup {
+                            assert_eq!(lane(&prepared.cup_amplitude), f.amplitude.to_bits(), "{what}");
+                            assert_eq!(cell_at(2), cell_of(f.time), "{what}");
+                        }
+                        checked[c.kind as usize] += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked.iter().all(|&n| n > 1000), "{checked:?}");
+    }
+
+    #[test]
+    fn batched_rings_are_render_one_within_rounding() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(22);
+        let mut worst = 0.0f32;
+        let mut wrapped = 0;
+        for e in engines() {
+            let len = e.grains_ring[0].len();
+            for trial in 0..50 {
+                let mut params = RenderParams::new(&e);
+                // anywhere in the ring, and every other time near its end, so that pulses
+                // wrap around it
+                params.base = if trial % 2 == 0 {
+                    rng.random_range(len as u64 - 3 * WINDOW as u64..len as u64)
+                } else {
+                    rng.random_range(HALF as u64..8 * len as u64)
+                };
+                let ctx = RenderContext {
+                    kernels: &e.kernels,
+                    p: params,
+                };
+                let n = rng.random_range(1..=BATCH);
+                let batch: Vec<Collision> = (0..n).map(|_| random_collision(&mut rng)).collect();
+                let (mut grains, mut cup, mut scratch) = (e.grains_ring.clone(), e.cup_ring.clone(), e.scratch.clone());
+                let mut prepared = Prepared::default();
+                ctx.prepare_into(&batch, &mut prepared);
+                ctx.render_batch(&batch, &prepared, &mut grains, &mut cup, &mut scratch);
+                // the reference, and the sum of the magnitudes of every pulse written
+                let (mut want, mut want_cup) = (e.grains_ring.clone(), e.cup_ring.clone());
+                let (mut size, mut size_cup) = (e.grains_ring.clone(), e.cup_ring.clone());
+                let origin = params.base as usize;
+                for c in &batch {
+                    let [l, r] = &mut want;
+                    let p = render_one(&params.c, &e.kernels, c, origin, [l, r], &mut want_cup);
+                    let add_size = |ring: &mut [f32], t: f32, a: (f32, f32), gain: f32| {
+                        let mut one = vec![0.0f32; ring.len()];
+                        add_pulse(&e.kernels, p.ln_duration, t, a, gain, &mut one, origin);
+                        for (s, x) in ring.iter_mut().zip(one) {
+                            *s += x.abs();
+                        }
+                    };
+                    for (ring, gain) in size.iter_mut().zip(p.pan) {
+                        for s in p.heard() {
+                            add_size(ring, s.time, (s.a0, s.a1), gain);
+                        }
+                    }
+                    if let Some(f) = p.cup {
+                        add_size(&mut size_cup[f.bus], f.time, (f.amplitude, 0.0), 1.0);
+                    }
+                    let last = (origin + p.heard()[0].time as usize + e.kernels.taps()) / len;
+                    wrapped += usize::from(last > origin / len);
+                }
+                let rings = |g: &[Vec<f32>; 2], c: &[Vec<f32>]| g.iter().chain(c).cloned().collect::<Vec<_>>();
+                let (got, want, size) = (rings(&grains, &cup), rings(&want, &want_cup), rings(&size, &size_cup));
+                for ((got, want), size) in got.iter().zip(&want).zip(&size) {
+                    // every sample within 1e-6 of the largest sum of pulse magnitudes written
+                    // into the ring (see the assertion below)
+                    let scale = size.iter().fold(0.0f32, |m, x| m.max(*x));
+                    for (x, y) in got.iter().zip(want) {
+                        let diff = (x - y).abs();
+                        worst = worst.max(diff / scale.max(f32::MIN_POSITIVE));
+                        assert!(diff <= 1e-6 * scale, "{x} vs {y} (scale {scale:e}) {batch:?}");
+                    }
+                    assert_eq!(scale == 0.0, got.iter().all(|&x| x == 0.0), "written where nothing was");
+                }
+            }
+        }
+        // Each sample of a pulse is a sum of up to eight products of kernel taps and
+        // amplitudes, and the pulses of a batch are summed in the ring: the two copies
+        // round each sum in their own order, a few units of f32's 6e-8 relative rounding
+        // of the magnitudes summed.
+        eprintln!("largest difference: {worst:e} of the summed pulse magnitudes; {wrapped} pulses wrapped");
+        assert!(wrapped > 20, "too few pulses wrapped around the rings: {wrapped}");
+    }
 
     #[test]
     fn batched_collision_set_up_is_the_same_bits_in_every_copy() {

@@ -18,6 +18,7 @@
 
 pub mod accel_noise;
 mod batch;
+pub mod collision;
 pub mod contact;
 pub mod cups;
 pub mod diffuse;
@@ -78,12 +79,15 @@ pub const LIMITER_CEILING: f32 = 0.944;
 /// Collisions land this many samples after the window boundary that generates them: one
 /// window, over which their rendering is spread (so no block carries a whole window's
 /// collisions, whatever the host's block size), plus the band-limited pulses' leading taps.
-const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
+/// (A collision's `time` counts from there: `collision::render_one`'s `origin`.)
+pub const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
 /// Room for one window's rendered collisions at the default budget (more are rendered at
 /// once, when they are generated).
 const PENDING: usize = generator::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
 /// Gain smoothing time constant, s.
 const GAIN_SMOOTH_S: f32 = 0.02;
+/// Most collisions waiting to be injected (`Engine::inject`).
+pub const INJECT_CAPACITY: usize = 64;
 
 pub struct Engine {
     sample_rate: f32,
@@ -100,6 +104,8 @@ pub struct Engine {
     pending: Vec<Collision>,
     pending_done: usize,
     pending_params: RenderParams,
+    /// Collisions for the next window from `inject` (tests and inspection).
+    injected: Vec<Collision>,
     mask: usize,
     /// Absolute sample clock.
     clock: u64,
@@ -161,6 +167,7 @@ impl Engine {
             pending: Vec::with_capacity(PENDING),
             pending_done: 0,
             pending_params: RenderParams::default(),
+            injected: Vec::with_capacity(INJECT_CAPACITY),
             mask: ring - 1,
             clock: 0,
             sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
@@ -260,6 +267,32 @@ impl Engine {
         self.max_per_cell = n.max(1);
     }
 
+    /// Renders `collision` in the next window as if the generator had made it (after that
+    /// window's own collisions): its `time` counts from `GENERATOR_LEAD` samples after the
+    /// window's boundary. For tests and inspection: a known collision through the whole
+    /// engine (with no pour, alone). Allocation-free; returns false, and drops it, when
+    /// `INJECT_CAPACITY` collisions already wait or it is not one the generator could make
+    /// (time outside the window, cell or bus out of range, a quantity not finite).
+    pub fn inject(&mut self, collision: Collision) -> bool {
+        let c = &collision;
+        let finite = c.position.iter().chain(&c.normal).all(|x| x.is_finite())
+            && [c.v0, c.ln_v0, c.weight].iter().all(|x| x.is_finite());
+        let valid =
+            finite && (0.0..WINDOW as f32).contains(&c.time) && c.cell < generator::CELLS.len() && c.bus < CUP_BUSES;
+        if !valid || self.injected.len() == self.injected.capacity() {
+            return false;
+        }
+        self.injected.push(collision);
+        true
+    }
+
+    /// The constants of the last window's collisions (`collision::physics`), for tests and
+    /// inspection: with `inject`, what `collision::render_one` needs to render a collision
+    /// as the engine did.
+    pub fn collision_constants(&self) -> collision::Constants {
+        self.pending_params.c
+    }
+
     /// Lets at most `n` of the cup's modes ring, the lowest first (benchmarks of the cost per
     /// mode); takes effect at the next window.
     pub fn set_mode_limit(&mut self, n: usize) {
@@ -281,6 +314,7 @@ impl Engine {
         self.clock = 0;
         self.pending.clear();
         self.pending_done = 0;
+        self.injected.clear();
         self.sphere_radius = self.settings.grain_radius_m();
         for f in &mut self.sphere_filter {
             f.set(self.sample_rate, self.sphere_radius);
@@ -510,6 +544,15 @@ impl Engine {
             ctx.render(c, grains_ring, cup_ring, scratch);
             stats.written += 1;
         });
+        for c in self.injected.drain(..) {
+            if pending.len() < pending.capacity() {
+                pending.push(c);
+            } else {
+                count(&mut stats, cell_collisions, &c);
+                ctx.render(&c, grains_ring, cup_ring, scratch);
+                stats.written += 1;
+            }
+        }
         for c in pending.iter() {
             count(&mut stats, cell_collisions, c);
         }

@@ -1,17 +1,26 @@
 //! One collision, inspected: Hertz contact, accelerations and acceleration-noise pressure,
-//! computed with the engine's own functions (`engine::contact`, `engine::accel_noise`,
-//! `engine::kernels`).
+//! computed by the engine's definition of a collision (`engine::collision`: the physics the
+//! engine renders), with the exact continuous-time solution of each sphere beside it.
 //!
 //! Geometry (thesis 4.1, Figure 4.3): sphere A's centre is the origin and A accelerates
 //! along the collision normal `n`. The listener is at `distance` from A's centre, at `angle`
 //! from `n`. A sphere B touches A on the other side, its centre at `-(a_A + a_B) n`, and
-//! accelerates along `-n`; its distance and angle to the listener follow from that.
+//! accelerates along `-n`; its distance and angle to the listener follow from that. To the
+//! engine, A is the grain and B the second grain of a grain–grain collision, or the cup of a
+//! grain–cup collision when B is a plane.
 
-use granary_engine::accel_noise::{sphere_amplitudes, SphereFilter, SphereSource};
-use granary_engine::contact::{contact, effective, hertz_peak_force, Body, Contact};
+use granary_engine::accel_noise::{SphereFilter, SphereSource};
+use granary_engine::collision::{self, CollisionPulses, Constants, Scene};
+use granary_engine::contact::{effective, hertz_peak_force, Body, Contact};
+use granary_engine::generator::{Collision, CollisionKind};
 use granary_engine::kernels::{PulseKernels, HALF};
 use granary_engine::materials::{CupMaterial, Elastic, GrainMaterial, SPEED_OF_SOUND};
 use serde::Serialize;
+
+/// The sample rate of the collision behind `ContactSetup::report`. The engine keeps
+/// durations and times in samples; the report's numbers do not depend on the rate beyond
+/// rounding.
+pub const REPORT_SAMPLE_RATE: f32 = 48_000.0;
 
 /// Errors in a contact description.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -165,9 +174,57 @@ impl ContactSetup {
         }
     }
 
-    /// The Hertz contact (PAN eq. 5–10) and impulse of the collision.
+    /// The collision's scene as the engine sees it: A is the grain, B the second sphere of
+    /// a grain–grain collision or the plane of a grain–cup one; the listener at `distance`
+    /// from A's centre and `angle` from the normal, in the centre of the stereo image.
+    pub fn scene(&self) -> Scene {
+        let (d, th) = (self.distance_m, self.angle_rad);
+        Scene {
+            grain: self.body_a(),
+            partner: self.body_b(),
+            cup: self.body_b(),
+            restitution: self.restitution as f32,
+            listener: [(d * th.sin()) as f32, 0.0, (d * th.cos()) as f32],
+            cup_distance_m: d as f32,
+            stereo_width: 0.0,
+            cup_radius_m: 1.0,
+        }
+    }
+
+    /// The engine's constants for this collision at `sample_rate`.
+    pub fn constants(&self, sample_rate: f32) -> Constants {
+        Constants::new(&self.scene(), sample_rate)
+    }
+
+    /// The collision as the engine's generator would make it, its contact starting `time`
+    /// samples into the window: A's centre at the origin, the normal along z.
+    pub fn collision(&self, time: f32) -> Collision {
+        let v0 = self.v0 as f32;
+        Collision {
+            time,
+            kind: match self.b {
+                Partner::Sphere { .. } => CollisionKind::GrainGrain,
+                Partner::Rigid | Partner::Plane { .. } => CollisionKind::GrainCup,
+            },
+            cell: 0,
+            bus: 0,
+            // the contact point, so that A's centre, p + a n, is the origin
+            position: [0.0, 0.0, -(self.a_radius_m as f32)],
+            normal: [0.0, 0.0, 1.0],
+            v0,
+            ln_v0: v0.ln(),
+            weight: 1.0,
+        }
+    }
+
+    /// The collision's physics (`engine::collision::physics`) at `REPORT_SAMPLE_RATE`.
+    pub fn pulses(&self) -> CollisionPulses {
+        collision::physics(&self.constants(REPORT_SAMPLE_RATE), &self.collision(0.0))
+    }
+
+    /// The Hertz contact (PAN eq. 5–10) and impulse of the collision, as the engine renders it.
     pub fn contact(&self) -> Contact {
-        contact(&self.body_a(), &self.body_b(), self.v0 as f32, self.restitution as f32)
+        self.pulses().contact(REPORT_SAMPLE_RATE)
     }
 
     /// Peak of the Hertz force law itself (PAN eq. 5; see `engine::contact::hertz_peak_force`), N.
@@ -176,46 +233,26 @@ impl ContactSetup {
         hertz_peak_force(m, r, e, self.v0 as f32)
     }
 
-    /// Sphere A as a radiating source.
+    /// Sphere A as a radiating source (`engine::collision::sphere_source`).
     pub fn source_a(&self) -> SphereSource {
-        let c = self.contact();
-        SphereSource {
-            radius_m: self.a_radius_m,
-            distance_m: self.distance_m,
-            cos_theta: self.angle_rad.cos(),
-            peak_accel: c.peak_force_n as f64 / self.body_a().mass_kg as f64,
-            duration_s: c.duration_s as f64,
-        }
+        collision::sphere_source(&self.constants(REPORT_SAMPLE_RATE), &self.pulses(), 0)
     }
 
     /// Sphere B as a radiating source (`None` unless B is a sphere): centre at
     /// `-(a_A + a_B) n`, accelerating along `-n`, so its `cos_theta` is the cosine between
     /// `-n` and the direction from its centre to the listener.
     pub fn source_b(&self) -> Option<SphereSource> {
-        let Partner::Sphere { radius_m, .. } = self.b else {
-            return None;
-        };
-        let c = self.contact();
-        let (along, across) = (
-            self.distance_m * self.angle_rad.cos() + self.a_radius_m + radius_m,
-            self.distance_m * self.angle_rad.sin(),
-        );
-        let r = along.hypot(across);
-        Some(SphereSource {
-            radius_m,
-            distance_m: r,
-            cos_theta: -along / r,
-            peak_accel: c.peak_force_n as f64 / self.body_b().mass_kg as f64,
-            duration_s: c.duration_s as f64,
-        })
+        let p = self.pulses();
+        (p.kind == CollisionKind::GrainGrain)
+            .then(|| collision::sphere_source(&self.constants(REPORT_SAMPLE_RATE), &p, 1))
     }
 
     /// Everything `granary inspect contact` prints.
     pub fn report(&self) -> ContactReport {
         let c = self.contact();
-        let b = self.body_b();
         let a_src = self.source_a();
-        let pair = self.source_b().map(|b_src| {
+        let b_src = self.source_b();
+        let pair = b_src.map(|b_src| {
             // both waves, on one time grid spanning both arrivals and their ringing
             let l = SPEED_OF_SOUND as f64 / a_src.radius_m.min(b_src.radius_m);
             let t0 = a_src.delay_s().min(b_src.delay_s());
@@ -231,8 +268,8 @@ impl ContactSetup {
             impulse_n_s: c.impulse_ns as f64,
             peak_force_n: c.peak_force_n as f64,
             hertz_peak_force_n: self.hertz_peak_force(),
-            peak_accel_a_m_s2: c.peak_force_n as f64 / self.body_a().mass_kg as f64,
-            peak_accel_b_m_s2: b.mass_kg.is_finite().then(|| c.peak_force_n as f64 / b.mass_kg as f64),
+            peak_accel_a_m_s2: a_src.peak_accel,
+            peak_accel_b_m_s2: b_src.map(|b| b.peak_accel),
             peak_pressure_pa: a_src.peak_pressure(),
             peak_pressure_pair_pa: pair,
         }
@@ -250,38 +287,26 @@ impl ContactSetup {
         [pa, pb, sum]
     }
 
-    /// The collision as the engine renders it at `sample_rate`: for each sphere (A along n,
-    /// B along -n), the band-limited pulse and derivative kernels (`engine::kernels`)
-    /// weighted by `engine::accel_noise::sphere_amplitudes`, through that sphere's radiation
-    /// filter `B` (`SphereFilter`). The contact starts `HALF + onset_phase` samples into the
-    /// returned `n` samples (`HALF` is the kernels' support before an onset); each sphere's
-    /// wave arrives `(r - a)/c` later.
+    /// The collision as the engine renders it at `sample_rate`: each sphere's pulse
+    /// (`engine::collision::physics`, written by `collision::add_pulse` through the
+    /// band-limited kernels) through that sphere's radiation filter `B` (`SphereFilter`; the
+    /// engine runs one per channel, its grains being alike). The contact starts
+    /// `HALF + onset_phase` samples into the returned `n` samples (`HALF` is the kernels'
+    /// support before an onset); each sphere's wave arrives `(r - a)/c` later.
     pub fn render(&self, sample_rate: f32, onset_phase: f32, n: usize) -> Vec<f32> {
         let kernels = PulseKernels::new(sample_rate);
-        let c = self.contact();
-        let fs = sample_rate as f64;
+        let k = self.constants(sample_rate);
+        let p = collision::physics(&k, &self.collision(onset_phase));
         let mut out = vec![0.0f32; n];
-        let mut one = |src: SphereSource, mass_kg: f32| {
-            let dv = c.impulse_ns / mass_kg;
-            let (a0, a1) = sphere_amplitudes(src.radius_m as f32, src.distance_m as f32, src.cos_theta as f32, dv);
-            let t = onset_phase as f64 + src.delay_s() * fs;
-            let whole = t.floor();
-            let mut buf = vec![0.0f32; n + kernels.taps()];
-            let start = (whole as usize).min(n);
-            kernels.accumulate(
-                kernels.select(c.duration_s, (t - whole) as f32),
-                a0,
-                a1,
-                &mut buf[start..],
-            );
-            let mut filter = SphereFilter::new(sample_rate, src.radius_m as f32);
+        for (sphere, s) in k.spheres.iter().zip(p.heard()) {
+            // long enough that no pulse wraps around to the start: tap i of a pulse lands
+            // on sample floor(time) + i
+            let mut buf = vec![0.0f32; n + s.time as usize + kernels.taps()];
+            collision::add_pulse(&kernels, p.ln_duration, s.time, (s.a0, s.a1), 1.0, &mut buf, HALF);
+            let mut filter = SphereFilter::new(sample_rate, sphere.radius_m);
             for (o, x) in out.iter_mut().zip(&buf) {
                 *o += filter.process(*x);
             }
-        };
-        one(self.source_a(), self.body_a().mass_kg);
-        if let Some(b) = self.source_b() {
-            one(b, self.body_b().mass_kg);
         }
         out
     }

@@ -66,7 +66,8 @@ pub struct PressureRow {
     pub granary_hertz_peak_pa: f64,
 }
 
-/// Table 6.1 recomputed with the engine's contact and acceleration-noise code.
+/// Table 6.1 recomputed with the engine's definition of a collision (`engine::collision`,
+/// through `ContactSetup`).
 pub fn table_6_1() -> Vec<PressureRow> {
     TABLE_6_1
         .iter()

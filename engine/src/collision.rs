@@ -1,0 +1,442 @@
+//! One collision, as the engine renders it: the Hertz contact (PAN eq. 5–10), the two
+//! spheres' acceleration noise with its directivity and retarded time (thesis eq. 4.1–4.2,
+//! 5.3), the pan across the stereo width, and the force pulse into the cup.
+//!
+//! This is the definition of a collision. `physics` computes a collision's pulses
+//! (`CollisionPulses`: the contact, and per pulse its time and amplitudes) from the
+//! constants of its window (`Constants`); `render_one` writes them through the band-limited
+//! kernels (`kernels::PulseKernels`) into the output rings. Both are plain scalar code.
+//! The engine renders with a batched copy of the same function (`batch::RenderContext`:
+//! sixteen collisions at once in SIMD lanes), tested against these on thousands of random
+//! collisions; `granary inspect`, the physics tests and the engine's own tests
+//! (`tests/collision.rs`) use these directly. `sphere_source` is a collision's sphere as the
+//! exact continuous-time solution (`accel_noise::SphereSource`), for comparison.
+//!
+//! Geometry (thesis 4.1, Figure 4.3): a collision touches at the point `p` with the unit
+//! normal `n`, along which the first sphere (the grain) accelerates. Its centre is at
+//! `p + a_0 n`. In a grain–grain collision the second sphere's centre is at `p - a_1 n`, and
+//! it accelerates along `-n`. In a grain–cup collision the cup takes the force instead.
+//!
+//! What the engine applies after the rings is not here: the sphere-radiation filter `B`
+//! (`accel_noise::SphereFilter`, one per channel, since every grain of a pour has the same
+//! radius), the cup's modes and the gains.
+
+use crate::accel_noise::{sphere_amplitudes_at, SphereSource};
+use crate::contact::{contact, Body, Contact};
+use crate::fastmath;
+use crate::generator::{Collision, CollisionKind};
+use crate::kernels::{PulseKernels, HALF};
+use crate::materials::SPEED_OF_SOUND;
+
+/// A sphere of a collision.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sphere {
+    pub radius_m: f32,
+    pub mass_kg: f32,
+}
+
+/// What a window's collisions have in common: the bodies, the listener and the cup.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scene {
+    /// The grain: the first sphere of every collision.
+    pub grain: Body,
+    /// The second sphere of a grain–grain collision (in the engine, another grain).
+    pub partner: Body,
+    /// What a grain hits in a grain–cup collision (a massive plane of the cup's material).
+    pub cup: Body,
+    /// Coefficient of restitution of both kinds: impulse m_eff (1 + e) v0.
+    pub restitution: f32,
+    /// Listener position, m (origin: centre of the cup floor, z up).
+    pub listener: [f32; 3],
+    /// From the cup (the source of its sound) to the listener, m.
+    pub cup_distance_m: f32,
+    /// Stereo width (0..1) and the cup's radius, m: a collision at `y = ±radius` is panned
+    /// `±width`.
+    pub stereo_width: f32,
+    pub cup_radius_m: f32,
+}
+
+/// The per-window constants a collision's physics reads (`Constants::new`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Constants {
+    /// The grain (sphere 0) and the second sphere of a grain–grain collision (sphere 1).
+    pub spheres: [Sphere; 2],
+    /// Per collision kind (`CollisionKind as usize`): the contact's impulse per unit speed,
+    /// m_eff (1 + e) (N s per m/s), and ln of its duration in samples at 1 m/s (PAN eq. 7).
+    pub impulse_per_v: [f32; 2],
+    pub ln_duration_at_1: [f32; 2],
+    /// Listener position, m (origin: centre of the cup floor, z up).
+    pub listener: [f32; 3],
+    /// Travel time of the cup's sound to the listener, samples.
+    pub cup_delay: f32,
+    /// Samples per metre of sound travel, fs / c.
+    pub samples_per_m: f32,
+    /// Pan per metre across the cup (stereo width / cup radius), 1/m.
+    pub pan_scale: f32,
+    /// Sample rate, Hz.
+    pub sample_rate: f32,
+}
+
+impl Constants {
+    pub fn new(scene: &Scene, sample_rate: f32) -> Self {
+        let fs = sample_rate;
+        let sphere = |b: &Body| Sphere {
+            radius_m: b.radius_m,
+            mass_kg: b.mass_kg,
+        };
+        // `contact` at v = 1 m/s gives the constants; both laws are powers of the speed:
+        // j = m_eff (1 + e) v (seed 002 §4) and tau = tau(1) v^(-1/5) (PAN eq. 7)
+        let per_kind = [&scene.partner, &scene.cup].map(|other| contact(&scene.grain, other, 1.0, scene.restitution));
+        Constants {
+            spheres: [sphere(&scene.grain), sphere(&scene.partner)],
+            impulse_per_v: per_kind.map(|c| c.impulse_ns),
+            ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
+            listener: scene.listener,
+            cup_delay: scene.cup_distance_m / SPEED_OF_SOUND * fs,
+            samples_per_m: fs / SPEED_OF_SOUND,
+            pan_scale: scene.stereo_width / scene.cup_radius_m,
+            sample_rate: fs,
+        }
+    }
+}
+
+/// One sphere's pulse of acceleration noise (thesis eq. 4.1–4.2, see `accel_noise`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SpherePulse {
+    /// From the sphere's centre to the listener, m (at least 1.01 radii).
+    pub distance_m: f32,
+    /// Cosine of the angle between the sphere's acceleration and the way to the listener.
+    pub cos_theta: f32,
+    /// The sphere's velocity change j / m (the area under its acceleration) times the
+    /// collision's weight, m/s.
+    pub delta_v: f32,
+    /// When its sound reaches the listener: the contact's time plus (r - a) / c, samples
+    /// into the window (the retarded time of thesis eq. 4.1).
+    pub time: f32,
+    /// Amplitudes of the band-limited pulse (Pa s) and its derivative (Pa s^2)
+    /// (`accel_noise::sphere_amplitudes`).
+    pub a0: f32,
+    pub a1: f32,
+}
+
+/// The force pulse into the cup.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CupPulse {
+    /// When the cup's sound reaches the listener, samples into the window.
+    pub time: f32,
+    /// The impulse times the collision's weight, N s.
+    pub amplitude: f32,
+    /// The cup's force bus (`modal::CUP_BUSES`).
+    pub bus: usize,
+}
+
+/// Everything a collision writes (`physics`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollisionPulses {
+    pub kind: CollisionKind,
+    /// Impulse |j| = m_eff (1 + e) v0, N s (seed 002 §4; without the weight).
+    pub impulse_ns: f32,
+    /// ln of the contact duration in samples (PAN eq. 7). Every pulse of the collision is a
+    /// half-sine of this duration (PAN eq. 6), band-limited.
+    pub ln_duration: f32,
+    /// Sphere 0, and sphere 1 in a grain–grain collision (zero in a grain–cup one).
+    pub spheres: [SpherePulse; 2],
+    /// Gains of the left and right channel of the spheres' sound.
+    pub pan: [f32; 2],
+    /// The force into the cup (grain–cup collisions only).
+    pub cup: Option<CupPulse>,
+}
+
+impl CollisionPulses {
+    /// The spheres that sound: both in a grain–grain collision, the grain alone otherwise.
+    pub fn heard(&self) -> &[SpherePulse] {
+        match self.kind {
+            CollisionKind::GrainGrain => &self.spheres,
+            CollisionKind::GrainCup => &self.spheres[..1],
+        }
+    }
+
+    /// Contact duration tau, s (PAN eq. 7).
+    pub fn duration_s(&self, sample_rate: f32) -> f64 {
+        (self.ln_duration as f64).exp() / sample_rate as f64
+    }
+
+    /// The contact the engine renders: duration, impulse (without the weight) and the peak
+    /// of its half-sine force, pi j / (2 tau) (PAN eq. 10).
+    pub fn contact(&self, sample_rate: f32) -> Contact {
+        let duration_s = self.duration_s(sample_rate);
+        Contact {
+            duration_s: duration_s as f32,
+            impulse_ns: self.impulse_ns,
+            peak_force_n: (std::f64::consts::PI * self.impulse_ns as f64 / (2.0 * duration_s)) as f32,
+        }
+    }
+}
+
+/// The physics of collision `c` in a window with the constants `k`: its contact, and for
+/// each sphere that sounds the distance, direction, arrival time and amplitudes of its
+/// acceleration noise, the pan, and the cup's force pulse.
+pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
+    let kind = c.kind as usize;
+    // the contact, from its laws at 1 m/s: j = m_eff (1 + e) v0 (seed 002 §4),
+    // tau = tau(1 m/s) v0^(-1/5) (PAN eq. 7), so ln tau = ln tau(1 m/s) - ln(v0) / 5
+    // (v0 at least 1e-9 m/s in both, ln 1e-9 = -20.7)
+    let impulse_ns = k.impulse_per_v[kind] * c.v0.max(1e-9);
+    let ln_duration = k.ln_duration_at_1[kind] - 0.2 * c.ln_v0.max(-20.7);
+    // thesis 4.1 / 5.3: the grain accelerates along n, the second sphere along -n
+    let mut spheres = [SpherePulse::default(); 2];
+    let heard = match c.kind {
+        CollisionKind::GrainGrain => 2,
+        CollisionKind::GrainCup => 1,
+    };
+    for (s, sign) in [1.0f32, -1.0].into_iter().enumerate().take(heard) {
+        spheres[s] = sphere_pulse(k, c, s, sign, impulse_ns);
+    }
+    // the force pulse into the cup, heard after the cup's travel time
+    let cup = (c.kind == CollisionKind::GrainCup).then_some(CupPulse {
+        time: c.time + k.cup_delay,
+        amplitude: impulse_ns * c.weight,
+        bus: c.bus,
+    });
+    CollisionPulses {
+        kind: c.kind,
+        impulse_ns,
+        ln_duration,
+        spheres,
+        pan: pan_gains(c.position[1] * k.pan_scale),
+        cup,
+    }
+}
+
+/// Sphere `s` of collision `c`, accelerating along `sign * n`.
+fn sphere_pulse(k: &Constants, c: &Collision, s: usize, sign: f32, impulse_ns: f32) -> SpherePulse {
+    let Sphere { radius_m: a, mass_kg } = k.spheres[s];
+    // its centre, p + a n or p - a n, and the way from there to the listener
+    let offset = sign * a;
+    let d: [f32; 3] = std::array::from_fn(|j| k.listener[j] - (c.position[j] + offset * c.normal[j]));
+    let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(a * 1.01);
+    let inv_r = 1.0 / r;
+    let n = c.normal;
+    let cos_theta = sign * (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]) * inv_r;
+    // its velocity change dv = j / m, the area under its acceleration
+    let delta_v = impulse_ns / mass_kg * c.weight;
+    // thesis eq. 4.1-4.2: the near-field amplitude rho0 a^3 cos(theta) dv / (2 r^2) and r/c
+    // times it for the derivative
+    let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, delta_v);
+    SpherePulse {
+        distance_m: r,
+        cos_theta,
+        delta_v,
+        // its sound starts where the retarded time t' = t - (r - a) / c (thesis eq. 4.1)
+        // is 0: (r - a) / c after the contact
+        time: c.time + (r - a) * k.samples_per_m,
+        a0,
+        a1,
+    }
+}
+
+/// Constant-power pan: `pan` in -1 (left) ..= 1 (right), clamped, to the left and right
+/// gains sqrt(2) (cos, sin) of (pan + 1) pi/4 (both 1 in the centre).
+pub fn pan_gains(pan: f32) -> [f32; 2] {
+    let pan = pan.clamp(-1.0, 1.0);
+    let (sin_th, cos_th) = fastmath::sin_cos((pan + 1.0) * std::f32::consts::FRAC_PI_4);
+    [cos_th * std::f32::consts::SQRT_2, sin_th * std::f32::consts::SQRT_2]
+}
+
+/// Renders collision `c` (a window with the constants `k`) into the rings: each sphere that
+/// sounds into both grain rings, panned; the force into the cup ring of its bus. `origin` is
+/// the ring index (not yet wrapped; at least `HALF`) of the window's time 0, from which the
+/// pulses' times count; the rings wrap around at their length. Returns the physics.
+///
+/// The reference the engine's batched renderer is tested against; it allocates its scratch,
+/// so it is not for `Engine::process`.
+pub fn render_one(
+    k: &Constants,
+    kernels: &PulseKernels,
+    c: &Collision,
+    origin: usize,
+    grains: [&mut [f32]; 2],
+    cup: &mut [Vec<f32>],
+) -> CollisionPulses {
+    let p = physics(k, c);
+    for (ring, gain) in grains.into_iter().zip(p.pan) {
+        for s in p.heard() {
+            add_pulse(kernels, p.ln_duration, s.time, (s.a0, s.a1), gain, ring, origin);
+        }
+    }
+    if let Some(f) = p.cup {
+        add_pulse(
+            kernels,
+            p.ln_duration,
+            f.time,
+            (f.amplitude, 0.0),
+            1.0,
+            &mut cup[f.bus],
+            origin,
+        );
+    }
+    p
+}
+
+/// `ring += gain (a0 g0 + a1 g1)`: one band-limited half-sine of duration `e^ln_duration`
+/// samples (PAN eq. 6; `kernels`: the pulse `g0` of unit area and its derivative `g1`), its
+/// onset `time` samples after ring index `origin` (at least `HALF`), wrapping around the
+/// ring's end (allocates its scratch).
+pub fn add_pulse(
+    kernels: &PulseKernels,
+    ln_duration: f32,
+    time: f32,
+    (a0, a1): (f32, f32),
+    gain: f32,
+    ring: &mut [f32],
+    origin: usize,
+) {
+    debug_assert!(time >= 0.0 && origin >= HALF);
+    let whole = time.floor();
+    let pulse = kernels.select_ln(ln_duration, time - whole);
+    let mut taps = vec![0.0f32; pulse.taps()];
+    kernels.accumulate(pulse, a0, a1, &mut taps);
+    // the kernel's tap i lands on the sample whole + i - HALF
+    let start = origin + whole as usize - HALF;
+    for (i, x) in taps.iter().enumerate() {
+        ring[(start + i) % ring.len()] += gain * x;
+    }
+}
+
+/// Sphere `s` of the collision `p` (`physics`, with the constants `k`) as the exact
+/// continuous-time solution for a rigid sphere (thesis eq. 4.1–4.2, `SphereSource`): a
+/// half-sine acceleration of duration tau and peak pi dv / (2 tau) (PAN eq. 10 over its
+/// mass), heard at its distance and angle. Its time 0 is the contact's start.
+pub fn sphere_source(k: &Constants, p: &CollisionPulses, s: usize) -> SphereSource {
+    let tau = p.duration_s(k.sample_rate);
+    let sphere = &p.spheres[s];
+    SphereSource {
+        radius_m: k.spheres[s].radius_m as f64,
+        distance_m: sphere.distance_m as f64,
+        cos_theta: sphere.cos_theta as f64,
+        peak_accel: std::f64::consts::PI * sphere.delta_v as f64 / (2.0 * tau),
+        duration_s: tau,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::materials::{CupMaterial, GrainMaterial, AIR_DENSITY};
+
+    /// Glass beads of 1 mm radius over a steel cup, the listener 0.3 m straight above.
+    fn scene() -> Scene {
+        let grain = Body::sphere(GrainMaterial::GlassBeads2.data().elastic, 1e-3);
+        Scene {
+            grain,
+            partner: grain,
+            cup: Body::plane(CupMaterial::Steel.data().elastic),
+            restitution: 0.9,
+            listener: [0.0, 0.0, 0.3],
+            cup_distance_m: 0.25,
+            stereo_width: 1.0,
+            cup_radius_m: 0.04,
+        }
+    }
+
+    fn collision(kind: CollisionKind, v0: f32) -> Collision {
+        Collision {
+            time: 10.25,
+            kind,
+            cell: 0,
+            bus: 3,
+            position: [0.0, 0.0, 0.01],
+            normal: [0.0, 0.0, 1.0],
+            v0,
+            ln_v0: v0.ln(),
+            weight: 2.0,
+        }
+    }
+
+    #[test]
+    fn physics_is_the_equations_in_f64() {
+        let (fs, sc) = (48_000.0f32, scene());
+        let k = Constants::new(&sc, fs);
+        let c64 = SPEED_OF_SOUND as f64;
+        for kind in [CollisionKind::GrainGrain, CollisionKind::GrainCup] {
+            for v0 in [1e-4f32, 0.03, 1.0, 4.0] {
+                let c = collision(kind, v0);
+                let p = physics(&k, &c);
+                let close = |x: f64, want: f64, what: &str| {
+                    assert!((x / want - 1.0).abs() < 2e-5, "{kind:?} {v0}: {what} {x} vs {want}");
+                };
+                // the contact at v0 (PAN eq. 7, seed 002 §4), straight from `contact`
+                let other = if kind == CollisionKind::GrainGrain {
+                    &sc.partner
+                } else {
+                    &sc.cup
+                };
+                let want = contact(&sc.grain, other, v0, sc.restitution);
+                close(p.duration_s(fs), want.duration_s as f64, "duration");
+                close(p.impulse_ns as f64, want.impulse_ns as f64, "impulse");
+                // the spheres: centres 1 mm above and below the contact point, the listener
+                // straight above: theta 0 for the grain, 180 degrees for its partner
+                let a = 1e-3;
+                for (s, (centre, cos)) in [(0.011, 1.0), (0.009, -1.0)]
+                    .into_iter()
+                    .enumerate()
+                    .take(p.heard().len())
+                {
+                    let sp = &p.spheres[s];
+                    let r = 0.3 - centre;
+                    close(sp.distance_m as f64, r, "distance");
+                    assert_eq!(sp.cos_theta, cos as f32);
+                    let dv = want.impulse_ns as f64 / sc.grain.mass_kg as f64 * 2.0;
+                    close(sp.delta_v as f64, dv, "dv");
+                    // thesis eq. 4.1-4.2: rho0 a^3 cos dv / (2 r^2), and r/c times it
+                    let a0 = AIR_DENSITY as f64 * a * a * a * cos * dv / (2.0 * r * r);
+                    close(sp.a0 as f64, a0, "a0");
+                    close(sp.a1 as f64, a0 * r / c64, "a1");
+                    close(sp.time as f64, 10.25 + (r - a) / c64 * fs as f64, "arrival");
+                }
+                assert_eq!(p.heard().len(), if kind == CollisionKind::GrainGrain { 2 } else { 1 });
+                // centred in the stereo image
+                assert!(p.pan.iter().all(|g| (g - 1.0).abs() < 1e-6), "{:?}", p.pan);
+                match p.cup {
+                    Some(f) => {
+                        assert_eq!(kind, CollisionKind::GrainCup);
+                        close(f.amplitude as f64, want.impulse_ns as f64 * 2.0, "cup impulse");
+                        close(f.time as f64, 10.25 + 0.25 / c64 * fs as f64, "cup arrival");
+                        assert_eq!(f.bus, 3);
+                    }
+                    None => assert_eq!(kind, CollisionKind::GrainGrain),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn render_one_writes_the_impulse_into_the_cup_ring_and_wraps_around() {
+        let fs = 48_000.0f32;
+        let k = Constants::new(&scene(), fs);
+        let kernels = PulseKernels::new(fs);
+        let c = collision(CollisionKind::GrainCup, 0.5);
+        let len = 256;
+        // the pulses land across the rings' end
+        let origin = 10 * len - 40;
+        let (mut l, mut r) = (vec![0.0f32; len], vec![0.0f32; len]);
+        let mut cup = vec![vec![0.0f32; len]; 8];
+        let p = render_one(&k, &kernels, &c, origin, [&mut l, &mut r], &mut cup);
+        // the force pulse has unit area times the impulse (and the weight), N s
+        let f = p.cup.unwrap();
+        let area = cup[3].iter().sum::<f32>() / fs;
+        assert!((area / f.amplitude - 1.0).abs() < 1e-3, "{area} vs {}", f.amplitude);
+        assert!(cup
+            .iter()
+            .enumerate()
+            .all(|(b, ring)| b == 3 || ring.iter().all(|&x| x == 0.0)));
+        // the sphere's pulse: unit area times a0 (its derivative kernel sums to zero)
+        let s = p.spheres[0];
+        for (ring, gain) in [&l, &r].into_iter().zip(p.pan) {
+            let area = ring.iter().sum::<f32>() / fs;
+            assert!((area / (s.a0 * gain) - 1.0).abs() < 1e-3, "{area} vs {}", s.a0);
+            let written = |range: std::ops::Range<usize>| ring[range].iter().any(|&x| x != 0.0);
+            assert!(written(0..20) && written(len - 20..len), "the pulse should wrap around");
+        }
+    }
+}
