@@ -220,7 +220,9 @@ impl Plugin for Granary {
             Timed::new(0, event)
         });
         if main.len() < 2 {
-            pour_button.inspect(|e| e.event.apply(engine));
+            if let Some(pour) = pour_button {
+                pour.event.apply(engine);
+            }
             main.iter_mut().for_each(|c| c.fill(0.0));
             return ProcessStatus::Normal;
         }
