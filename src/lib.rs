@@ -10,10 +10,12 @@ pub mod params;
 pub mod state;
 pub mod telemetry;
 
+use granary_engine::events::{self, Event, Timed};
 use granary_engine::{Engine, Outputs};
 use nice_plug::prelude::*;
 use nice_plug_egui::EguiEditorState;
 use params::GranaryParams;
+use std::ops::Range;
 use std::sync::Arc;
 use telemetry::{TelemetryReader, TelemetryWriter};
 
@@ -25,8 +27,8 @@ pub struct Granary {
     seed: i32,
     /// Stem buffers for hosts that do not connect the Grains and Cup ports.
     stem_scratch: [Vec<f32>; 4],
-    mod_wheel: f32,
-    pressure: f32,
+    /// MIDI -> engine events.
+    midi: MidiIn,
     /// Meters, analyser samples, collision counts to the editor (wait-free, audio side).
     telemetry: TelemetryWriter,
     /// The editor's end of the telemetry (the audio thread never touches it).
@@ -46,8 +48,7 @@ impl Default for Granary {
             engine: None,
             seed: -1,
             stem_scratch: Default::default(),
-            mod_wheel: 0.0,
-            pressure: 0.0,
+            midi: MidiIn::default(),
         }
     }
 }
@@ -58,6 +59,46 @@ const CC_ALL_SOUND_OFF: u8 = 120;
 const CC_ALL_NOTES_OFF: u8 = 123;
 /// Velocity of the note the editor's Pour button holds.
 const EDITOR_POUR_VELOCITY: f32 = 0.8;
+
+/// The MIDI Granary plays, as engine events: notes pour, the mod wheel (CC 1) and channel
+/// pressure modulate the flow (the larger of the two), CC 120/123 stop every note.
+#[derive(Debug, Default)]
+struct MidiIn {
+    mod_wheel: f32,
+    pressure: f32,
+}
+
+impl MidiIn {
+    /// The engine event of a host event, if Granary reacts to it.
+    fn translate<S>(&mut self, event: NoteEvent<S>) -> Option<Timed> {
+        let event = match event {
+            NoteEvent::NoteOn { timing, velocity, .. } => Timed::new(timing as usize, Event::NoteOn { velocity }),
+            NoteEvent::NoteOff { timing, .. } | NoteEvent::Choke { timing, .. } => {
+                Timed::new(timing as usize, Event::NoteOff)
+            }
+            NoteEvent::MidiCC {
+                timing,
+                cc: CC_MOD_WHEEL,
+                value,
+                ..
+            } => {
+                self.mod_wheel = value;
+                Timed::new(timing as usize, Event::Modulation(self.mod_wheel.max(self.pressure)))
+            }
+            NoteEvent::MidiCC {
+                timing,
+                cc: CC_ALL_NOTES_OFF | CC_ALL_SOUND_OFF,
+                ..
+            } => Timed::new(timing as usize, Event::AllNotesOff),
+            NoteEvent::MidiChannelPressure { timing, pressure, .. } => {
+                self.pressure = pressure;
+                Timed::new(timing as usize, Event::Modulation(self.mod_wheel.max(self.pressure)))
+            }
+            _ => return None,
+        };
+        Some(event)
+    }
+}
 
 impl Plugin for Granary {
     const NAME: &'static str = "Granary";
@@ -144,8 +185,7 @@ impl Plugin for Granary {
             engine.set_settings(&self.params.settings());
             engine.reset();
         }
-        self.mod_wheel = 0.0;
-        self.pressure = 0.0;
+        self.midi = MidiIn::default();
         // the engine forgot its notes: a Pour button still held starts a new one
         self.telemetry.clear_pour();
     }
@@ -169,12 +209,20 @@ impl Plugin for Granary {
             engine.reseed(seed.max(0) as u64);
         }
         // the editor's Pour button: a held note, from the start of the block
-        match self.telemetry.pour_edge() {
-            Some(true) => engine.note_on(EDITOR_POUR_VELOCITY),
-            Some(false) => engine.note_off(),
-            None => {}
-        }
+        let pour_button = self.telemetry.pour_edge().map(|held| {
+            let event = if held {
+                Event::NoteOn {
+                    velocity: EDITOR_POUR_VELOCITY,
+                }
+            } else {
+                Event::NoteOff
+            };
+            Timed::new(0, event)
+        });
         if main.len() < 2 {
+            if let Some(pour) = pour_button {
+                pour.event.apply(engine);
+            }
             main.iter_mut().for_each(|c| c.fill(0.0));
             return ProcessStatus::Normal;
         }
@@ -183,38 +231,12 @@ impl Plugin for Granary {
             [g, c, ..] if connected(g, n) && connected(c, n) => Stems::Host(g.as_slice(), c.as_slice()),
             _ => Stems::Scratch(&mut self.stem_scratch),
         };
-        let mut pos = 0;
-        while let Some(event) = context.next_event() {
-            let at = (event.timing() as usize).min(n);
-            if at > pos {
-                render_span(engine, &mut self.telemetry, main, &mut stems, pos, at);
-                pos = at;
-            }
-            match event {
-                NoteEvent::NoteOn { velocity, .. } => engine.note_on(velocity),
-                NoteEvent::NoteOff { .. } | NoteEvent::Choke { .. } => engine.note_off(),
-                NoteEvent::MidiCC {
-                    cc: CC_MOD_WHEEL,
-                    value,
-                    ..
-                } => {
-                    self.mod_wheel = value;
-                    engine.set_modulation(self.mod_wheel.max(self.pressure));
-                }
-                NoteEvent::MidiCC {
-                    cc: CC_ALL_NOTES_OFF | CC_ALL_SOUND_OFF,
-                    ..
-                } => engine.all_notes_off(),
-                NoteEvent::MidiChannelPressure { pressure, .. } => {
-                    self.pressure = pressure;
-                    engine.set_modulation(self.mod_wheel.max(self.pressure));
-                }
-                _ => {}
-            }
-        }
-        if n > pos {
-            render_span(engine, &mut self.telemetry, main, &mut stems, pos, n);
-        }
+        let midi = &mut self.midi;
+        let host_events = std::iter::from_fn(|| context.next_event()).filter_map(|e| midi.translate(e));
+        let telemetry = &mut self.telemetry;
+        events::process(engine, n, pour_button.into_iter().chain(host_events), |engine, span| {
+            render_span(engine, telemetry, main, &mut stems, span)
+        });
         self.telemetry.write_engine(engine);
         ProcessStatus::KeepAlive
     }
@@ -236,15 +258,15 @@ enum Stems<'a, 'b> {
     Scratch(&'a mut [Vec<f32>; 4]),
 }
 
-/// Renders samples `a..b` of the host's buffers and publishes them to the editor.
+/// Renders samples `span` of the host's buffers and publishes them to the editor.
 fn render_span(
     engine: &mut Engine,
     telemetry: &mut TelemetryWriter,
     main: &mut [&mut [f32]],
     stems: &mut Stems,
-    a: usize,
-    b: usize,
+    span: Range<usize>,
 ) {
+    let Range { start: a, end: b } = span;
     let (ml, mr) = main.split_at_mut(1);
     match stems {
         Stems::Host(grains, cup) => {

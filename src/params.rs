@@ -3,11 +3,9 @@
 //!
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
-use granary_engine::materials::{CupMaterial, GrainMaterial};
-use granary_engine::params::{choice_name, cup_shape_choice, spec, Kind, ParamValues, CUP_SHAPE_IDS};
-use granary_engine::{Settings, TriggerMode};
+use granary_engine::params::{choice_name, spec, Kind, Param, ParamValues, Plain};
+use granary_engine::Settings;
 use nice_plug::prelude::*;
-use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
 /// Editor window size, saved with the plugin state.
@@ -95,7 +93,10 @@ pub struct GranaryParams {
 
 fn float_param(id: &str) -> FloatParam {
     let s = spec(id).expect("parameter id in SPECS");
-    let Kind::Float { min, max, default, log } = s.kind else {
+    let Kind::Float {
+        min, max, default, log, ..
+    } = s.kind
+    else {
         panic!("{id} is not a float")
     };
     let range = if log {
@@ -186,68 +187,43 @@ impl Default for GranaryParams {
 }
 
 impl GranaryParams {
-    /// Current plain values (what a preset stores).
-    pub fn values(&self) -> ParamValues {
-        let mut v = ParamValues::default();
-        let choice = |id: &str, i: i32| match spec(id).map(|s| s.kind) {
-            Some(Kind::Enum { ids, .. }) => Value::from(ids[(i.max(0) as usize).min(ids.len() - 1)]),
-            _ => Value::Null,
-        };
-        let floats: [(&str, &FloatParam); 12] = [
-            ("grain_size", &self.grain_size),
-            ("density", &self.density),
-            ("cup_size", &self.cup_size),
-            ("fill", &self.fill),
-            ("pour_rate", &self.pour_rate),
-            ("fall_height", &self.fall_height),
-            ("listener_angle", &self.listener_angle),
-            ("listener_distance", &self.listener_distance),
-            ("stereo_width", &self.stereo_width),
-            ("grains_level", &self.grains_level),
-            ("cup_level", &self.cup_level),
-            ("output_gain", &self.output_gain),
-        ];
-        for (id, p) in floats {
-            // the host may send anything; an invalid value keeps the default
-            let _ = v.set(id, &Value::from(p.value() as f64));
+    /// The plain value of one parameter as the host holds it (enums as their index).
+    fn plain(&self, p: Param) -> Plain {
+        let choice = |x: &IntParam| Plain::Choice(x.value().max(0) as usize);
+        let float = |x: &FloatParam| Plain::Float(x.value());
+        match p {
+            Param::GrainMaterial => choice(&self.grain_material),
+            Param::GrainSize => float(&self.grain_size),
+            Param::Density => float(&self.density),
+            Param::CupMaterial => choice(&self.cup_material),
+            Param::CupSize => float(&self.cup_size),
+            Param::Fill => float(&self.fill),
+            Param::AutoFill => Plain::Bool(self.auto_fill.value()),
+            Param::PourRate => float(&self.pour_rate),
+            Param::FallHeight => float(&self.fall_height),
+            Param::ListenerAngle => float(&self.listener_angle),
+            Param::ListenerDistance => float(&self.listener_distance),
+            Param::StereoWidth => float(&self.stereo_width),
+            Param::GrainsLevel => float(&self.grains_level),
+            Param::CupLevel => float(&self.cup_level),
+            Param::OutputGain => float(&self.output_gain),
+            Param::TriggerMode => choice(&self.trigger_mode),
+            Param::Seed => Plain::Int(self.seed.value()),
+            Param::CupShape => choice(&self.cup_shape),
         }
-        let _ = v.set("grain_material", &choice("grain_material", self.grain_material.value()));
-        let _ = v.set("cup_material", &choice("cup_material", self.cup_material.value()));
-        let _ = v.set("trigger_mode", &choice("trigger_mode", self.trigger_mode.value()));
-        let _ = v.set("cup_shape", &choice("cup_shape", self.cup_shape.value()));
-        let _ = v.set("auto_fill", &Value::from(self.auto_fill.value()));
-        let _ = v.set("seed", &Value::from(self.seed.value()));
-        v
     }
 
-    /// Engine settings straight from the parameters. Real-time safe (no allocation): the
-    /// audio thread calls this every block.
+    /// Current plain values (what a preset stores); a value outside the table's range (which
+    /// nice-plug's ranges rule out) keeps the default. Real-time safe (no allocation).
+    pub fn values(&self) -> ParamValues {
+        ParamValues::from_fn(|s| self.plain(s.param))
+    }
+
+    /// Engine settings straight from the parameters, through the table's one mapping
+    /// (`ParamValues::to_settings`). Real-time safe (no allocation): the audio thread calls
+    /// this every block.
     pub fn settings(&self) -> Settings {
-        let idx = |v: i32, len: usize| (v.max(0) as usize).min(len - 1);
-        Settings {
-            grain_material: GrainMaterial::ALL[idx(self.grain_material.value(), GrainMaterial::ALL.len())],
-            grain_size: self.grain_size.value(),
-            density: self.density.value(),
-            cup_material: CupMaterial::ALL[idx(self.cup_material.value(), CupMaterial::ALL.len())],
-            cup_size: self.cup_size.value(),
-            fill: self.fill.value(),
-            auto_fill: self.auto_fill.value(),
-            pour_rate_g_s: self.pour_rate.value(),
-            fall_height_m: self.fall_height.value() * 0.01,
-            listener_angle_deg: self.listener_angle.value(),
-            listener_distance_m: self.listener_distance.value(),
-            stereo_width: self.stereo_width.value(),
-            grains_level_db: self.grains_level.value(),
-            cup_level_db: self.cup_level.value(),
-            output_gain_db: self.output_gain.value(),
-            trigger_mode: if self.trigger_mode.value() == 1 {
-                TriggerMode::Continuous
-            } else {
-                TriggerMode::Midi
-            },
-            seed: self.seed.value().max(0) as u64,
-            cup_shape: cup_shape_choice(idx(self.cup_shape.value(), CUP_SHAPE_IDS.len())),
-        }
+        self.values().to_settings()
     }
 
     /// Every parameter as a type-erased pointer, by id (for presets and the editor).
@@ -263,7 +239,8 @@ impl GranaryParams {
 mod tests {
     use super::*;
     use granary_engine::cups::CupShape;
-    use granary_engine::params::{CUP_IDS, GRAIN_IDS, SPECS};
+    use granary_engine::materials::{CupMaterial, GrainMaterial};
+    use granary_engine::params::{cup_shape_choice, CUP_IDS, CUP_SHAPE_IDS, GRAIN_IDS, SPECS};
 
     #[test]
     fn ids_are_frozen() {
@@ -314,5 +291,30 @@ mod tests {
         let p = GranaryParams::default();
         assert_eq!(p.values(), ParamValues::default());
         assert_eq!(p.settings(), ParamValues::default().to_settings());
+        assert_eq!(p.settings(), Settings::default());
+    }
+
+    #[test]
+    fn each_host_parameter_is_read_as_its_row_of_the_table() {
+        // `plain` maps each row to the struct field with the row's id: set every parameter
+        // to a value of its own, then read it back through `values`
+        let p = GranaryParams::default();
+        let mut expected = ParamValues::default();
+        for (i, s) in SPECS.iter().enumerate() {
+            let ptr = p.ptr(s.id).unwrap();
+            // a normalized value per parameter, distinct from its default and its neighbours'
+            let normalized = 0.05 + 0.9 * (i as f32 + 0.5) / SPECS.len() as f32;
+            unsafe { ptr._internal_set_normalized_value(normalized) };
+            let plain = unsafe { ptr.modulated_plain_value() };
+            let text = match s.kind {
+                Kind::Enum { ids, .. } => ids[plain as usize].to_string(),
+                Kind::Bool { .. } => (plain > 0.5).to_string(),
+                _ => plain.to_string(),
+            };
+            expected.set_text(s.id, &text).unwrap();
+        }
+        assert_ne!(expected, ParamValues::default());
+        assert_eq!(p.values(), expected);
+        assert_eq!(p.settings(), expected.to_settings());
     }
 }

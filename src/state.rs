@@ -7,6 +7,7 @@
 use granary_engine::params::{spec, Kind, SPECS};
 use granary_engine::preset::v0_id;
 use nice_plug::plugin::{ParamValue, PluginState};
+use semver::Version;
 
 /// Why a plugin state from the host was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -28,16 +29,14 @@ pub enum StateError {
 /// The plugin's version, as nice-plug writes it into every saved state.
 pub const PLUGIN_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// `major.minor.patch` (a pre-release suffix after `-` or `+` is ignored); `""` is the
-/// pre-release state that had no version.
-fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
+/// The `major.minor.patch` of a semantic version (its pre-release and build parts are
+/// ignored: `0.0.9-dev` is 0.0.9); `""` is the pre-release state that had no version (0.0.0).
+fn parse_version(v: &str) -> Option<Version> {
     if v.is_empty() {
-        return Some((0, 0, 0));
+        return Some(Version::new(0, 0, 0));
     }
-    let core = v.split(['-', '+']).next()?;
-    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
-    let out = (parts.next()??, parts.next()??, parts.next()??);
-    parts.next().is_none().then_some(out)
+    let v = Version::parse(v).ok()?;
+    Some(Version::new(v.major, v.minor, v.patch))
 }
 
 /// Checks, migrates and completes a plugin state before it is applied:
@@ -53,7 +52,7 @@ fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
 pub fn check_plugin_state(state: &PluginState) -> Result<PluginState, StateError> {
     let saved = parse_version(&state.version).ok_or_else(|| StateError::BadVersion(state.version.clone()))?;
     let this = parse_version(PLUGIN_VERSION).expect("the crate version is a version");
-    let pre_release = saved < (0, 1, 0);
+    let pre_release = saved < Version::new(0, 1, 0);
     let mut params = std::collections::BTreeMap::new();
     let result = (|| {
         for (name, value) in &state.params {
@@ -271,7 +270,7 @@ mod tests {
                 "{needle}: nothing may be applied"
             );
         }
-        for version in ["one", "1.2", "1.2.3.4", "x.1.0"] {
+        for version in ["one", "1.2", "1.2.3.4", "x.1.0", "v1.2.3"] {
             let mut s = good.clone();
             s.version = version.into();
             let err = check_plugin_state(&s).unwrap_err().to_string();

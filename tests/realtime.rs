@@ -47,6 +47,43 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
     }
 }
 
+/// What the plugin does every block besides rendering: read its host parameters into engine
+/// settings (through the parameter table's mapping) and split the block at the host's events
+/// (the shared event loop) -- all without allocating.
+#[test]
+fn host_parameters_and_the_event_loop_never_allocate() {
+    use granary::params::GranaryParams;
+    use granary_engine::events::{self, Event, Timed};
+
+    let params = GranaryParams::default();
+    let mut engine = Engine::new(params.settings(), 48_000.0, 512);
+    let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+    let mut rendered = 0;
+    assert_no_alloc(|| {
+        for (i, block) in [512usize, 7, 300, 1, 128].iter().cycle().take(100).enumerate() {
+            engine.set_settings(&params.settings());
+            let events = [
+                Timed::new(0, Event::NoteOn { velocity: 0.8 }),
+                Timed::new(block / 2, Event::Modulation(0.3)),
+                Timed::new(block / 2, Event::Settings(params.values().to_settings())),
+                Timed::new(block + 5, Event::AllNotesOff),
+            ];
+            let [a, b, c, d, e, f] = &mut bufs;
+            events::process_outputs(
+                &mut engine,
+                Outputs {
+                    main: [&mut a[..*block], &mut b[..*block]],
+                    grains: [&mut c[..*block], &mut d[..*block]],
+                    cup: [&mut e[..*block], &mut f[..*block]],
+                },
+                events.into_iter().take(1 + i % 4),
+            );
+            rendered += block;
+        }
+    });
+    assert!(rendered > 10_000);
+}
+
 /// Opening and closing the editor while audio runs: a GUI thread reads the telemetry (as
 /// the editor does, analyser included), stops reading (editor closed), and reads again,
 /// while the audio side renders and publishes. The audio side never allocates (checked),

@@ -3,7 +3,8 @@
 //! (`granary-cli`) both drive this engine.
 //!
 //! `Engine::new(settings, sample_rate, max_block)`, then `note_on` / `note_off` /
-//! `set_modulation` / `set_settings` between calls to `process`. Everything is allocated in
+//! `set_modulation` / `set_settings` between calls to `process` (or typed, timestamped
+//! events through `events::process`, which the plugin and the offline renders use). Everything is allocated in
 //! `new` (and `set_sample_rate`); `process` never allocates, locks or does I/O.
 //!
 //! Determinism: all control work (pour state, collision generation, cup updates) happens
@@ -22,6 +23,7 @@ pub mod collision;
 pub mod contact;
 pub mod cups;
 pub mod diffuse;
+pub mod events;
 pub mod fastmath;
 pub mod ftz;
 pub mod generator;

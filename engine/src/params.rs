@@ -1,22 +1,34 @@
-//! Parameters: one table of stable ids, ranges and defaults (`SPECS`) and the typed plain
-//! values (`ParamValues`: presets, the command line and the plugin's host parameters use it).
+//! Parameters: the one table (`SPECS`) that defines each parameter once — stable id, name,
+//! unit, range, default, skew, doc, and the factor from its unit to the engine's SI
+//! `Settings` field — and the plain values (`ParamValues`) with the one mapping to
+//! `Settings` (`ParamValues::to_settings`).
+//!
+//! Everything else derives from the table: `Settings::default()` and the engine's safety
+//! limits (`settings::limits`), the preset schema (`ParamValues`' serde impls), the command
+//! line's `--set`, the plugin's host parameters (`granary::params`) and the README's table
+//! (checked by a test below).
 //!
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
 use crate::cups::CupShape;
 use crate::materials::{CupMaterial, GrainMaterial};
 use crate::{Settings, TriggerMode};
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// The value domain of one parameter.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
-    /// Continuous; `log` means a skewed (logarithmic-feeling) control.
+    /// Continuous, in the table's `unit`; `log` means a skewed (logarithmic-feeling) control.
+    /// `Settings` holds the value times `to_si` (its SI unit: cm -> m is 0.01).
     Float {
         min: f32,
         max: f32,
         default: f32,
         log: bool,
+        to_si: f32,
     },
     Int {
         min: i32,
@@ -33,14 +45,67 @@ pub enum Kind {
     },
 }
 
+/// One row of the table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spec {
+    /// The row's name in code; `SPECS[p as usize].param == p`.
+    pub param: Param,
+    /// Stable id (hosts, presets, the command line).
     pub id: &'static str,
     pub name: &'static str,
+    /// Unit of the plain value (what hosts, presets and the README show).
     pub unit: &'static str,
     pub kind: Kind,
     pub doc: &'static str,
 }
+
+/// Every parameter, in display order (the order of `SPECS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Param {
+    GrainMaterial,
+    GrainSize,
+    Density,
+    CupMaterial,
+    CupSize,
+    Fill,
+    AutoFill,
+    PourRate,
+    FallHeight,
+    ListenerAngle,
+    ListenerDistance,
+    StereoWidth,
+    GrainsLevel,
+    CupLevel,
+    OutputGain,
+    TriggerMode,
+    Seed,
+    CupShape,
+}
+
+impl Param {
+    /// This parameter's row of the table.
+    pub const fn spec(self) -> &'static Spec {
+        let table: &'static [Spec; SPECS.len()] = &SPECS;
+        &table[self as usize]
+    }
+
+    /// The range of a float parameter in `Settings`' SI unit (min and max times `to_si`).
+    pub const fn si_range(self) -> (f32, f32) {
+        match self.spec().kind {
+            Kind::Float { min, max, to_si, .. } => (min * to_si, max * to_si),
+            _ => panic!("not a float parameter"),
+        }
+    }
+}
+
+// The table's rows are in `Param`'s order.
+const _: () = {
+    let mut i = 0;
+    while i < SPECS.len() {
+        assert!(SPECS[i].param as usize == i);
+        i += 1;
+    }
+};
 
 pub const GRAIN_IDS: [&str; 12] = {
     let mut out = [""; 12];
@@ -69,19 +134,25 @@ const fn grain_id(m: GrainMaterial) -> &'static str {
     }
 }
 
+/// `CupMaterial::ALL`'s ids, in its order.
 pub const CUP_IDS: [&str; 7] = ["ceramic", "porcelain", "glass", "steel", "aluminium", "plastic", "wood"];
+/// The trigger modes' ids, in the order of [`TRIGGER_MODES`].
 pub const TRIGGER_IDS: [&str; 2] = ["midi", "continuous"];
+pub const TRIGGER_MODES: [TriggerMode; 2] = [TriggerMode::Midi, TriggerMode::Continuous];
 /// `auto`, then the shapes of `CupShape::ALL` (assets/cups).
 pub const CUP_SHAPE_IDS: [&str; 6] = ["auto", "mug", "tumbler", "bowl", "jar", "metal_cup"];
+
+const _: () = assert!(CUP_IDS.len() == CupMaterial::ALL.len() && CUP_SHAPE_IDS.len() == CupShape::ALL.len() + 1);
 
 /// The cup shape of a `cup_shape` choice index (0 = auto: the material's usual shape).
 pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
     index.checked_sub(1).and_then(|i| CupShape::ALL.get(i).copied())
 }
 
-/// Every parameter, in display order.
+/// Every parameter, in display order: the one definition of each.
 pub const SPECS: [Spec; 18] = [
     Spec {
+        param: Param::GrainMaterial,
         id: "grain_material",
         name: "Grain material",
         unit: "",
@@ -92,6 +163,7 @@ pub const SPECS: [Spec; 18] = [
         doc: "What is poured; sets E, nu, rho, size and restitution",
     },
     Spec {
+        param: Param::GrainSize,
         id: "grain_size",
         name: "Grain size",
         unit: "x",
@@ -100,10 +172,12 @@ pub const SPECS: [Spec; 18] = [
             max: 4.0,
             default: 1.0,
             log: true,
+            to_si: 1.0,
         },
         doc: "Multiplies the material's nominal grain diameter",
     },
     Spec {
+        param: Param::Density,
         id: "density",
         name: "Density",
         unit: "x",
@@ -112,10 +186,12 @@ pub const SPECS: [Spec; 18] = [
             max: 4.0,
             default: 1.0,
             log: true,
+            to_si: 1.0,
         },
         doc: "Multiplies the grain material's density",
     },
     Spec {
+        param: Param::CupMaterial,
         id: "cup_material",
         name: "Cup material",
         unit: "",
@@ -126,6 +202,7 @@ pub const SPECS: [Spec; 18] = [
         doc: "What the cup is made of",
     },
     Spec {
+        param: Param::CupSize,
         id: "cup_size",
         name: "Cup size",
         unit: "x",
@@ -134,10 +211,12 @@ pub const SPECS: [Spec; 18] = [
             max: 2.5,
             default: 1.0,
             log: true,
+            to_si: 1.0,
         },
         doc: "Multiplies every length of the nominal cup (radius 4 cm, height 9 cm)",
     },
     Spec {
+        param: Param::Fill,
         id: "fill",
         name: "Fill",
         unit: "",
@@ -146,10 +225,12 @@ pub const SPECS: [Spec; 18] = [
             max: 1.0,
             default: 0.0,
             log: false,
+            to_si: 1.0,
         },
         doc: "Fill level at pour start, 0 = empty, 1 = full",
     },
     Spec {
+        param: Param::AutoFill,
         id: "auto_fill",
         name: "Auto fill",
         unit: "",
@@ -157,6 +238,7 @@ pub const SPECS: [Spec; 18] = [
         doc: "The cup fills as you pour",
     },
     Spec {
+        param: Param::PourRate,
         id: "pour_rate",
         name: "Pour rate",
         unit: "g/s",
@@ -165,10 +247,12 @@ pub const SPECS: [Spec; 18] = [
             max: 200.0,
             default: 20.0,
             log: true,
+            to_si: 1.0,
         },
         doc: "Mass flow of the stream",
     },
     Spec {
+        param: Param::FallHeight,
         id: "fall_height",
         name: "Fall height",
         unit: "cm",
@@ -177,10 +261,12 @@ pub const SPECS: [Spec; 18] = [
             max: 100.0,
             default: 15.0,
             log: true,
+            to_si: 0.01, // cm -> m (`Settings::fall_height_m`)
         },
         doc: "Height of the spout above the cup's rim",
     },
     Spec {
+        param: Param::ListenerAngle,
         id: "listener_angle",
         name: "Listener angle",
         unit: "deg",
@@ -189,10 +275,12 @@ pub const SPECS: [Spec; 18] = [
             max: 90.0,
             default: 30.0,
             log: false,
+            to_si: 1.0,
         },
         doc: "0 = straight above the impact point, 90 = level with it",
     },
     Spec {
+        param: Param::ListenerDistance,
         id: "listener_distance",
         name: "Listener distance",
         unit: "m",
@@ -201,10 +289,12 @@ pub const SPECS: [Spec; 18] = [
             max: 10.0,
             default: 0.4,
             log: true,
+            to_si: 1.0,
         },
         doc: "Distance from the impact point",
     },
     Spec {
+        param: Param::StereoWidth,
         id: "stereo_width",
         name: "Stereo width",
         unit: "",
@@ -213,10 +303,12 @@ pub const SPECS: [Spec; 18] = [
             max: 1.0,
             default: 0.7,
             log: false,
+            to_si: 1.0,
         },
         doc: "0 = mono, 1 = full width",
     },
     Spec {
+        param: Param::GrainsLevel,
         id: "grains_level",
         name: "Grains level",
         unit: "dB",
@@ -225,10 +317,12 @@ pub const SPECS: [Spec; 18] = [
             max: 24.0,
             default: 0.0,
             log: false,
+            to_si: 1.0,
         },
         doc: "Level of the grain (acceleration noise) stem",
     },
     Spec {
+        param: Param::CupLevel,
         id: "cup_level",
         name: "Cup level",
         unit: "dB",
@@ -237,10 +331,12 @@ pub const SPECS: [Spec; 18] = [
             max: 24.0,
             default: 0.0,
             log: false,
+            to_si: 1.0,
         },
         doc: "Level of the cup (modal + diffuse) stem",
     },
     Spec {
+        param: Param::OutputGain,
         id: "output_gain",
         name: "Output gain",
         unit: "dB",
@@ -249,10 +345,12 @@ pub const SPECS: [Spec; 18] = [
             max: 80.0,
             default: 52.0,
             log: false,
+            to_si: 1.0,
         },
         doc: "Output = pressure in Pa x this gain (0 dB: 1.0 = 1 Pa = 94 dB SPL)",
     },
     Spec {
+        param: Param::TriggerMode,
         id: "trigger_mode",
         name: "Trigger mode",
         unit: "",
@@ -263,6 +361,7 @@ pub const SPECS: [Spec; 18] = [
         doc: "MIDI: notes pour; Continuous: pour_rate alone pours",
     },
     Spec {
+        param: Param::Seed,
         id: "seed",
         name: "Seed",
         unit: "",
@@ -274,6 +373,7 @@ pub const SPECS: [Spec; 18] = [
         doc: "Random seed: the same seed bounces the same pour",
     },
     Spec {
+        param: Param::CupShape,
         id: "cup_shape",
         name: "Cup shape",
         unit: "",
@@ -313,44 +413,168 @@ pub enum ValueError {
         got: String,
     },
     #[error("`{id}`: {value} is outside {min}..={max}")]
-    OutOfRange { id: String, value: f64, min: f64, max: f64 },
+    OutOfRange { id: String, value: f64, min: f32, max: f32 },
     #[error("`{id}`: `{value}` is not one of: {choices}")]
     UnknownChoice { id: String, value: String, choices: String },
 }
 
-/// Plain values of every parameter, by id. Always within range.
+/// The plain value of one parameter, in the table's unit: what hosts and presets hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Plain {
+    Float(f32),
+    Int(i32),
+    Bool(bool),
+    /// Index into the parameter's `Kind::Enum::ids`.
+    Choice(usize),
+}
+
+impl Plain {
+    /// As a number: floats and ints as they are, bools as 0/1, choices as their index (how
+    /// the plugin's parameters hold them).
+    pub fn as_f32(self) -> f32 {
+        match self {
+            Plain::Float(x) => x,
+            Plain::Int(i) => i as f32,
+            Plain::Bool(b) => b as u8 as f32,
+            Plain::Choice(i) => i as f32,
+        }
+    }
+}
+
+impl Spec {
+    pub fn default_plain(&self) -> Plain {
+        match self.kind {
+            Kind::Float { default, .. } => Plain::Float(default),
+            Kind::Int { default, .. } => Plain::Int(default),
+            Kind::Bool { default } => Plain::Bool(default),
+            Kind::Enum { default, .. } => Plain::Choice(default),
+        }
+    }
+
+    /// Whether `value` has this parameter's type and lies in its range (floats finite).
+    pub fn accepts(&self, value: Plain) -> bool {
+        match (self.kind, value) {
+            (Kind::Float { min, max, .. }, Plain::Float(x)) => x >= min && x <= max,
+            (Kind::Int { min, max, .. }, Plain::Int(x)) => (min..=max).contains(&x),
+            (Kind::Bool { .. }, Plain::Bool(_)) => true,
+            (Kind::Enum { ids, .. }, Plain::Choice(i)) => i < ids.len(),
+            _ => false,
+        }
+    }
+
+    /// A JSON value (number, bool or choice id) checked against the table.
+    pub fn from_json(&self, value: &Value) -> Result<Plain, ValueError> {
+        let id = self.id.to_string();
+        let describe = |v: &Value| v.to_string();
+        match self.kind {
+            Kind::Float { min, max, .. } => {
+                let x = value.as_f64().ok_or_else(|| ValueError::WrongType {
+                    id: id.clone(),
+                    expected: "a number",
+                    got: describe(value),
+                })?;
+                // the range is checked on the f32 the engine gets, so a range end written
+                // in decimal (0.1) is accepted
+                let plain = x as f32;
+                if !(x.is_finite() && (min..=max).contains(&plain)) {
+                    return Err(ValueError::OutOfRange { id, value: x, min, max });
+                }
+                Ok(Plain::Float(plain))
+            }
+            Kind::Int { min, max, .. } => {
+                let x = value.as_f64().ok_or_else(|| ValueError::WrongType {
+                    id: id.clone(),
+                    expected: "a whole number",
+                    got: describe(value),
+                })?;
+                if x.fract() != 0.0 {
+                    return Err(ValueError::WrongType {
+                        id,
+                        expected: "a whole number",
+                        got: describe(value),
+                    });
+                }
+                if x < min as f64 || x > max as f64 {
+                    return Err(ValueError::OutOfRange {
+                        id,
+                        value: x,
+                        min: min as f32,
+                        max: max as f32,
+                    });
+                }
+                Ok(Plain::Int(x as i32))
+            }
+            Kind::Bool { .. } => value.as_bool().map(Plain::Bool).ok_or(ValueError::WrongType {
+                id,
+                expected: "true or false",
+                got: describe(value),
+            }),
+            Kind::Enum { ids, .. } => {
+                let v = value.as_str().ok_or_else(|| ValueError::WrongType {
+                    id: id.clone(),
+                    expected: "a choice name (string)",
+                    got: describe(value),
+                })?;
+                ids.iter()
+                    .position(|c| *c == v)
+                    .map(Plain::Choice)
+                    .ok_or_else(|| ValueError::UnknownChoice {
+                        id,
+                        value: v.into(),
+                        choices: ids.join(", "),
+                    })
+            }
+        }
+    }
+}
+
+/// Plain values of every parameter, in table order. Always valid (each of its parameter's
+/// type and range), so `to_settings` never sees a bad value. A plain array (no heap): the
+/// plugin builds one on the audio thread every block.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamValues {
-    values: [Value; SPECS.len()],
+    values: [Plain; SPECS.len()],
 }
 
 impl Default for ParamValues {
     fn default() -> Self {
         ParamValues {
-            values: SPECS.map(|s| match s.kind {
-                Kind::Float { default, .. } => Value::from(default as f64),
-                Kind::Int { default, .. } => Value::from(default),
-                Kind::Bool { default } => Value::from(default),
-                Kind::Enum { ids, default } => Value::from(ids[default]),
-            }),
+            values: SPECS.map(|s| s.default_plain()),
         }
     }
 }
 
+impl std::ops::Index<Param> for ParamValues {
+    type Output = Plain;
+    fn index(&self, p: Param) -> &Plain {
+        &self.values[p as usize]
+    }
+}
+
 impl ParamValues {
-    fn index(id: &str) -> Option<usize> {
-        SPECS.iter().position(|s| s.id == id)
+    /// Values read from `value_of` (e.g. the plugin's host parameters); a value of the wrong
+    /// type or out of range keeps the default. Allocation-free.
+    pub fn from_fn(mut value_of: impl FnMut(&'static Spec) -> Plain) -> Self {
+        let mut v = ParamValues::default();
+        for (slot, s) in v.values.iter_mut().zip(SPECS.iter()) {
+            let x = value_of(s);
+            if s.accepts(x) {
+                *slot = x;
+            }
+        }
+        v
     }
 
-    /// The value of `id` as JSON (number, bool or choice id).
-    pub fn get(&self, id: &str) -> Option<&Value> {
-        Self::index(id).map(|i| &self.values[i])
+    /// The value of `id`.
+    pub fn get(&self, id: &str) -> Option<Plain> {
+        spec(id).map(|s| self[s.param])
     }
 
-    /// Validates and sets one value; on error nothing changes.
+    /// Validates a JSON value (number, bool or choice id) and sets it; on error nothing
+    /// changes.
     pub fn set(&mut self, id: &str, value: &Value) -> Result<(), ValueError> {
-        let i = Self::index(id).ok_or_else(|| ValueError::UnknownId(id.to_string()))?;
-        self.values[i] = validate(&SPECS[i], value)?;
+        let s = spec(id).ok_or_else(|| ValueError::UnknownId(id.to_string()))?;
+        self.values[s.param as usize] = s.from_json(value)?;
         Ok(())
     }
 
@@ -385,126 +609,119 @@ impl ParamValues {
     }
 
     pub fn float(&self, id: &str) -> f32 {
-        self.get(id).and_then(Value::as_f64).unwrap_or(0.0) as f32
+        match self.get(id) {
+            Some(Plain::Float(x)) => x,
+            _ => 0.0,
+        }
     }
 
     pub fn int(&self, id: &str) -> i64 {
-        self.get(id).and_then(Value::as_i64).unwrap_or(0)
+        match self.get(id) {
+            Some(Plain::Int(x)) => x as i64,
+            _ => 0,
+        }
     }
 
     pub fn bool(&self, id: &str) -> bool {
-        self.get(id).and_then(Value::as_bool).unwrap_or(false)
+        matches!(self.get(id), Some(Plain::Bool(true)))
     }
 
     /// Index of an enum value in its `ids`.
     pub fn choice(&self, id: &str) -> usize {
-        let (Some(s), Some(v)) = (spec(id), self.get(id).and_then(Value::as_str)) else {
-            return 0;
-        };
-        match s.kind {
-            Kind::Enum { ids, .. } => ids.iter().position(|x| *x == v).unwrap_or(0),
+        match self.get(id) {
+            Some(Plain::Choice(i)) => i,
             _ => 0,
         }
     }
 
     /// (id, value) pairs in display order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Value)> {
-        SPECS.iter().map(|s| s.id).zip(self.values.iter())
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, Plain)> + '_ {
+        SPECS.iter().map(|s| s.id).zip(self.values.iter().copied())
     }
 
-    /// Engine settings (SI units) for these values.
+    /// A float parameter in `Settings`' SI unit (the plain value times `to_si`).
+    fn si(&self, p: Param) -> f32 {
+        match (self[p], p.spec().kind) {
+            (Plain::Float(x), Kind::Float { to_si, .. }) => x * to_si,
+            _ => unreachable!("{p:?} is a float parameter"),
+        }
+    }
+
+    fn choice_of(&self, p: Param) -> usize {
+        match self[p] {
+            Plain::Choice(i) => i,
+            _ => unreachable!("{p:?} is a choice"),
+        }
+    }
+
+    /// Engine settings (SI units) for these values: the one parameter -> settings mapping
+    /// (presets, the command line and the plugin's host parameters all come through here).
     pub fn to_settings(&self) -> Settings {
+        use Param as P;
         Settings {
-            grain_material: GrainMaterial::ALL[self.choice("grain_material")],
-            grain_size: self.float("grain_size"),
-            density: self.float("density"),
-            cup_material: CupMaterial::ALL[self.choice("cup_material")],
-            cup_size: self.float("cup_size"),
-            fill: self.float("fill"),
-            auto_fill: self.bool("auto_fill"),
-            pour_rate_g_s: self.float("pour_rate"),
-            fall_height_m: self.float("fall_height") * 0.01,
-            listener_angle_deg: self.float("listener_angle"),
-            listener_distance_m: self.float("listener_distance"),
-            stereo_width: self.float("stereo_width"),
-            grains_level_db: self.float("grains_level"),
-            cup_level_db: self.float("cup_level"),
-            output_gain_db: self.float("output_gain"),
-            trigger_mode: if self.choice("trigger_mode") == 1 {
-                TriggerMode::Continuous
-            } else {
-                TriggerMode::Midi
+            grain_material: GrainMaterial::ALL[self.choice_of(P::GrainMaterial)],
+            grain_size: self.si(P::GrainSize),
+            density: self.si(P::Density),
+            cup_material: CupMaterial::ALL[self.choice_of(P::CupMaterial)],
+            cup_size: self.si(P::CupSize),
+            cup_shape: cup_shape_choice(self.choice_of(P::CupShape)),
+            fill: self.si(P::Fill),
+            auto_fill: self[P::AutoFill] == Plain::Bool(true),
+            pour_rate_g_s: self.si(P::PourRate),
+            fall_height_m: self.si(P::FallHeight),
+            listener_angle_deg: self.si(P::ListenerAngle),
+            listener_distance_m: self.si(P::ListenerDistance),
+            stereo_width: self.si(P::StereoWidth),
+            grains_level_db: self.si(P::GrainsLevel),
+            cup_level_db: self.si(P::CupLevel),
+            output_gain_db: self.si(P::OutputGain),
+            trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
+            seed: match self[P::Seed] {
+                Plain::Int(x) => x.max(0) as u64,
+                _ => unreachable!("the seed is an int"),
             },
-            seed: self.int("seed").max(0) as u64,
-            cup_shape: cup_shape_choice(self.choice("cup_shape")),
         }
     }
 }
 
-fn validate(s: &Spec, value: &Value) -> Result<Value, ValueError> {
-    let id = s.id.to_string();
-    let describe = |v: &Value| v.to_string();
-    match s.kind {
-        Kind::Float { min, max, .. } => {
-            let x = value.as_f64().ok_or_else(|| ValueError::WrongType {
-                id: id.clone(),
-                expected: "a number",
-                got: describe(value),
-            })?;
-            if !x.is_finite() || x < min as f64 || x > max as f64 {
-                return Err(ValueError::OutOfRange {
-                    id,
-                    value: x,
-                    min: min as f64,
-                    max: max as f64,
-                });
-            }
-            Ok(Value::from(x))
-        }
-        Kind::Int { min, max, .. } => {
-            let x = value.as_f64().ok_or_else(|| ValueError::WrongType {
-                id: id.clone(),
-                expected: "a whole number",
-                got: describe(value),
-            })?;
-            if x.fract() != 0.0 {
-                return Err(ValueError::WrongType {
-                    id,
-                    expected: "a whole number",
-                    got: describe(value),
-                });
-            }
-            if x < min as f64 || x > max as f64 {
-                return Err(ValueError::OutOfRange {
-                    id,
-                    value: x,
-                    min: min as f64,
-                    max: max as f64,
-                });
-            }
-            Ok(Value::from(x as i64))
-        }
-        Kind::Bool { .. } => value.as_bool().map(Value::from).ok_or(ValueError::WrongType {
-            id,
-            expected: "true or false",
-            got: describe(value),
-        }),
-        Kind::Enum { ids, .. } => {
-            let v = value.as_str().ok_or_else(|| ValueError::WrongType {
-                id: id.clone(),
-                expected: "a choice name (string)",
-                got: describe(value),
-            })?;
-            if ids.contains(&v) {
-                Ok(Value::from(v))
-            } else {
-                Err(ValueError::UnknownChoice {
-                    id,
-                    value: v.into(),
-                    choices: ids.join(", "),
-                })
+/// The preset schema's `params`: an object of every parameter by id (floats and ints as
+/// numbers, bools, choices by id).
+impl Serialize for ParamValues {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(SPECS.len()))?;
+        for (s, v) in SPECS.iter().zip(&self.values) {
+            match (s.kind, *v) {
+                (_, Plain::Float(x)) => map.serialize_entry(s.id, &x)?,
+                (_, Plain::Int(x)) => map.serialize_entry(s.id, &x)?,
+                (_, Plain::Bool(x)) => map.serialize_entry(s.id, &x)?,
+                (Kind::Enum { ids, .. }, Plain::Choice(i)) => map.serialize_entry(s.id, ids[i])?,
+                (_, Plain::Choice(_)) => unreachable!("{}: a choice of a parameter without choices", s.id),
             }
         }
+        map.end()
+    }
+}
+
+/// Reads the preset schema's `params`: each id must be in the table and its value valid
+/// (`Spec::from_json`); ids left out take their defaults.
+impl<'de> Deserialize<'de> for ParamValues {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ById;
+        impl<'de> Visitor<'de> for ById {
+            type Value = ParamValues;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of parameter values by id")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamValues, A::Error> {
+                let mut values = ParamValues::default();
+                while let Some(id) = map.next_key::<String>()? {
+                    let value: Value = map.next_value()?;
+                    values.set(&id, &value).map_err(de::Error::custom)?;
+                }
+                Ok(values)
+            }
+        }
+        deserializer.deserialize_map(ById)
     }
 }
 
@@ -533,5 +750,163 @@ mod tests {
         assert_eq!(v, before);
         v.set_text("grain_material", "rice").unwrap();
         assert_eq!(v.to_settings().grain_material, GrainMaterial::Rice);
+    }
+
+    /// The README's words for the table's units.
+    fn readme_unit(unit: &str) -> &str {
+        match unit {
+            "x" => "×",
+            "deg" => "degrees",
+            u => u,
+        }
+    }
+
+    /// A number as the README writes it (`−60` with a minus sign), as the table's f32.
+    fn readme_number(text: &str) -> f32 {
+        text.replace('−', "-")
+            .parse()
+            .unwrap_or_else(|_| panic!("README: `{text}` is not a number"))
+    }
+
+    /// The rows of the README's `## Parameters` table: (id, range, default, unit).
+    fn readme_rows(readme: &str) -> Vec<[String; 4]> {
+        let section = readme
+            .split("\n## ")
+            .find(|s| s.starts_with("Parameters\n"))
+            .expect("README has a `## Parameters` section");
+        let mut lines = section.lines().filter(|l| l.starts_with('|'));
+        let header: Vec<&str> = lines.next().unwrap().split('|').map(str::trim).collect();
+        assert_eq!(header[1..5], ["id", "range", "default", "unit"], "README table columns");
+        lines
+            .skip(1)
+            .map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                [cells[1].trim_matches('`'), cells[2], cells[3], cells[4]].map(str::to_string)
+            })
+            .collect()
+    }
+
+    /// Every way the README's table can disagree with `SPECS`.
+    fn readme_mismatches(readme: &str) -> Vec<String> {
+        let rows = readme_rows(readme);
+        let mut bad = Vec::new();
+        let ids: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        let spec_ids: Vec<&str> = SPECS.iter().map(|s| s.id).collect();
+        if ids != spec_ids {
+            bad.push(format!("ids {ids:?}, the table has {spec_ids:?}"));
+        }
+        for [id, range, default, unit] in &rows {
+            let Some(s) = spec(id) else { continue };
+            if unit != readme_unit(s.unit) {
+                bad.push(format!("{id}: unit `{unit}`, the table has `{}`", s.unit));
+            }
+            let (want_range, want_default) = match s.kind {
+                Kind::Float { min, max, default, .. } => ((min, max), default),
+                Kind::Int { min, max, default } => ((min as f32, max as f32), default as f32),
+                Kind::Bool { default: on } => {
+                    let d = if on { "on" } else { "off" };
+                    if range != "on/off" || default != d {
+                        bad.push(format!("{id}: `{range}`, `{default}`; the table: on/off, {d}"));
+                    }
+                    continue;
+                }
+                Kind::Enum { ids, default: d } => {
+                    if *range != ids.join(", ") || default != ids[d] {
+                        bad.push(format!("{id}: `{range}`, `{default}`; the table: {ids:?}, {}", ids[d]));
+                    }
+                    continue;
+                }
+            };
+            let (lo, hi) = range
+                .split_once('–')
+                .unwrap_or_else(|| panic!("README: {id}'s range `{range}` is not LO–HI"));
+            let got = ((readme_number(lo), readme_number(hi)), readme_number(default));
+            if got != (want_range, want_default) {
+                bad.push(format!("{id}: {got:?}, the table has {:?}", (want_range, want_default)));
+            }
+        }
+        bad
+    }
+
+    #[test]
+    fn the_readme_table_matches_the_parameter_table() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+        assert_eq!(readme_mismatches(&readme), Vec::<String>::new());
+        // the check can fail: a changed range, default, unit or id is caught
+        for (from, to) in [
+            ("| `pour_rate` | 0–200 | 20 |", "| `pour_rate` | 0–250 | 20 |"),
+            (
+                "| `fall_height` | 1–100 | 15 | cm |",
+                "| `fall_height` | 1–100 | 15 | m |",
+            ),
+            ("| `output_gain` | −20–80 | 52 |", "| `output_gain` | −20–80 | 50 |"),
+            ("| `seed` |", "| `random_seed` |"),
+            ("glass, steel, aluminium", "glass, aluminium, steel"),
+            ("| on/off | on |", "| on/off | off |"),
+        ] {
+            assert!(readme.contains(from), "{from}");
+            let edited = readme.replacen(from, to, 1);
+            assert!(!readme_mismatches(&edited).is_empty(), "{to} passes");
+        }
+    }
+
+    #[test]
+    fn defaults_and_limits_come_from_the_table() {
+        use crate::limits;
+        let d = Settings::default();
+        assert_eq!(d, ParamValues::default().to_settings());
+        assert_eq!(d.fall_height_m, 15.0 * 0.01);
+        assert_eq!(limits::FALL_HEIGHT_M, (0.01, 1.0));
+        assert_eq!(limits::POUR_RATE_G_S, (0.0, 200.0));
+        assert_eq!(limits::LISTENER_DISTANCE_M, (0.1, 10.0));
+        // the engine clamps to exactly the table's range, in SI units
+        let wild = Settings {
+            fall_height_m: 5.0,
+            pour_rate_g_s: -1.0,
+            grain_size: 100.0,
+            output_gain_db: f32::NAN,
+            ..d
+        }
+        .sanitized();
+        assert_eq!(wild.fall_height_m, 1.0);
+        assert_eq!(wild.pour_rate_g_s, 0.0);
+        assert_eq!(wild.grain_size, 4.0);
+        assert_eq!(wild.output_gain_db, 52.0);
+        // every float's SI range is its plain range times its factor to SI
+        for s in &SPECS {
+            if let Kind::Float { min, max, to_si, .. } = s.kind {
+                assert_eq!(s.param.si_range(), (min * to_si, max * to_si), "{}", s.id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_end_written_in_decimal_is_accepted() {
+        let mut v = ParamValues::default();
+        v.set_text("listener_distance", "0.1").unwrap();
+        assert_eq!(v.to_settings().listener_distance_m, 0.1);
+        let err = v.set_text("listener_distance", "0.0999").unwrap_err().to_string();
+        assert!(err.ends_with("0.0999 is outside 0.1..=10"), "{err}");
+        assert!(v.set_text("listener_distance", "1e300").is_err());
+    }
+
+    #[test]
+    fn preset_params_serialize_by_id_and_read_back() {
+        let mut v = ParamValues::default();
+        v.set_text("cup_shape", "bowl").unwrap();
+        v.set_text("seed", "42").unwrap();
+        v.set_text("fill", "0.3").unwrap();
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["cup_shape"], "bowl");
+        assert_eq!(json["seed"], 42);
+        assert_eq!(json["auto_fill"], true);
+        assert_eq!(json.to_string().matches(':').count(), SPECS.len());
+        assert!(serde_json::to_string(&v).unwrap().contains("\"fill\":0.3,"));
+        let back: ParamValues = serde_json::from_value(json).unwrap();
+        assert_eq!(back, v);
+        let err = serde_json::from_str::<ParamValues>(r#"{"seed": 1.5}"#).unwrap_err();
+        assert!(err.to_string().contains("`seed`: expected a whole number"), "{err}");
+        let err = serde_json::from_str::<ParamValues>(r#"{"colour": 1}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown parameter id `colour`"), "{err}");
     }
 }

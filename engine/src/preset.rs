@@ -5,8 +5,10 @@
 //!   "tags": ["…"], "params": { "grain_material": "sugar", "pour_rate": 20.0, … } }
 //! ```
 //! Parameters left out take their defaults. A bad file (not JSON, another format, a
-//! version this build does not know, an unknown id, a value of the wrong type, out of range)
-//! is rejected with an error that names the problem; nothing is applied.
+//! version this build does not know, an unknown field or parameter id, a value of the wrong
+//! type, out of range) is rejected with an error that names the problem; nothing is applied.
+//! The document is read by serde (`PresetFile`, unknown fields refused); its `params` by
+//! `ParamValues`, whose schema is the parameter table (`params::SPECS`).
 //!
 //! Format versions (one line each; older ones migrate through [`MIGRATIONS`], newer ones are
 //! refused with an error that names the version):
@@ -19,8 +21,8 @@
 //! The plugin state a host saves is checked and migrated by the plugin crate (`state.rs`),
 //! with the same version-0 renames ([`v0_id`]).
 
-use crate::params::{ParamValues, ValueError};
-use serde::{Deserialize, Serialize};
+use crate::params::ParamValues;
+use serde::{de, Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -44,8 +46,10 @@ pub enum PresetError {
         field: &'static str,
         expected: &'static str,
     },
+    /// The document does not fit the format (a field of the wrong type, an unknown field,
+    /// a bad parameter value).
     #[error("{0}")]
-    Value(#[from] ValueError),
+    Invalid(String),
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("no preset named `{0}` (see `granary presets list`)")]
@@ -127,86 +131,77 @@ pub struct Preset {
     pub values: ParamValues,
 }
 
+/// The file, current format (after migration). `params` is checked against the parameter
+/// table by `ParamValues`' `Deserialize`.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct PresetFile {
     format: String,
     version: u32,
+    #[serde(default, deserialize_with = "field_name")]
     name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "field_description")]
     description: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "field_tags")]
     tags: Vec<String>,
-    params: Map<String, Value>,
+    /// Its errors name the parameter.
+    params: ParamValues,
+}
+
+/// Deserializes one field of the document, naming it in the error.
+fn named<'de, D: Deserializer<'de>, T: Deserialize<'de>>(field: &str, d: D) -> Result<T, D::Error> {
+    T::deserialize(d).map_err(|e| de::Error::custom(format!("`{field}`: {e}")))
+}
+
+fn field_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    named("name", d)
+}
+
+fn field_description<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    named("description", d)
+}
+
+fn field_tags<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    named("tags", d)
 }
 
 impl Preset {
     /// Parses and validates preset JSON. On error nothing is returned.
+    ///
+    /// `format` and `version` are read first (they decide how the rest is read), older
+    /// versions go through [`MIGRATIONS`], then serde reads the current format.
     pub fn from_json(text: &str) -> Result<Preset, PresetError> {
-        let root: Value = serde_json::from_str(text)?;
-        let obj = root.as_object().ok_or(PresetError::Field {
-            field: "preset",
-            expected: "a JSON object",
-        })?;
-        let format = obj.get("format").and_then(Value::as_str);
+        let Value::Object(mut doc) = serde_json::from_str(text)? else {
+            return Err(PresetError::Field {
+                field: "preset",
+                expected: "a JSON object",
+            });
+        };
+        let format = doc.get("format").and_then(Value::as_str);
         if format != Some(FORMAT) {
             return Err(PresetError::Format(format.map(str::to_string)));
         }
-        let version = obj
+        let version = doc
             .get("version")
             .and_then(Value::as_i64)
             .ok_or(PresetError::Missing("version"))?;
         if version < 0 || version > VERSION as i64 {
             return Err(PresetError::Version(version));
         }
-        let mut doc = obj.clone();
         for m in &MIGRATIONS[version as usize..] {
             (m.apply)(&mut doc).map_err(|problem| PresetError::Migration { from: m.from, problem })?;
+            doc.insert("version".into(), Value::from(m.from + 1));
         }
-        let obj = &doc;
-        let name = obj.get("name").and_then(Value::as_str).unwrap_or("").trim().to_string();
+        let file = PresetFile::deserialize(Value::Object(doc)).map_err(|e| PresetError::Invalid(e.to_string()))?;
+        let name = file.name.trim().to_string();
         if name.is_empty() {
             return Err(PresetError::Missing("name"));
         }
-        let description = match obj.get("description") {
-            None => String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(_) => {
-                return Err(PresetError::Field {
-                    field: "description",
-                    expected: "a string",
-                })
-            }
-        };
-        let tags = match obj.get("tags") {
-            None => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|t| t.as_str().map(str::to_string))
-                .collect::<Option<Vec<_>>>()
-                .ok_or(PresetError::Field {
-                    field: "tags",
-                    expected: "an array of strings",
-                })?,
-            Some(_) => {
-                return Err(PresetError::Field {
-                    field: "tags",
-                    expected: "an array of strings",
-                })
-            }
-        };
-        let params = obj.get("params").and_then(Value::as_object).ok_or(PresetError::Field {
-            field: "params",
-            expected: "an object of parameter values by id",
-        })?;
-        let mut values = ParamValues::default();
-        for (id, v) in params {
-            values.set(id, v)?;
-        }
         Ok(Preset {
             name,
-            description,
-            tags,
-            values,
+            description: file.description,
+            tags: file.tags,
+            values: file.params,
         })
     }
 
@@ -220,17 +215,13 @@ impl Preset {
 
     /// Pretty JSON with every parameter, in display order.
     pub fn to_json(&self) -> String {
-        let mut params = Map::new();
-        for (id, v) in self.values.iter() {
-            params.insert(id.to_string(), v.clone());
-        }
         let file = PresetFile {
             format: FORMAT.into(),
             version: VERSION,
             name: self.name.clone(),
             description: self.description.clone(),
             tags: self.tags.clone(),
-            params,
+            params: self.values.clone(),
         };
         let mut s = serde_json::to_string_pretty(&file).expect("preset serialises");
         s.push('\n');
@@ -346,6 +337,7 @@ pub fn find(name_or_path: &str) -> Result<Preset, PresetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::{Plain, SPECS};
 
     #[test]
     fn every_file_in_presets_is_embedded_and_valid() {
@@ -415,18 +407,53 @@ mod tests {
         }
     }
 
+    #[test]
+    fn unknown_fields_and_fields_of_the_wrong_type_are_refused_by_name() {
+        let ok = factory().remove(0).1.to_json();
+        let with = |from: &str, to: &str| {
+            assert!(ok.contains(from), "{from}");
+            Preset::from_json(&ok.replacen(from, to, 1)).unwrap_err().to_string()
+        };
+        let err = with("\"tags\"", "\"colour\": \"red\",\n  \"tags\"");
+        assert!(err.starts_with("unknown field `colour`"), "{err}");
+        let err = with("\"description\": \"", "\"description\": 3, \"x\": \"");
+        assert!(err.starts_with("`description`: invalid type"), "{err}");
+        let err = with("\"tags\": [", "\"tags\": [1, ");
+        assert!(err.starts_with("`tags`: invalid type"), "{err}");
+        let no_name = ok
+            .lines()
+            .filter(|l| !l.contains("\"name\""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let err = Preset::from_json(&no_name).unwrap_err().to_string();
+        assert_eq!(err, "missing or empty `name`");
+        let no_params = serde_json::json!({"format": FORMAT, "version": 1, "name": "x"}).to_string();
+        let err = Preset::from_json(&no_params).unwrap_err().to_string();
+        assert_eq!(err, "missing field `params`");
+        // every error is one line
+        for e in [
+            with("\"tags\": [", "\"tags\": [1, "),
+            with("\"version\": 1", "\"version\": 9"),
+        ] {
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
     /// The default preset written in the pre-release format 0.
     fn v0_text() -> String {
         let p = factory().remove(0).1;
         let mut parameters = Map::new();
-        for (id, v) in p.values.iter() {
+        let Value::Object(current) = serde_json::to_value(&p.values).unwrap() else {
+            panic!()
+        };
+        for (id, v) in current {
             let old = V0_RENAMES.iter().find(|(_, new, _)| *new == id);
             match old {
                 Some((name, _, k)) => {
                     parameters.insert(name.to_string(), Value::from(v.as_f64().unwrap() / k));
                 }
                 None => {
-                    parameters.insert(id.to_string(), v.clone());
+                    parameters.insert(id, v);
                 }
             }
         }
@@ -447,9 +474,11 @@ mod tests {
         assert!(p.tags.is_empty(), "version 0 had no tags");
         for (id, v) in current.values.iter() {
             let got = p.values.get(id).unwrap();
-            match (got.as_f64(), v.as_f64()) {
+            match (got, v) {
                 // fall height went through m -> cm
-                (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{id}: {a} vs {b}"),
+                (Plain::Float(a), Plain::Float(b)) => {
+                    assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{id}: {a} vs {b}")
+                }
                 _ => assert_eq!(got, v, "{id}"),
             }
         }
@@ -529,9 +558,9 @@ mod tests {
             };
             if let Ok(p) = Preset::from_json(&corrupt) {
                 loaded += 1;
-                let mut check = ParamValues::default();
-                for (id, v) in p.values.iter() {
-                    check.set(id, v).expect("a loaded preset holds only valid values");
+                for (s, (id, v)) in SPECS.iter().zip(p.values.iter()) {
+                    assert_eq!(s.id, id);
+                    assert!(s.accepts(v), "a loaded preset holds only valid values");
                 }
             }
         }

@@ -1,10 +1,13 @@
-//! Offline rendering: the engine driven by a pour-rate curve, as `granary render` does.
+//! Offline rendering, as `granary render` does: the engine driven by a pour-rate curve or by
+//! MIDI notes, through the same event loop as the plugin (`events`).
 //!
-//! Control changes (the pour curve) are applied at the engine's window boundaries, so the
-//! result is identical for every block size.
+//! The pour curve is sampled at the engine's window boundaries (where control changes take
+//! effect) and notes land on their own samples, so the result is identical for every block
+//! size.
 
-use crate::params::ParamValues;
-use crate::{Engine, Outputs, Settings, Stats, TriggerMode};
+use crate::events::{self, Event, Timed};
+use crate::params::{Param, ParamValues};
+use crate::{Engine, Settings, Stats, TriggerMode};
 
 /// A piecewise-linear pour-rate curve: (time s, rate g/s) points, times non-decreasing.
 /// Before the first point the first rate holds; after the last, the last rate.
@@ -39,8 +42,9 @@ impl PourCurve {
             if !t.is_finite() || t < 0.0 {
                 return Err(format!("`{part}`: time must be a finite number of seconds >= 0"));
             }
-            if !r.is_finite() || !(0.0..=200.0).contains(&r) {
-                return Err(format!("`{part}`: rate must be within 0..=200 g/s"));
+            let (lo, hi) = Param::PourRate.si_range();
+            if !r.is_finite() || !(lo..=hi).contains(&r) {
+                return Err(format!("`{part}`: rate must be within {lo}..={hi} g/s"));
             }
             if let Some(&(prev, _)) = points.last() {
                 if t < prev {
@@ -102,30 +106,14 @@ pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
         .unwrap_or_else(|| PourCurve::until(settings.pour_rate_g_s, opts.seconds - 1.0));
     settings.pour_rate_g_s = curve.rate_at(0.0);
     let fs = opts.sample_rate;
-    let block = opts.block_size.max(1);
-    let mut engine = Engine::new(settings, fs, block);
-    let latency = engine.latency_samples();
-    let frames = (opts.seconds.max(0.0) * fs as f64).round() as usize;
-    let total = frames + latency;
-    let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; total]);
-    let mut pos = 0;
-    while pos < total {
-        let block_end = (pos + block).min(total);
-        while pos < block_end {
-            if engine.samples_to_window() == 0 {
-                settings.pour_rate_g_s = curve.rate_at(pos as f64 / fs as f64);
-                engine.set_settings(&settings);
-            }
-            let to_window = match engine.samples_to_window() {
-                0 => engine.window_len(),
-                n => n,
-            };
-            let end = (pos + to_window).min(block_end);
-            process_span(&mut engine, &mut out, pos..end);
-            pos = end;
-        }
-    }
-    aligned(out, latency, frames, fs, engine.stats())
+    let engine = Engine::new(settings, fs, opts.block_size.max(1));
+    let window = engine.window_len();
+    // the curve's rate at every window boundary, from the first
+    let pour = (0..).step_by(window).map(|t| {
+        settings.pour_rate_g_s = curve.rate_at(t as f64 / fs as f64);
+        Timed::new(t, Event::Settings(settings))
+    });
+    run(engine, opts, pour)
 }
 
 /// One held note of a MIDI pour, as a DAW would send it: note-on at `start_s`, note-off at
@@ -194,50 +182,40 @@ pub fn render_notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEve
     let mut settings: Settings = values.to_settings();
     settings.trigger_mode = TriggerMode::Midi;
     let fs = opts.sample_rate;
-    let block = opts.block_size.max(1);
-    let mut engine = Engine::new(settings, fs, block);
+    let engine = Engine::new(settings, fs, opts.block_size.max(1));
+    let at = |t: f64| (t * fs as f64).round() as usize;
+    // note-offs before note-ons at the same sample
+    let mut events: Vec<Timed> = notes
+        .iter()
+        .flat_map(|n| {
+            [
+                Timed::new(
+                    at(n.start_s),
+                    Event::NoteOn {
+                        velocity: n.velocity_01(),
+                    },
+                ),
+                Timed::new(at(n.end_s), Event::NoteOff),
+            ]
+        })
+        .collect();
+    events.sort_by_key(|e| (e.at, matches!(e.event, Event::NoteOn { .. })));
+    run(engine, opts, events)
+}
+
+/// Renders `opts.seconds` (plus the main output's latency) in blocks of `opts.block_size`
+/// with `events` (sample times from the start), then aligns the outputs.
+fn run(mut engine: Engine, opts: &RenderOptions, events: impl IntoIterator<Item = Timed>) -> Rendered {
+    let fs = opts.sample_rate;
     let latency = engine.latency_samples();
     let frames = (opts.seconds.max(0.0) * fs as f64).round() as usize;
     let total = frames + latency;
-    let at = |t: f64| (t * fs as f64).round() as usize;
-    // (sample, note-on velocity or None for note-off); offs before ons at the same sample
-    let mut events: Vec<(usize, Option<f32>)> = notes
-        .iter()
-        .flat_map(|n| [(at(n.start_s), Some(n.velocity_01())), (at(n.end_s), None)])
-        .collect();
-    events.sort_by_key(|&(t, v)| (t, v.is_some()));
-    let mut next = 0;
     let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; total]);
-    let mut pos = 0;
-    while pos < total {
-        let block_end = (pos + block).min(total);
-        while pos < block_end {
-            while next < events.len() && events[next].0 <= pos {
-                match events[next].1 {
-                    Some(velocity) => engine.note_on(velocity),
-                    None => engine.note_off(),
-                }
-                next += 1;
-            }
-            let end = events.get(next).map_or(block_end, |e| e.0.clamp(pos + 1, block_end));
-            process_span(&mut engine, &mut out, pos..end);
-            pos = end;
-        }
-    }
+    events::render_blocks(&mut engine, &mut out, opts.block_size, events);
     aligned(out, latency, frames, fs, engine.stats())
 }
 
 /// Removes the main output's latency and trims everything to `frames`.
-/// Renders frames `span` of the six output channels (main, grains and cup, left and right).
-fn process_span(engine: &mut Engine, out: &mut [Vec<f32>; 6], span: std::ops::Range<usize>) {
-    let [ml, mr, gl, gr, cl, cr] = out;
-    engine.process(Outputs {
-        main: [&mut ml[span.clone()], &mut mr[span.clone()]],
-        grains: [&mut gl[span.clone()], &mut gr[span.clone()]],
-        cup: [&mut cl[span.clone()], &mut cr[span]],
-    });
-}
-
 fn aligned(out: [Vec<f32>; 6], latency: usize, frames: usize, fs: f32, stats: Stats) -> Rendered {
     let [mut ml, mut mr, mut gl, mut gr, mut cl, mut cr] = out;
     ml.drain(..latency);

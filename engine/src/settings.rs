@@ -1,7 +1,10 @@
 //! Engine settings in physical units, and the limits the engine enforces whatever it is sent.
+//! Defaults and limits come from the parameter table (`params::SPECS`); the mapping from
+//! parameter values to settings is `params::ParamValues::to_settings`.
 
 use crate::cups::CupShape;
 use crate::materials::{CupMaterial, GrainMaterial};
+use crate::params::ParamValues;
 
 /// How the pour is triggered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,41 +52,29 @@ pub struct Settings {
 }
 
 impl Default for Settings {
+    /// The parameter table's defaults (`params::SPECS`), mapped as every preset is.
     fn default() -> Self {
-        Settings {
-            grain_material: GrainMaterial::Sugar,
-            grain_size: 1.0,
-            density: 1.0,
-            cup_material: CupMaterial::Ceramic,
-            cup_size: 1.0,
-            cup_shape: None,
-            fill: 0.0,
-            auto_fill: true,
-            pour_rate_g_s: 20.0,
-            fall_height_m: 0.15,
-            listener_angle_deg: 30.0,
-            listener_distance_m: 0.4,
-            stereo_width: 0.7,
-            grains_level_db: 0.0,
-            cup_level_db: 0.0,
-            output_gain_db: 52.0,
-            trigger_mode: TriggerMode::Midi,
-            seed: 1,
-        }
+        ParamValues::default().to_settings()
     }
 }
 
-/// Physical limits the engine enforces whatever it is sent.
+/// Physical limits the engine enforces whatever it is sent: the parameter table's ranges
+/// (`params::SPECS`) in `Settings`' SI units.
 pub mod limits {
-    pub const GRAIN_SIZE: (f32, f32) = (0.25, 4.0);
-    pub const DENSITY: (f32, f32) = (0.25, 4.0);
-    pub const CUP_SIZE: (f32, f32) = (0.5, 2.5);
-    pub const POUR_RATE_G_S: (f32, f32) = (0.0, 200.0);
-    pub const FALL_HEIGHT_M: (f32, f32) = (0.01, 1.0);
-    pub const LISTENER_ANGLE_DEG: (f32, f32) = (0.0, 90.0);
-    pub const LISTENER_DISTANCE_M: (f32, f32) = (0.1, 10.0);
-    pub const LEVEL_DB: (f32, f32) = (-60.0, 24.0);
-    pub const OUTPUT_GAIN_DB: (f32, f32) = (-20.0, 80.0);
+    use crate::params::Param;
+
+    pub const GRAIN_SIZE: (f32, f32) = Param::GrainSize.si_range();
+    pub const DENSITY: (f32, f32) = Param::Density.si_range();
+    pub const CUP_SIZE: (f32, f32) = Param::CupSize.si_range();
+    pub const FILL: (f32, f32) = Param::Fill.si_range();
+    pub const POUR_RATE_G_S: (f32, f32) = Param::PourRate.si_range();
+    pub const FALL_HEIGHT_M: (f32, f32) = Param::FallHeight.si_range();
+    pub const LISTENER_ANGLE_DEG: (f32, f32) = Param::ListenerAngle.si_range();
+    pub const LISTENER_DISTANCE_M: (f32, f32) = Param::ListenerDistance.si_range();
+    pub const STEREO_WIDTH: (f32, f32) = Param::StereoWidth.si_range();
+    pub const GRAINS_LEVEL_DB: (f32, f32) = Param::GrainsLevel.si_range();
+    pub const CUP_LEVEL_DB: (f32, f32) = Param::CupLevel.si_range();
+    pub const OUTPUT_GAIN_DB: (f32, f32) = Param::OutputGain.si_range();
 }
 
 fn clamp_or(x: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
@@ -102,7 +93,7 @@ impl Settings {
             grain_size: clamp_or(self.grain_size, limits::GRAIN_SIZE, d.grain_size),
             density: clamp_or(self.density, limits::DENSITY, d.density),
             cup_size: clamp_or(self.cup_size, limits::CUP_SIZE, d.cup_size),
-            fill: clamp_or(self.fill, (0.0, 1.0), d.fill),
+            fill: clamp_or(self.fill, limits::FILL, d.fill),
             pour_rate_g_s: clamp_or(self.pour_rate_g_s, limits::POUR_RATE_G_S, 0.0),
             fall_height_m: clamp_or(self.fall_height_m, limits::FALL_HEIGHT_M, d.fall_height_m),
             listener_angle_deg: clamp_or(
@@ -115,9 +106,9 @@ impl Settings {
                 limits::LISTENER_DISTANCE_M,
                 d.listener_distance_m,
             ),
-            stereo_width: clamp_or(self.stereo_width, (0.0, 1.0), d.stereo_width),
-            grains_level_db: clamp_or(self.grains_level_db, limits::LEVEL_DB, 0.0),
-            cup_level_db: clamp_or(self.cup_level_db, limits::LEVEL_DB, 0.0),
+            stereo_width: clamp_or(self.stereo_width, limits::STEREO_WIDTH, d.stereo_width),
+            grains_level_db: clamp_or(self.grains_level_db, limits::GRAINS_LEVEL_DB, 0.0),
+            cup_level_db: clamp_or(self.cup_level_db, limits::CUP_LEVEL_DB, 0.0),
             output_gain_db: clamp_or(self.output_gain_db, limits::OUTPUT_GAIN_DB, d.output_gain_db),
             ..*self
         }

@@ -1,5 +1,7 @@
 //! Behaviour of the whole engine: what a user would notice if it broke.
 
+use granary_engine::events::Event::{self, Modulation, NoteOff};
+use granary_engine::events::{render_blocks, Timed};
 use granary_engine::params::ParamValues;
 use granary_engine::preset;
 use granary_engine::render::{render, PourCurve, RenderOptions, Rendered};
@@ -34,44 +36,22 @@ fn with(values: &ParamValues, changes: &[(&str, &str)]) -> ParamValues {
     v
 }
 
-/// Renders the engine directly with MIDI events at absolute frames.
+/// Renders the engine directly, in host blocks of `block`, with events at absolute frames
+/// (through the event loop the plugin uses).
 fn render_midi(settings: Settings, frames: usize, block: usize, events: &[(usize, Event)]) -> [Vec<f32>; 6] {
     let mut e = Engine::new(settings, 48_000.0, block);
     let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; frames]);
-    let mut pos = 0;
-    let mut next = 0;
-    while pos < frames {
-        let end = (pos + block).min(frames);
-        // inside a host block, split at events as the plugin does
-        let mut a = pos;
-        while a < end {
-            while next < events.len() && events[next].0 <= a {
-                match events[next].1 {
-                    Event::On(v) => e.note_on(v),
-                    Event::Off => e.note_off(),
-                    Event::Mod(m) => e.set_modulation(m),
-                }
-                next += 1;
-            }
-            let b = events.get(next).map(|ev| ev.0.clamp(a + 1, end)).unwrap_or(end);
-            let [ml, mr, gl, gr, cl, cr] = &mut out;
-            e.process(Outputs {
-                main: [&mut ml[a..b], &mut mr[a..b]],
-                grains: [&mut gl[a..b], &mut gr[a..b]],
-                cup: [&mut cl[a..b], &mut cr[a..b]],
-            });
-            a = b;
-        }
-        pos = end;
-    }
+    render_blocks(
+        &mut e,
+        &mut out,
+        block,
+        events.iter().map(|&(at, event)| Timed::new(at, event)),
+    );
     out
 }
 
-#[derive(Clone, Copy)]
-enum Event {
-    On(f32),
-    Off,
-    Mod(f32),
+fn on(velocity: f32) -> Event {
+    Event::NoteOn { velocity }
 }
 
 fn check_sane(name: &str, r: &Rendered) {
@@ -146,7 +126,7 @@ fn host_block_size_never_changes_the_output() {
         assert_eq!(r.cup, reference.cup, "block {block}");
     }
     // and with MIDI events landing inside host blocks
-    let events = [(1000, Event::On(0.8)), (20_000, Event::Mod(0.5)), (40_000, Event::Off)];
+    let events = [(1000, on(0.8)), (20_000, Modulation(0.5)), (40_000, NoteOff)];
     let s = v.to_settings();
     let m = render_midi(s, 72_000, 4096, &events);
     for block in [1, 64, 333] {
@@ -218,7 +198,7 @@ fn note_off_lets_grains_in_the_air_land_then_settles_to_silence() {
     let mut s = default_values().to_settings();
     s.fall_height_m = 0.5; // 0.5 m + the cup: ~0.35 s of flight
     let off = 48_000;
-    let out = render_midi(s, 48_000 * 4, 512, &[(0, Event::On(1.0)), (off, Event::Off)]);
+    let out = render_midi(s, 48_000 * 4, 512, &[(0, on(1.0)), (off, NoteOff)]);
     let g = &out[2];
     let during = rms(&g[off - 9600..off]);
     let just_after = rms(&g[off + 2400..off + 9600]); // 50..200 ms: still landing
@@ -244,9 +224,9 @@ fn velocity_and_modulation_scale_the_flow() {
         let out = render_midi(s, 96_000, 512, events);
         db(rms(&out[2][48_000..]))
     };
-    let soft = grains_db(&[(0, Event::On(0.2))]);
-    let hard = grains_db(&[(0, Event::On(1.0))]);
-    let modded = grains_db(&[(0, Event::On(1.0)), (0, Event::Mod(1.0))]);
+    let soft = grains_db(&[(0, on(0.2))]);
+    let hard = grains_db(&[(0, on(1.0))]);
+    let modded = grains_db(&[(0, on(1.0)), (0, Modulation(1.0))]);
     assert!(hard > soft + 4.0, "velocity: {soft:.1} -> {hard:.1} dB");
     assert!(modded > hard + 1.5, "mod wheel: {hard:.1} -> {modded:.1} dB");
 }
@@ -256,7 +236,7 @@ fn continuous_mode_pours_from_the_rate_alone() {
     let mut s = default_values().to_settings();
     s.trigger_mode = TriggerMode::Continuous;
     s.pour_rate_g_s = 0.0;
-    let silent = render_midi(s, 48_000, 512, &[(0, Event::On(1.0))]);
+    let silent = render_midi(s, 48_000, 512, &[(0, on(1.0))]);
     assert!(
         silent.iter().all(|c| c.iter().all(|x| *x == 0.0)),
         "pour_rate 0 must be silent, even with a note"
@@ -296,11 +276,7 @@ fn hostile_settings_stay_finite() {
         s,
         24_000,
         100,
-        &[
-            (0, Event::On(f32::NAN)),
-            (10, Event::On(1.0)),
-            (20, Event::Mod(f32::INFINITY)),
-        ],
+        &[(0, on(f32::NAN)), (10, on(1.0)), (20, Modulation(f32::INFINITY))],
     );
     for c in &out {
         assert!(c.iter().all(|x| x.is_finite()));

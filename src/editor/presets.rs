@@ -6,7 +6,7 @@
 //! dir, `~/.local/share/granary/presets`; on macOS `~/Library/Application Support/...`; on
 //! Windows `%APPDATA%\...`.
 
-use granary_engine::params::{Kind, ParamValues, SPECS};
+use granary_engine::params::{ParamValues, Plain};
 use granary_engine::preset::{self, Preset};
 use std::path::{Path, PathBuf};
 
@@ -251,13 +251,7 @@ pub fn scan_user_dir(dir: &Path) -> (Vec<Entry>, Vec<Unreadable>) {
 /// The plain value of `id` in `values` as the plugin parameter holds it (floats and ints as
 /// numbers, enums as their index, bools as 0/1).
 pub fn plain(values: &ParamValues, id: &str) -> Option<f32> {
-    let spec = SPECS.iter().find(|s| s.id == id)?;
-    Some(match spec.kind {
-        Kind::Float { .. } => values.float(id),
-        Kind::Int { .. } => values.int(id) as f32,
-        Kind::Bool { .. } => values.bool(id) as u8 as f32,
-        Kind::Enum { .. } => values.choice(id) as f32,
-    })
+    values.get(id).map(Plain::as_f32)
 }
 
 #[cfg(test)]
