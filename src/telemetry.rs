@@ -192,8 +192,8 @@ impl TelemetryWriter {
         s.flow_kg_s.store(pour.flow_kg_s);
         s.impact_speed_m_s.store(pour.impact_speed);
         let g = engine.scene_geometry();
-        s.cup_radius_m.store(g.cup_radius);
-        s.cup_height_m.store(g.cup_height);
+        s.cup_radius_m.store(g.cup.rim_radius);
+        s.cup_height_m.store(g.cup.depth);
         s.stream_radius_m.store(g.stream_radius);
     }
 

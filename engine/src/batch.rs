@@ -6,7 +6,7 @@ use crate::accel_noise::sphere_amplitudes_at;
 use crate::contact::{contact, Body};
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{self, PulseKernels, HALF};
-use crate::materials::{CUP_RADIUS_M, SPEED_OF_SOUND};
+use crate::materials::SPEED_OF_SOUND;
 use crate::{fastmath, simd, Engine, GENERATOR_LEAD};
 
 /// Per-window constants for rendering collisions.
@@ -80,7 +80,8 @@ impl RenderParams {
             samples_per_m: fs / SPEED_OF_SOUND,
             base: e.clock + GENERATOR_LEAD as u64,
             mask: e.mask,
-            pan_scale: s.stereo_width / (CUP_RADIUS_M * s.cup_size),
+            // the cup's widest inner radius spans the stereo width
+            pan_scale: s.stereo_width / e.cup().widest_radius(),
         }
     }
 }
