@@ -82,6 +82,11 @@ const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
 /// Room for one window's rendered collisions at the default budget (more are rendered at
 /// once, when they are generated).
 const PENDING: usize = generator::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
+/// What the cup's modes, diffuse bands and distance gain depend on (`Engine::update_cup`):
+/// material, shape, size, fill level, grain density and diameter, and the listener's
+/// distance, angle and the stereo width.
+type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32);
+
 /// Gain smoothing time constant, s.
 const GAIN_SMOOTH_S: f32 = 0.02;
 
@@ -110,7 +115,7 @@ pub struct Engine {
     diffuse: DiffuseResonator,
     limiter: Limiter,
     modes: [Mode; MAX_MODES],
-    cup_key: Option<(CupMaterial, CupShape, f32, f32, f32, f32, f32)>,
+    cup_key: Option<CupKey>,
     gains: [f32; 3],
     gain_coef: f32,
     notes_held: u32,
@@ -393,7 +398,9 @@ impl Engine {
             s.cup_size,
             fill,
             s.grain_density(),
+            s.grain_radius_m(),
             s.listener_distance_m,
+            s.listener_angle_deg,
             s.stereo_width,
         );
         if self.cup_key == Some(key) {
