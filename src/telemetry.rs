@@ -168,8 +168,8 @@ impl TelemetryWriter {
         s.flow_kg_s.store(pour.flow_kg_s, Ordering::Relaxed);
         s.impact_speed_m_s.store(pour.impact_speed, Ordering::Relaxed);
         let g = engine.scene_geometry();
-        s.cup_radius_m.store(g.cup_radius, Ordering::Relaxed);
-        s.cup_height_m.store(g.cup_height, Ordering::Relaxed);
+        s.cup_radius_m.store(g.cup.rim_radius, Ordering::Relaxed);
+        s.cup_height_m.store(g.cup.depth, Ordering::Relaxed);
         s.stream_radius_m.store(g.stream_radius, Ordering::Relaxed);
     }
 

@@ -3,7 +3,7 @@
 //! `granary inspect cup`. (The FEM code itself is validated in fem/tests/validation.rs.)
 
 use granary_cli::inspect::cup::CupArgs;
-use granary_engine::cups::{model, CupShape};
+use granary_engine::cups::{model, Cup, CupShape};
 use granary_engine::kernels::PulseKernels;
 use granary_engine::materials::CupMaterial;
 use granary_engine::modal::{build_modes, CupState, ModalBank, Mode, CUP_BUSES, FLOOR_BUS, MAX_MODES, RIM_BUS};
@@ -12,8 +12,7 @@ use std::process::Command;
 fn cup(material: CupMaterial, shape: CupShape, size: f32, fill: f32) -> CupState {
     CupState {
         material,
-        shape,
-        size,
+        cup: Cup::new(shape, size),
         fill,
         grain_density: 1587.0,
         grain_diameter_m: 0.5e-3,
@@ -249,6 +248,22 @@ fn inspect_cup_prints_the_runtime_modes_as_json() {
         assert_eq!(g["wall"].as_array().unwrap().len(), 3);
     }
     assert!(v["diffuse"]["bands"].is_array());
+    // the geometry the engine uses: the jar's asset at size 1.5
+    let g = &v["geometry"];
+    let jar = model(CupShape::Jar);
+    let close = |key: &str, want: f64| {
+        let got = g[key].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-6, "{key}: {got} vs {want}");
+    };
+    close("rim_radius_m", 1.5 * jar.rim_radius_m);
+    close("floor_radius_m", 1.5 * jar.floor_radius_m);
+    close("depth_m", 1.5 * (jar.height_m - jar.floor_m));
+    close("pile_height_m", 0.3 * 1.5 * (jar.height_m - jar.floor_m));
+    assert_eq!(
+        g["inner_profile_m"].as_array().unwrap().len(),
+        jar.inner_profile_m.len()
+    );
+    assert_eq!(g["ring_edges_m"].as_array().unwrap().len(), 4);
     assert!(v["diffuse"]["low_hz"].as_f64().unwrap() >= runtime.last().unwrap().freq_hz as f64 - 1.0);
     for bad in [
         &["--material", "cheese"][..],

@@ -13,7 +13,6 @@ use crate::collision::{Constants, Scene};
 use crate::contact::Body;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{self, PulseKernels, HALF};
-use crate::materials::CUP_RADIUS_M;
 use crate::{fastmath, simd, Engine, GENERATOR_LEAD};
 
 /// Per-window constants for rendering collisions: the physics (`collision::Constants`) and
@@ -72,7 +71,8 @@ impl RenderParams {
             listener: e.listener(),
             cup_distance_m: e.cup_distance(),
             stereo_width: s.stereo_width,
-            cup_radius_m: CUP_RADIUS_M * s.cup_size,
+            // the cup's widest inner radius spans the stereo width
+            cup_radius_m: e.cup().widest_radius(),
         };
         RenderParams {
             c: Constants::new(&scene, e.sample_rate),

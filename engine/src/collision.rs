@@ -50,8 +50,8 @@ pub struct Scene {
     pub listener: [f32; 3],
     /// From the cup (the source of its sound) to the listener, m.
     pub cup_distance_m: f32,
-    /// Stereo width (0..1) and the cup's radius, m: a collision at `y = ±radius` is panned
-    /// `±width`.
+    /// Stereo width (0..1) and the radius it spans, m (the cup's widest inner radius,
+    /// `Cup::widest_radius`): a collision at `y = ±radius` is panned `±width`.
     pub stereo_width: f32,
     pub cup_radius_m: f32,
 }

@@ -15,11 +15,16 @@
 //! with `1 / sqrt(rho L^3)`.
 
 use crate::materials::CupMaterial;
+use crate::settings::Settings;
 use serde::Deserialize;
 use std::sync::OnceLock;
 
-/// Wall rings of the assets (bottom to top).
+/// Wall rings of the assets (bottom to top; equal heights of the inner wall).
 pub const RINGS: usize = 3;
+/// Wall sectors of the assets (the azimuths where the sector shapes are sampled).
+pub const SECTORS: usize = 2;
+/// Most points of an inner profile (fixed capacity of `Cup`; `parse` checks it).
+pub const MAX_PROFILE: usize = 8;
 
 /// The cup geometries of `assets/cups`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -143,7 +148,7 @@ pub struct CupModel {
     pub floor_radius_m: f64,
     pub mass_kg: f64,
     pub areas_m2: Areas,
-    pub sector_azimuths_rad: [f64; 2],
+    pub sector_azimuths_rad: [f64; SECTORS],
     pub mesh_nodes: usize,
     pub mesh_elements: usize,
     pub modes: Vec<ModeRecord>,
@@ -174,6 +179,24 @@ pub fn parse(json: &str) -> Result<CupModel, String> {
     ];
     if positive.iter().any(|x| !(x.is_finite() && *x > 0.0)) || m.modes.is_empty() {
         return Err(format!("{}: geometry, material or modes missing", m.shape));
+    }
+    let p = &m.inner_profile_m;
+    let profile_ok = (2..=MAX_PROFILE).contains(&p.len())
+        && p[0] == [0.0, m.floor_m]
+        && p.iter().all(|q| q[0] >= 0.0 && q[0].is_finite() && q[1].is_finite())
+        && p.windows(2).all(|w| w[1][1] >= w[0][1])
+        && p[1][1] == m.floor_m
+        && p[1][0] > 0.0
+        && p[p.len() - 1] == [m.rim_radius_m, m.height_m]
+        && p[1][0] == m.floor_radius_m
+        && m.height_m > m.floor_m;
+    if !profile_ok {
+        return Err(format!(
+            "{}: the inner profile must run from the floor's centre (0, floor_m) along the floor to \
+             (floor_radius_m, floor_m), then up to the rim (rim_radius_m, height_m), z never falling, \
+             at most {MAX_PROFILE} points",
+            m.shape
+        ));
     }
     if m.modes
         .iter()
@@ -206,6 +229,142 @@ pub fn model(shape: CupShape) -> &'static CupModel {
     &library()[i]
 }
 
+/// One cup as every part of the engine sees it: the asset's geometry (`CupModel`) scaled by
+/// `cup_size`, in the engine's frame: origin at the centre of the inner floor, z up, m.
+/// The scene (fill level, fall, pile volume), the generator (where grains hit), the
+/// panning, the listener, the modes (`modal::CupState`) and the editor's drawing all read
+/// this one struct; the modes' records stay in the asset (`Cup::model`). Fixed size and
+/// `Copy`: built at a window boundary without allocating.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cup {
+    pub shape: CupShape,
+    /// The `cup_size` factor every length of the asset is multiplied by.
+    pub size: f32,
+    /// Inner profile (r, z) from the floor's centre (0, 0) along the floor to
+    /// (`floor_radius`, 0), then up the wall to the rim (`rim_radius`, `depth`); z never
+    /// falls. The first `profile_len` points are used.
+    profile: [[f32; 2]; MAX_PROFILE],
+    profile_len: usize,
+    /// Inner radius at the rim, m.
+    pub rim_radius: f32,
+    /// Inner radius of the flat floor, m (where the wall starts).
+    pub floor_radius: f32,
+    /// Inner depth, floor to rim, m.
+    pub depth: f32,
+    /// Thickness of the floor and of the wall, m (the outer bottom is at z = -floor).
+    pub floor_thickness: f32,
+    pub wall_thickness: f32,
+    /// Heights of the wall rings' edges above the floor, m: ring k spans
+    /// `ring_edges[k]..ring_edges[k + 1]` (the asset's rings, equal heights of the wall).
+    pub ring_edges: [f32; RINGS + 1],
+    /// Azimuths of the wall sectors, rad: the asset samples each mode's shape there
+    /// (`ModeRecord::sectors`), so the generator centres its wall hits there.
+    pub sector_azimuths: [f32; SECTORS],
+}
+
+impl Cup {
+    /// The cup of `shape` at size `size` (a size that is not a positive number counts as 1).
+    pub fn new(shape: CupShape, size: f32) -> Cup {
+        let m = model(shape);
+        let size = if size.is_finite() && size > 0.0 { size } else { 1.0 };
+        let s = size as f64;
+        let z0 = m.floor_m;
+        let mut profile = [[0.0f32; 2]; MAX_PROFILE];
+        for (out, p) in profile.iter_mut().zip(&m.inner_profile_m) {
+            *out = [(p[0] * s) as f32, ((p[1] - z0) * s) as f32];
+        }
+        let depth = ((m.height_m - z0) * s) as f32;
+        Cup {
+            shape,
+            size,
+            profile,
+            profile_len: m.inner_profile_m.len().min(MAX_PROFILE),
+            rim_radius: (m.rim_radius_m * s) as f32,
+            floor_radius: (m.floor_radius_m * s) as f32,
+            depth,
+            floor_thickness: (m.floor_m * s) as f32,
+            wall_thickness: (m.wall_m * s) as f32,
+            ring_edges: std::array::from_fn(|k| depth * k as f32 / RINGS as f32),
+            sector_azimuths: m.sector_azimuths_rad.map(|a| a as f32),
+        }
+    }
+
+    /// The cup the settings describe (shape, or the material's usual one, and size).
+    pub fn for_settings(s: &Settings) -> Cup {
+        Cup::new(s.resolved_cup_shape(), s.cup_size)
+    }
+
+    /// The asset: the modes' records, the areas, the reference material (size 1).
+    pub fn model(&self) -> &'static CupModel {
+        model(self.shape)
+    }
+
+    /// The inner profile (see the field's doc), m.
+    pub fn profile(&self) -> &[[f32; 2]] {
+        &self.profile[..self.profile_len]
+    }
+
+    /// Height of ring `k`'s middle above the floor, m.
+    pub fn ring_mid(&self, k: usize) -> f32 {
+        let k = k.min(RINGS - 1);
+        0.5 * (self.ring_edges[k] + self.ring_edges[k + 1])
+    }
+
+    /// Inner radius at height `z` above the floor (clamped to the cup: the floor's radius
+    /// below it, the rim's above it), m. A linear interpolation along the wall's segments.
+    pub fn radius_at(&self, z: f32) -> f32 {
+        let p = self.profile();
+        let z = z.clamp(0.0, self.depth);
+        // the wall starts at point 1 (the floor's edge)
+        for w in p[1..].windows(2) {
+            if z <= w[1][1] {
+                return segment_radius(w[0], w[1], z);
+            }
+        }
+        self.rim_radius
+    }
+
+    /// The widest inner radius, m (the panning spans it).
+    pub fn widest_radius(&self) -> f32 {
+        self.profile().iter().map(|p| p[0]).fold(0.0, f32::max)
+    }
+
+    /// Inner cross-section at height `z`, m^2.
+    pub fn cross_section(&self, z: f32) -> f32 {
+        let r = self.radius_at(z);
+        std::f32::consts::PI * r * r
+    }
+
+    /// Inner volume below height `z` above the floor, m^3: the wall's segments as frusta,
+    /// `V = pi h (r0^2 + r0 r1 + r1^2) / 3` each (cut at `z`).
+    pub fn volume_below(&self, z: f32) -> f32 {
+        let p = self.profile();
+        let z = z.clamp(0.0, self.depth);
+        let mut v = 0.0;
+        for w in p[1..].windows(2) {
+            let ([r0, z0], z1) = (w[0], w[1][1]);
+            if z <= z0 {
+                break;
+            }
+            // cut at `z` (a flat ledge, z1 = z0, holds no volume)
+            let top = z.min(z1);
+            let r1 = segment_radius(w[0], w[1], top);
+            v += std::f32::consts::PI * (top - z0) * (r0 * r0 + r0 * r1 + r1 * r1) / 3.0;
+        }
+        v
+    }
+}
+
+/// The radius at height `z` of the wall segment from `a` to `b` (r, z): a linear
+/// interpolation (a flat ledge, `b`'s z equal to `a`'s, gives `a`'s radius).
+fn segment_radius([r0, z0]: [f32; 2], [r1, z1]: [f32; 2], z: f32) -> f32 {
+    if z1 > z0 {
+        r0 + (r1 - r0) * (z - z0) / (z1 - z0)
+    } else {
+        r0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +379,40 @@ mod tests {
         }
         assert!(parse("{}").is_err());
         assert!(parse("not json").is_err());
+    }
+
+    #[test]
+    fn a_profile_that_is_not_a_cup_is_refused() {
+        let good: serde_json::Value = serde_json::from_str(CupShape::Jar.json()).unwrap();
+        assert!(parse(&good.to_string()).is_ok());
+        let with_profile = |profile: serde_json::Value| {
+            let mut v = good.clone();
+            v["inner_profile_m"] = profile;
+            parse(&v.to_string())
+        };
+        // a wall that comes down again, a floor that does not start on the axis, a rim that
+        // is not the asset's, and more points than a `Cup` holds
+        let bad = [
+            serde_json::json!([[0.0, 0.005], [0.04, 0.005], [0.04, 0.09], [0.031, 0.08], [0.031, 0.12]]),
+            serde_json::json!([
+                [0.01, 0.005],
+                [0.04, 0.005],
+                [0.04, 0.09],
+                [0.031, 0.105],
+                [0.031, 0.12]
+            ]),
+            serde_json::json!([[0.0, 0.005], [0.04, 0.005], [0.04, 0.09], [0.031, 0.105], [0.035, 0.12]]),
+            {
+                let mut p = vec![serde_json::json!([0.0, 0.005]), serde_json::json!([0.04, 0.005])];
+                for i in 1..MAX_PROFILE {
+                    p.push(serde_json::json!([0.04, 0.005 + 0.1 * i as f64 / MAX_PROFILE as f64]));
+                }
+                p.push(serde_json::json!([0.031, 0.12]));
+                serde_json::Value::Array(p)
+            },
+        ];
+        for b in bad {
+            assert!(with_profile(b.clone()).is_err(), "{b}");
+        }
     }
 }

@@ -171,7 +171,7 @@ mod tests {
             Timed::new(2_001, Event::AllNotesOff),
             Timed::new(3_000, Event::NoteOn { velocity: 0.3 }),
         ];
-        // the first grains land after about 0.15 s (2 cm above the rim of a 9 cm cup)
+        // the first grains land after about 0.15 s (2 cm above the rim of the 9 cm deep mug)
         let frames = 16_000;
         let reference = sample_by_sample(settings, frames, &events);
         assert!(reference[0].iter().any(|x| *x != 0.0), "the test pour is silent");

@@ -12,6 +12,7 @@
 //! normal); slow ones are close to random (thesis 5.4: randomising the normals of slow
 //! collisions changes the sound little).
 
+use crate::cups::Cup;
 use crate::fastmath;
 use crate::modal::{FLOOR_BUS, WALL_RINGS};
 use crate::scene::PourState;
@@ -162,12 +163,19 @@ pub const CELLS: [Cell; 8] = [
 /// Geometry the cells need, m.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Geometry {
-    pub cup_radius: f32,
-    pub cup_height: f32,
+    /// The cup: its inner profile, wall rings and sectors (origin at the centre of its
+    /// inner floor, z up).
+    pub cup: Cup,
     pub grain_radius: f32,
     /// Radius of the stream's landing zone.
     pub stream_radius: f32,
 }
+
+/// Grains land on the floor within this share of its radius (the share the assets' floor
+/// gains are averaged over), and on the pile within this share of its top's radius.
+pub const FLOOR_HIT_SHARE: f32 = 0.9;
+/// Half the angular width of a wall sector about its azimuth (`Cup::sector_azimuths`), rad.
+pub const SECTOR_HALF_WIDTH: f32 = 0.6;
 
 /// A histogram over [lo, hi] with its cumulative sums; sampled by inversion.
 #[derive(Clone, Copy)]
@@ -417,8 +425,7 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
     let cov = s.floor_coverage;
     let exposed = |ring: usize| {
         // a ring is exposed if its middle is above the pile
-        let z = (ring as f32 + 0.5) / WALL_RINGS as f32 * g.cup_height;
-        if z > s.pile_height_m {
+        if g.cup.ring_mid(ring) > s.pile_height_m {
             1.0
         } else {
             0.0
@@ -874,6 +881,7 @@ fn uniform_pair(rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
 
 /// Draws a uniform position in the cell into lane `lane` of `batch` (its angles are
 /// evaluated later, `finish_lanes_in`), from the uniform number `u` and further draws.
+/// Every place is inside the cup (`Geometry::cup`): wall hits on its inner profile.
 #[inline(always)]
 fn draw_place(
     cell: Cell,
@@ -888,22 +896,31 @@ fn draw_place(
         batch.angle[PLACE][lane] = u.1 * std::f32::consts::TAU;
         batch.z[lane] = z;
     };
+    let cup = &g.cup;
+    // a disc on the pile's top: within the cup's radius there
+    let on_pile = |radius: f32| radius.min(FLOOR_HIT_SHARE * s.pile_radius_m);
     match cell {
-        Cell::ImpactZone => disc((u, rng.random()), g.stream_radius, s.pile_height_m),
-        Cell::CupFloor => disc((u, rng.random()), g.stream_radius * 2.0, 0.0),
+        Cell::ImpactZone => disc((u, rng.random()), on_pile(g.stream_radius), s.pile_height_m),
+        Cell::CupFloor => disc(
+            (u, rng.random()),
+            (g.stream_radius * 2.0).min(FLOOR_HIT_SHARE * cup.floor_radius),
+            0.0,
+        ),
         Cell::WallRing(k) => {
             let (u_sector, u_azimuth) = uniform_pair(rng);
-            batch.z[lane] = g.cup_height * (k as f32 + u) / WALL_RINGS as f32;
+            let (lo, hi) = (cup.ring_edges[k], cup.ring_edges[k + 1]);
+            let z = lo + (hi - lo) * u;
+            batch.z[lane] = z;
             let sector = ((u_sector * 2.0) as usize).min(1);
-            // sectors are centred at the azimuths modal.rs uses for its bus shapes, 1.2 rad wide
-            batch.angle[PLACE][lane] = [0.4f32, 2.1][sector] + (1.2 * u_azimuth - 0.6);
-            batch.radius[lane] = g.cup_radius;
+            // centred at the azimuths where the asset samples the modes' sector shapes
+            batch.angle[PLACE][lane] = cup.sector_azimuths[sector] + SECTOR_HALF_WIDTH * (2.0 * u_azimuth - 1.0);
+            batch.radius[lane] = cup.radius_at(z);
             batch.sector[lane] = sector as u8;
         }
-        Cell::PileSurface | Cell::Settling => disc((u, rng.random()), g.cup_radius * 0.9, s.pile_height_m),
+        Cell::PileSurface | Cell::Settling => disc((u, rng.random()), on_pile(f32::INFINITY), s.pile_height_m),
         Cell::Stream => {
             let (u_within, u_z) = uniform_pair(rng);
-            disc((u, u_within), g.stream_radius * 0.5, 0.0);
+            disc((u, u_within), on_pile(g.stream_radius * 0.5), 0.0);
             let (u_height, u_axis) = (u_z, rng.random::<f32>());
             batch.z[lane] = s.pile_height_m + u_height * 0.03;
             batch.angle[AXIS][lane] = u_axis * std::f32::consts::TAU;
@@ -922,6 +939,7 @@ mod tests {
             arrivals_end: arrivals,
             impact_speed: 1.5,
             pile_height_m: fill * 0.09,
+            pile_radius_m: 0.04,
             floor_coverage: if fill > 0.01 { 1.0 } else { 0.0 },
             fill,
             settle_rate: 0.0,
@@ -929,12 +947,13 @@ mod tests {
         }
     }
 
-    const G: Geometry = Geometry {
-        cup_radius: 0.04,
-        cup_height: 0.09,
-        grain_radius: 0.5e-3,
-        stream_radius: 0.006,
-    };
+    fn geometry() -> Geometry {
+        Geometry {
+            cup: Cup::new(crate::cups::CupShape::Mug, 1.0),
+            grain_radius: 0.5e-3,
+            stream_radius: 0.006,
+        }
+    }
 
     fn count_kinds(s: &PourState) -> (u64, u64) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
@@ -944,7 +963,7 @@ mod tests {
             generate(
                 s,
                 &GeneratorSetup {
-                    geometry: G,
+                    geometry: geometry(),
                     restitution: 0.5,
                     window_s: 128.0 / 48_000.0,
                     normals: NormalMode::Physical,
@@ -1089,7 +1108,7 @@ mod tests {
         let mut s = state(200_000.0, 0.3);
         s.settle_rate = 0.0;
         let setup = |max_per_cell| GeneratorSetup {
-            geometry: G,
+            geometry: geometry(),
             restitution: 0.5,
             window_s: 128.0 / 48_000.0,
             normals: NormalMode::Physical,

@@ -40,12 +40,12 @@ pub mod simd;
 
 use accel_noise::SphereFilter;
 use batch::{Prepared, RenderContext, RenderParams, BATCH};
-use cups::CupShape;
+use cups::{Cup, CupShape};
 use diffuse::DiffuseResonator;
 use generator::{generate, Collision, GeneratorSetup, Geometry, NormalMode, WINDOW};
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
-use materials::{CupMaterial, CUP_HEIGHT_M, CUP_RADIUS_M, SPEED_OF_SOUND};
+use materials::{CupMaterial, SPEED_OF_SOUND};
 use modal::{build_modes, diffuse_params, CupState, ModalBank, Mode, CUP_BUSES, MAX_MODES};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -86,6 +86,11 @@ pub const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
 /// Room for one window's rendered collisions at the default budget (more are rendered at
 /// once, when they are generated).
 const PENDING: usize = generator::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
+/// What the cup's modes, diffuse bands and distance gain depend on (`Engine::update_cup`):
+/// material, shape, size, fill level, grain density and diameter, and the listener's
+/// distance, angle and the stereo width.
+type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32);
+
 /// Gain smoothing time constant, s.
 const GAIN_SMOOTH_S: f32 = 0.02;
 /// Most collisions waiting to be injected (`Engine::inject`).
@@ -118,7 +123,7 @@ pub struct Engine {
     diffuse: DiffuseResonator,
     limiter: Limiter,
     modes: [Mode; MAX_MODES],
-    cup_key: Option<(CupMaterial, CupShape, f32, f32, f32, f32, f32)>,
+    cup_key: Option<CupKey>,
     gains: [f32; 3],
     gain_coef: f32,
     notes_held: u32,
@@ -404,12 +409,16 @@ impl Engine {
         }
     }
 
+    /// The cup the settings describe (every part of the engine reads this one `Cup`).
+    fn cup(&self) -> Cup {
+        Cup::for_settings(&self.settings)
+    }
+
     fn geometry(&self) -> Geometry {
         let s = &self.settings;
         let a = s.grain_radius_m();
         Geometry {
-            cup_radius: CUP_RADIUS_M * s.cup_size,
-            cup_height: CUP_HEIGHT_M * s.cup_size,
+            cup: self.cup(),
             grain_radius: a,
             // a stream a few grains wide, at least 4 mm
             stream_radius: (8.0 * a).max(0.004),
@@ -425,7 +434,9 @@ impl Engine {
             s.cup_size,
             fill,
             s.grain_density(),
+            s.grain_radius_m(),
             s.listener_distance_m,
+            s.listener_angle_deg,
             s.stereo_width,
         );
         if self.cup_key == Some(key) {
@@ -434,8 +445,7 @@ impl Engine {
         self.cup_key = Some(key);
         let cup = CupState {
             material: s.cup_material,
-            shape: s.resolved_cup_shape(),
-            size: s.cup_size,
+            cup: self.cup(),
             fill,
             grain_density: s.grain_density(),
             grain_diameter_m: 2.0 * s.grain_radius_m(),
@@ -452,7 +462,8 @@ impl Engine {
         });
     }
 
-    /// Listener position, m (origin: centre of the cup floor).
+    /// Listener position, m (origin: centre of the cup's inner floor): `listener_distance`
+    /// from the pile's top, `listener_angle` from the vertical.
     fn listener(&self) -> [f32; 3] {
         let s = &self.settings;
         let th = s.listener_angle_deg.to_radians();
@@ -463,11 +474,11 @@ impl Engine {
         ]
     }
 
+    /// Distance from the listener to the cup's centre (on its axis, half-way up its inner
+    /// depth), m.
     fn cup_distance(&self) -> f32 {
-        let s = &self.settings;
-        // from the cup's centre, half-way up its wall
         let l = self.listener();
-        let c = [0.0, 0.0, 0.5 * CUP_HEIGHT_M * s.cup_size];
+        let c = [0.0, 0.0, 0.5 * self.cup().depth];
         ((l[0] - c[0]).powi(2) + (l[1] - c[1]).powi(2) + (l[2] - c[2]).powi(2)).sqrt()
     }
 
@@ -486,7 +497,7 @@ impl Engine {
         let input = SceneInput {
             grain_radius_m: s.grain_radius_m(),
             grain_density: s.grain_density(),
-            cup_size: s.cup_size,
+            cup: self.cup(),
             fall_height_m: s.fall_height_m,
             auto_fill: s.auto_fill,
         };

@@ -248,7 +248,3 @@ impl CupMaterial {
         }
     }
 }
-
-/// Nominal cup geometry (size 1): inner radius and height, m. `cup_size` scales every length.
-pub const CUP_RADIUS_M: f32 = 0.04;
-pub const CUP_HEIGHT_M: f32 = 0.09;

@@ -24,7 +24,7 @@
 //! surface motion they touch (thesis 7.1, recordings 41/42; Phya 4.6), and their added mass
 //! lowers the frequencies a little.
 
-use crate::cups::{model, CupModel, CupShape, RINGS};
+use crate::cups::{Cup, RINGS};
 use crate::diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams};
 use crate::materials::{CupMaterial, AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
 use crate::simd::madd;
@@ -111,10 +111,9 @@ impl Mode {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CupState {
     pub material: CupMaterial,
-    pub shape: CupShape,
-    /// Multiplies every length of the shape's nominal cup.
-    pub size: f32,
-    /// Fill level 0..1 (height of the pile over the cup's inner height).
+    /// The cup's shape and size (its asset's modes are scaled by `cup.size`).
+    pub cup: Cup,
+    /// Fill level 0..1 (height of the pile over the cup's inner depth).
     pub fill: f32,
     /// Density of the grains' solid, kg/m^3 (for the added mass).
     pub grain_density: f32,
@@ -142,16 +141,14 @@ fn radiation_efficiency(k: f64, radius: f64, order: u32) -> f64 {
 
 /// Wetted share of each place (floor, rings, rim) for a fill level, and the pile height
 /// above the inner floor, m.
-fn wetness(m: &CupModel, cup: &CupState) -> ([f64; 2 + WALL_RINGS], f64) {
-    let s = cup.size as f64;
+fn wetness(cup: &CupState) -> ([f64; 2 + WALL_RINGS], f64) {
+    let c = &cup.cup;
     let fill = cup.fill.clamp(0.0, 1.0) as f64;
-    let inner_h = (m.height_m - m.floor_m) * s;
-    let pile = fill * inner_h;
+    let pile = fill * c.depth as f64;
     let mut wet = [0.0; 2 + WALL_RINGS];
     wet[0] = floor_coverage(pile, cup.grain_diameter_m as f64);
     for r in 0..WALL_RINGS {
-        let lo = r as f64 / WALL_RINGS as f64 * inner_h;
-        let hi = (r + 1) as f64 / WALL_RINGS as f64 * inner_h;
+        let (lo, hi) = (c.ring_edges[r] as f64, c.ring_edges[r + 1] as f64);
         wet[1 + r] = ((pile - lo) / (hi - lo)).clamp(0.0, 1.0);
     }
     wet[1 + WALL_RINGS] = if fill >= 1.0 { 1.0 } else { 0.0 };
@@ -161,21 +158,18 @@ fn wetness(m: &CupModel, cup: &CupState) -> ([f64; 2 + WALL_RINGS], f64) {
 /// Builds the mode set of the cup (module doc). Modes above `max_freq_hz` are dropped.
 /// Returns the number written to `out`. Never allocates.
 pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]) -> usize {
-    let m = model(cup.shape);
+    let m = cup.cup.model();
     let md = cup.material.data();
     let el = md.elastic;
     let (e, rho) = (el.youngs_pa as f64, el.density as f64);
-    let s = if cup.size.is_finite() && cup.size > 0.0 {
-        cup.size as f64
-    } else {
-        1.0
-    };
+    let s = cup.cup.size as f64;
     let rho_ratio = rho / m.reference_material.density;
     let speed = m.speed_ratio(e, rho);
-    let (wet, pile) = wetness(m, cup);
+    let (wet, pile) = wetness(cup);
     let cup_mass = m.mass_kg * rho_ratio * s.powi(3);
-    let mean_r = 0.5 * (m.rim_radius_m + m.floor_radius_m) * s;
-    let grain_mass = PACKING_FRACTION as f64 * cup.grain_density.max(0.0) as f64 * PI * mean_r * mean_r * pile;
+    // the pile fills the cup's real inner volume up to its height
+    let pile_volume = cup.cup.volume_below(pile as f32) as f64;
+    let grain_mass = PACKING_FRACTION as f64 * cup.grain_density.max(0.0) as f64 * pile_volume;
     let added = (ADDED_MASS_FRACTION * grain_mass / cup_mass).min(MAX_ADDED_MASS_RATIO);
     let freq_scale = speed / s / (1.0 + added).sqrt();
     let a = &m.areas_m2;
@@ -207,7 +201,7 @@ pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]
         }
         shape[RIM_BUS] = (g.rim / rec.peak) as f32;
         let k = w / SPEED_OF_SOUND as f64;
-        let sigma = radiation_efficiency(k, m.rim_radius_m * s, rec.order as u32);
+        let sigma = radiation_efficiency(k, cup.cup.rim_radius as f64, rec.order as u32);
         out[count] = Mode {
             freq_hz: freq as f32,
             decay_per_s: (eta * w / 2.0) as f32,
@@ -228,18 +222,14 @@ pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]
 /// `modes`: it starts above the highest mode, with the material's loss (plus the wetted
 /// share of the surface) in every band.
 pub fn diffuse_params(cup: &CupState, modes: &[Mode], distance_m: f32) -> DiffuseParams {
-    let m = model(cup.shape);
+    let m = cup.cup.model();
     let md = cup.material.data();
     let el = md.elastic;
-    let s = if cup.size.is_finite() && cup.size > 0.0 {
-        cup.size as f64
-    } else {
-        1.0
-    };
+    let s = cup.cup.size as f64;
     let (e, rho, nu) = (el.youngs_pa as f64, el.density as f64, el.poisson as f64);
     let area = m.areas_m2.outer * s * s;
-    let wall = m.wall_m * s;
-    let (wet, _) = wetness(m, cup);
+    let wall = cup.cup.wall_thickness as f64;
+    let (wet, _) = wetness(cup);
     let a = &m.areas_m2;
     let wetted = (a.floor * wet[0] + (0..WALL_RINGS).map(|r| a.wall[r] * wet[1 + r]).sum::<f64>() + a.rim * wet[4])
         / (a.floor + a.wall.iter().sum::<f64>() + a.rim);
@@ -249,7 +239,7 @@ pub fn diffuse_params(cup: &CupState, modes: &[Mode], distance_m: f32) -> Diffus
         loss_factor: (md.loss_factor as f64 + GRAIN_CONTACT_LOSS * wetted) as f32,
         mass_kg: (m.mass_kg * rho / m.reference_material.density * s.powi(3)) as f32,
         area_m2: area as f32,
-        edge_m: (2.0 * PI * (m.rim_radius_m + m.floor_radius_m) * s) as f32,
+        edge_m: (2.0 * PI * (cup.cup.rim_radius + cup.cup.floor_radius) as f64) as f32,
         coincidence_hz: coincidence_frequency(wall, e, rho, nu) as f32,
         modal_density_per_hz: plate_modal_density(area, wall, e, rho, nu) as f32,
         distance_m,
@@ -679,8 +669,7 @@ mod tests {
     fn cup(material: CupMaterial, fill: f32) -> CupState {
         CupState {
             material,
-            shape: CupShape::Mug,
-            size: 1.0,
+            cup: Cup::new(crate::cups::CupShape::Mug, 1.0),
             fill,
             grain_density: 1587.0,
             grain_diameter_m: 0.5e-3,
@@ -783,7 +772,7 @@ mod tests {
         let mut b = a;
         build_modes(&cup(CupMaterial::Ceramic, 0.0), 1e9, &mut a);
         let mut big = cup(CupMaterial::Ceramic, 0.0);
-        big.size = 2.0;
+        big.cup = Cup::new(crate::cups::CupShape::Mug, 2.0);
         build_modes(&big, 1e9, &mut b);
         assert!((a[0].freq_hz / b[0].freq_hz - 2.0).abs() < 1e-3);
     }

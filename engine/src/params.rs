@@ -213,7 +213,7 @@ pub const SPECS: [Spec; 18] = [
             log: true,
             to_si: 1.0,
         },
-        doc: "Multiplies every length of the nominal cup (radius 4 cm, height 9 cm)",
+        doc: "Multiplies every length of the cup's shape",
     },
     Spec {
         param: Param::Fill,

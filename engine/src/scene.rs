@@ -1,17 +1,22 @@
 //! The pour scene (DESIGN "Pour scene"; thesis 5.1 and 7.1; Phya 4.6).
 //!
 //! Mass flow Q (kg/s) leaves the spout; each grain of mass m = rho V falls for
-//! `t_fall = sqrt(2 h / g)` and lands at `v = sqrt(2 g h)` (h from the spout to the pile
-//! top). The flow that arrives is the flow that left `t_fall` earlier, so after the stream
-//! stops the grains still in the air land. Arriving mass raises the pile (bulk density
-//! 0.6 rho): the fall gets shorter, the floor is covered, and the cup is damped more. A
-//! settling activity, fed by arrivals and decaying after the pour, keeps grains shifting
-//! for a moment when the stream stops.
+//! `t_fall = sqrt(2 h / g)` and lands at `v = sqrt(2 g h)` (h from the spout, `fall_height`
+//! above the rim, to the pile top: a shallow bowl's grains fall a shorter way than a tall
+//! tumbler's). The flow that arrives is the flow that left `t_fall` earlier, so after the
+//! stream stops the grains still in the air land. Arriving mass raises the pile (bulk
+//! density 0.6 rho) by its volume over the cup's cross-section at the pile's top (`Cup`):
+//! the fall gets shorter, the floor is covered, and the cup is damped more. The fill level
+//! is the pile's height over the cup's inner depth. A settling activity, fed by arrivals
+//! and decaying after the pour, keeps grains shifting for a moment when the stream stops.
 
-use crate::materials::{CUP_HEIGHT_M, CUP_RADIUS_M, GRAVITY, PACKING_FRACTION};
+use crate::cups::{Cup, CupShape};
+use crate::materials::{GRAVITY, PACKING_FRACTION};
 use crate::modal::floor_coverage;
+use crate::settings::limits;
 
-/// Longest fall the delay line is sized for, m (the `fall_height` range plus a cup).
+/// Longest fall above the rim the delay line is sized for, m (more than the `fall_height`
+/// range); the deepest cup at its largest size is added to it.
 pub const MAX_FALL_M: f32 = 1.2;
 /// Settling time constant after arrivals stop, s.
 pub const SETTLE_TIME_S: f32 = 0.35;
@@ -27,7 +32,8 @@ pub struct SceneInput {
     pub grain_radius_m: f32,
     /// Grain solid density, kg/m^3.
     pub grain_density: f32,
-    pub cup_size: f32,
+    /// The cup (shape and size).
+    pub cup: Cup,
     /// Height of the spout above the cup rim, m.
     pub fall_height_m: f32,
     pub auto_fill: bool,
@@ -43,9 +49,11 @@ pub struct PourState {
     pub impact_speed: f32,
     /// Pile height above the cup floor, m.
     pub pile_height_m: f32,
+    /// Radius of the pile's top (the cup's inner radius there), m.
+    pub pile_radius_m: f32,
     /// Fraction of the floor covered by grains, 0..1.
     pub floor_coverage: f32,
-    /// Fill level, 0..1.
+    /// Fill level, 0..1 (the pile's height over the cup's inner depth).
     pub fill: f32,
     /// Settling collisions per second.
     pub settle_rate: f32,
@@ -67,7 +75,11 @@ pub struct PourScene {
 impl PourScene {
     /// `window_s`: duration of one generator window.
     pub fn new(window_s: f32) -> Self {
-        let max_fall_s = (2.0 * (MAX_FALL_M + CUP_HEIGHT_M * 4.0) / GRAVITY).sqrt();
+        let deepest = CupShape::ALL
+            .iter()
+            .map(|&s| Cup::new(s, limits::CUP_SIZE.1).depth)
+            .fold(0.0, f32::max);
+        let max_fall_s = (2.0 * (MAX_FALL_M + deepest) / GRAVITY).sqrt();
         let len = (max_fall_s / window_s).ceil() as usize + 2;
         PourScene {
             window_s,
@@ -110,11 +122,10 @@ impl PourScene {
         if self.flow < 1e-12 {
             self.flow = 0.0;
         }
-        let cup_h = CUP_HEIGHT_M * input.cup_size;
-        let cup_r = CUP_RADIUS_M * input.cup_size;
-        let pile_h = self.fill * cup_h;
+        let cup = &input.cup;
+        let pile_h = self.fill * cup.depth;
         // thesis 7.1: the pile rises, the fall gets shorter
-        let h = (input.fall_height_m + cup_h - pile_h).max(0.002);
+        let h = (input.fall_height_m + cup.depth - pile_h).max(0.002);
         let t_fall = (2.0 * h / GRAVITY).sqrt();
         let delay = ((t_fall / self.window_s).round() as usize).min(self.history.len() - 1);
         let len = self.history.len();
@@ -124,9 +135,10 @@ impl PourScene {
         let grain_mass = input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
         let arrivals = arrived_kg_s / grain_mass.max(1e-12);
         if input.auto_fill {
+            // the arriving bulk volume spread over the cross-section at the pile's top
             let bulk = PACKING_FRACTION * input.grain_density;
-            let volume = std::f32::consts::PI * cup_r * cup_r * cup_h;
-            self.fill = (self.fill + arrived_kg_s * self.window_s / (bulk * volume)).min(1.0);
+            let rise = arrived_kg_s * self.window_s / (bulk * cup.cross_section(pile_h));
+            self.fill = (self.fill + rise / cup.depth).min(1.0);
         }
         let decay = (-self.window_s / SETTLE_TIME_S).exp();
         self.settle = self.settle * decay + (1.0 - decay) * arrivals * SETTLE_COLLISIONS_PER_GRAIN;
@@ -138,6 +150,7 @@ impl PourScene {
             arrivals_end: arrivals,
             impact_speed: (2.0 * GRAVITY * h).sqrt(),
             pile_height_m: pile_h,
+            pile_radius_m: cup.radius_at(pile_h),
             floor_coverage: floor_coverage(pile_h as f64, 2.0 * input.grain_radius_m as f64) as f32,
             fill: self.fill,
             settle_rate: self.settle,

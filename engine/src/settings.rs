@@ -25,7 +25,7 @@ pub struct Settings {
     /// Multiplies the material's density.
     pub density: f32,
     pub cup_material: CupMaterial,
-    /// Multiplies every length of the nominal cup (radius 4 cm, height 9 cm).
+    /// Multiplies every length of the cup's shape (its finite-element asset, `cups::Cup`).
     pub cup_size: f32,
     /// The cup's shape (its finite-element model); `None`: the material's usual shape.
     pub cup_shape: Option<CupShape>,

@@ -299,7 +299,7 @@ impl GranaryEditor {
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, scene_h), egui::Sense::hover());
         let info = scene::SceneInfo {
             fall_height_m: self.params.fall_height.value() * 0.01,
-            cup_size: self.params.cup_size.value(),
+            cup: granary_engine::cups::Cup::for_settings(&self.params.settings()),
             grain_colour: scene::grain_colour(self.params.grain_material.value().max(0) as usize),
             time_s: now - self.opened_at.unwrap_or(now),
         };

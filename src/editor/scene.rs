@@ -1,13 +1,14 @@
 //! The live scene: the spout and the falling stream, the cup in section with its current
 //! fill, and a flash at each generator cell when collisions happen there, coloured by kind
 //! (grain–grain or grain–cup). Everything comes from the telemetry snapshot and the
-//! parameters; nothing here touches the audio thread.
+//! parameters; nothing here touches the audio thread. The cup is the engine's `Cup` (the
+//! shape's finite-element asset at the `cup_size`): a bowl draws as a bowl.
 
 use super::meters::{cell_kind, Flashes};
 use crate::telemetry::Snapshot;
 use egui::{pos2, vec2, Align2, Color32, FontId, Pos2, Rect, Stroke};
+use granary_engine::cups::Cup;
 use granary_engine::generator::{Cell, CollisionKind, CELLS};
-use granary_engine::materials::{CUP_HEIGHT_M, CUP_RADIUS_M};
 
 pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
 pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
@@ -16,8 +17,8 @@ pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
 pub struct SceneInfo {
     /// Spout height above the rim, m (the `fall_height` parameter).
     pub fall_height_m: f32,
-    /// The `cup_size` parameter (used before the audio thread has published a geometry).
-    pub cup_size: f32,
+    /// The cup the parameters describe (`Cup::for_settings`, as the engine builds it).
+    pub cup: Cup,
     /// Grain colour (from the grain material).
     pub grain_colour: Color32,
     /// Seconds since the editor opened (animates the stream).
@@ -43,6 +44,34 @@ pub fn grain_colour(material: usize) -> Color32 {
     COLOURS.get(material).copied().unwrap_or(Color32::GRAY)
 }
 
+/// The cup's inner wall in section, (x, z) in m from the floor's centre: the profile
+/// mirrored, from the left rim down to the floor and up to the right rim.
+pub fn section(cup: &Cup) -> Vec<[f32; 2]> {
+    let p = cup.profile();
+    let left = p.iter().rev().filter(|q| q[0] > 0.0).map(|&[r, z]| [-r, z]);
+    let right = p.iter().filter(|q| q[0] > 0.0).map(|&[r, z]| [r, z]);
+    left.chain(right).collect()
+}
+
+/// The pile in section up to `pile` m above the floor, as trapezoids (x, z) (each convex,
+/// one per wall segment it reaches; a jar's neck is not convex as a whole): bottom left,
+/// bottom right, top right, top left.
+pub fn pile_section(cup: &Cup, pile: f32) -> Vec<[[f32; 2]; 4]> {
+    let pile = pile.min(cup.depth);
+    let p = cup.profile();
+    let mut out = Vec::new();
+    for w in p[1..].windows(2) {
+        let (z0, z1) = (w[0][1], w[1][1]);
+        if pile <= z0 || z1 <= z0 {
+            continue;
+        }
+        let top = pile.min(z1);
+        let (r0, rt) = (cup.radius_at(z0), cup.radius_at(top));
+        out.push([[-r0, z0], [r0, z0], [rt, top], [-rt, top]]);
+    }
+    out
+}
+
 /// Draws the scene into `rect`.
 pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, info: &SceneInfo) {
     let painter = ui.painter_at(rect);
@@ -51,10 +80,14 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
     let weak = visuals.weak_text_color();
     painter.rect_filled(rect, 4.0, visuals.extreme_bg_color);
 
-    let (r, h, stream_r) = if snap.cup_radius_m > 0.0 {
-        (snap.cup_radius_m, snap.cup_height_m, snap.stream_radius_m)
+    let cup = &info.cup;
+    // the widest inner radius sets the drawing's width, the inner depth its height
+    let (r, h) = (cup.widest_radius(), cup.depth);
+    // before the audio thread has published a geometry: the engine's smallest stream
+    let stream_r = if snap.stream_radius_m > 0.0 {
+        snap.stream_radius_m
     } else {
-        (CUP_RADIUS_M * info.cup_size, CUP_HEIGHT_M * info.cup_size, 0.004)
+        0.004
     };
     let pile = snap.pile_height_m.clamp(0.0, h);
     // The stream above the rim is drawn at most 1.2 cup heights long (a break marks a
@@ -70,15 +103,15 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
 
     // the fill (pile) and the cup in section
     let wall = Stroke::new(4.0, Color32::from_rgb(200, 200, 210));
-    if pile > 0.0 {
-        painter.rect_filled(
-            Rect::from_min_max(to_screen(-r, pile), to_screen(r, 0.0)),
-            0.0,
+    for quad in pile_section(cup, pile) {
+        painter.add(egui::Shape::convex_polygon(
+            quad.iter().map(|&[x, z]| to_screen(x, z)).collect(),
             info.grain_colour.gamma_multiply(0.75),
-        );
+            Stroke::NONE,
+        ));
     }
     painter.add(egui::Shape::line(
-        vec![to_screen(-r, h), to_screen(-r, 0.0), to_screen(r, 0.0), to_screen(r, h)],
+        section(cup).iter().map(|&[x, z]| to_screen(x, z)).collect(),
         wall,
     ));
 
@@ -137,12 +170,19 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
             Cell::ImpactZone => [(0.0, pile, stream_r.max(0.003) * 1.5); 2],
             Cell::CupFloor => [(0.0, 0.0, 2.0 * stream_r.max(0.003)); 2],
             Cell::WallRing(k) => {
-                let z = h * (k as f32 + 0.5) / 3.0;
-                [(-r, z, 0.16 * h), (r, z, 0.16 * h)]
+                let z = cup.ring_mid(k);
+                let (x, size) = (cup.radius_at(z), 0.5 * (cup.ring_edges[k + 1] - cup.ring_edges[k]));
+                [(-x, z, size), (x, z, size)]
             }
-            Cell::PileSurface => [(-0.45 * r, pile, 0.3 * r), (0.45 * r, pile, 0.3 * r)],
+            Cell::PileSurface => {
+                let rp = cup.radius_at(pile);
+                [(-0.45 * rp, pile, 0.3 * rp), (0.45 * rp, pile, 0.3 * rp)]
+            }
             Cell::Stream => [(0.0, pile + 0.015, stream_r.max(0.003)); 2],
-            Cell::Settling => [(-0.7 * r, pile, 0.18 * r), (0.7 * r, pile, 0.18 * r)],
+            Cell::Settling => {
+                let rp = cup.radius_at(pile);
+                [(-0.7 * rp, pile, 0.18 * rp), (0.7 * rp, pile, 0.18 * rp)]
+            }
         };
         for &(x, z, radius) in spots {
             let c = to_screen(x, z);
@@ -167,7 +207,7 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
     painter.text(
         to_screen(r, h) + vec2(side, 0.0),
         Align2::LEFT_TOP,
-        format!("cup {:.0} x {:.0} mm", 2e3 * r, 1e3 * h),
+        format!("{} {:.0} x {:.0} mm", cup.shape.name(), 2e3 * cup.rim_radius, 1e3 * h),
         font.clone(),
         text,
     );
@@ -194,5 +234,61 @@ fn legend(painter: &egui::Painter, at: Pos2, text: Color32) {
         let y = at.y + 8.0 + 18.0 * k as f32;
         painter.circle_filled(pos2(at.x + 6.0, y), 5.0, *colour);
         painter.text(pos2(at.x + 16.0, y), Align2::LEFT_CENTER, *label, font.clone(), text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use granary_engine::cups::CupShape;
+
+    #[test]
+    fn the_section_is_the_cups_profile_mirrored() {
+        for shape in CupShape::ALL {
+            let cup = Cup::new(shape, 1.3);
+            let s = section(&cup);
+            let p = cup.profile();
+            // the floor's centre is not a corner of the section
+            assert_eq!(s.len(), 2 * (p.len() - 1), "{}", shape.id());
+            assert_eq!(s[0], [-cup.rim_radius, cup.depth]);
+            assert_eq!(s[s.len() - 1], [cup.rim_radius, cup.depth]);
+            assert!(s.contains(&[-cup.floor_radius, 0.0]) && s.contains(&[cup.floor_radius, 0.0]));
+            for &[x, z] in &s {
+                assert!((x.abs() - cup.radius_at(z)).abs() < 1e-6, "{}: ({x}, {z})", shape.id());
+            }
+        }
+        // a bowl draws wider than deep, a tumbler deeper than wide
+        let bowl = Cup::new(CupShape::Bowl, 1.0);
+        let tumbler = Cup::new(CupShape::Tumbler, 1.0);
+        assert!(2.0 * bowl.rim_radius > 2.0 * bowl.depth && tumbler.depth > 2.0 * tumbler.rim_radius);
+    }
+
+    #[test]
+    fn the_drawn_pile_holds_the_cups_volume_up_to_its_height() {
+        for shape in CupShape::ALL {
+            let cup = Cup::new(shape, 1.0);
+            assert!(pile_section(&cup, 0.0).is_empty());
+            for fill in [0.1f32, 0.5, 0.95, 1.0] {
+                let pile = fill * cup.depth;
+                let quads = pile_section(&cup, pile);
+                let top = quads.last().unwrap();
+                assert_eq!(top[2][1], pile);
+                assert!((top[2][0] - cup.radius_at(pile)).abs() < 1e-6);
+                // each half trapezoid turned about the axis is a frustum
+                let volume: f32 = quads
+                    .iter()
+                    .map(|q| {
+                        let (r0, r1, h) = (q[1][0], q[2][0], q[2][1] - q[1][1]);
+                        std::f32::consts::PI * h * (r0 * r0 + r0 * r1 + r1 * r1) / 3.0
+                    })
+                    .sum();
+                let want = cup.volume_below(pile);
+                assert!(
+                    (volume / want - 1.0).abs() < 1e-5,
+                    "{} at {fill}: {volume} vs {want}",
+                    shape.id()
+                );
+            }
+        }
     }
 }

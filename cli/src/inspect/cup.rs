@@ -1,8 +1,9 @@
-//! `granary inspect cup`: the modes and the diffuse bands the engine plays for a cup of a
-//! material, shape, size and fill level (computed by the engine's own functions:
-//! `modal::build_modes`, `modal::diffuse_params`, `DiffuseResonator::set`).
+//! `granary inspect cup`: the geometry, the modes and the diffuse bands the engine plays
+//! for a cup of a material, shape, size and fill level (computed by the engine's own
+//! functions: `cups::Cup`, `modal::build_modes`, `modal::diffuse_params`,
+//! `DiffuseResonator::set`).
 
-use granary_engine::cups::{model, CupShape};
+use granary_engine::cups::{Cup, CupShape};
 use granary_engine::diffuse::DiffuseResonator;
 use granary_engine::limits;
 use granary_engine::materials::{CupMaterial, GrainMaterial};
@@ -21,7 +22,7 @@ pub struct CupArgs {
     /// Size factor: multiplies every length of the shape (0.5..2.5).
     #[arg(long, default_value_t = 1.0)]
     pub size: f64,
-    /// Fill level, 0..1 of the cup's inner height.
+    /// Fill level, 0..1 of the cup's inner depth.
     #[arg(long, default_value_t = 0.0)]
     pub fill: f64,
     /// Grain material filling the cup (added mass; the floor is covered by a few layers).
@@ -71,6 +72,45 @@ pub struct DiffuseOut {
     pub bands: Vec<BandOut>,
 }
 
+/// The cup's geometry as the engine uses it (`cups::Cup`), m: origin at the centre of
+/// the inner floor, z up.
+#[derive(Debug, Clone, Serialize)]
+pub struct GeometryOut {
+    pub rim_radius_m: f64,
+    pub floor_radius_m: f64,
+    pub widest_radius_m: f64,
+    pub depth_m: f64,
+    pub floor_thickness_m: f64,
+    pub wall_thickness_m: f64,
+    /// Inner profile (r, z) from the floor's centre to the rim.
+    pub inner_profile_m: Vec<[f64; 2]>,
+    /// Heights of the wall rings' edges above the floor.
+    pub ring_edges_m: Vec<f64>,
+    pub sector_azimuths_rad: Vec<f64>,
+    /// Inner volume, m^3, and the pile height at the fill level, m.
+    pub volume_m3: f64,
+    pub pile_height_m: f64,
+}
+
+impl GeometryOut {
+    fn of(c: &Cup, fill: f64) -> Self {
+        let f = |x: f32| x as f64;
+        GeometryOut {
+            rim_radius_m: f(c.rim_radius),
+            floor_radius_m: f(c.floor_radius),
+            widest_radius_m: f(c.widest_radius()),
+            depth_m: f(c.depth),
+            floor_thickness_m: f(c.floor_thickness),
+            wall_thickness_m: f(c.wall_thickness),
+            inner_profile_m: c.profile().iter().map(|p| p.map(f)).collect(),
+            ring_edges_m: c.ring_edges.iter().copied().map(f).collect(),
+            sector_azimuths_rad: c.sector_azimuths.iter().copied().map(f).collect(),
+            volume_m3: f(c.volume_below(c.depth)),
+            pile_height_m: fill * f(c.depth),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct CupReport {
     pub material: String,
@@ -80,6 +120,7 @@ pub struct CupReport {
     pub sample_rate_hz: f64,
     pub reference_material: String,
     pub mass_kg: f64,
+    pub geometry: GeometryOut,
     pub modes: Vec<ModeOut>,
     pub diffuse: DiffuseOut,
 }
@@ -134,8 +175,7 @@ impl CupArgs {
         let g = grain.data();
         Ok(CupState {
             material,
-            shape,
-            size: self.size as f32,
+            cup: Cup::new(shape, self.size as f32),
             fill: self.fill as f32,
             grain_density: g.elastic.density,
             grain_diameter_m: g.diameter_m,
@@ -153,16 +193,17 @@ impl CupArgs {
         diffuse.set(&params, |lo, hi| {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
         });
-        let m = model(cup.shape);
+        let m = cup.cup.model();
         let el = cup.material.data().elastic;
         Ok(CupReport {
             material: cup.material.id().to_string(),
-            shape: cup.shape.id().to_string(),
+            shape: cup.cup.shape.id().to_string(),
             size: self.size,
             fill: self.fill,
             sample_rate_hz: self.sample_rate as f64,
             reference_material: m.reference_material.name.clone(),
             mass_kg: m.mass_kg * el.density as f64 / m.reference_material.density * self.size.powi(3),
+            geometry: GeometryOut::of(&cup.cup, self.fill),
             modes: modes.iter().map(mode_out).collect(),
             diffuse: DiffuseOut {
                 low_hz: params.low_hz as f64,
@@ -181,6 +222,12 @@ impl CupArgs {
             },
         })
     }
+}
+
+/// `values` times `scale`, comma-separated, with `decimals` decimals.
+fn list(values: &[f64], scale: f64, decimals: usize) -> String {
+    let v: Vec<String> = values.iter().map(|x| format!("{:.*}", decimals, x * scale)).collect();
+    v.join(", ")
 }
 
 /// Runs `granary inspect cup`, printing to `out`.
@@ -202,6 +249,20 @@ pub fn run(args: &CupArgs, out: &mut dyn Write) -> Result<(), String> {
         r.modes.len(),
         r.reference_material,
         r.diffuse.low_hz
+    )
+    .map_err(io)?;
+    let g = &r.geometry;
+    writeln!(
+        out,
+        "inner: rim radius {:.1} mm, floor radius {:.1} mm, depth {:.1} mm, {:.0} ml; pile {:.1} mm; \
+         wall rings' edges at {} mm; sectors at {} rad",
+        1e3 * g.rim_radius_m,
+        1e3 * g.floor_radius_m,
+        1e3 * g.depth_m,
+        1e6 * g.volume_m3,
+        1e3 * g.pile_height_m,
+        list(&g.ring_edges_m, 1e3, 1),
+        list(&g.sector_azimuths_rad, 1.0, 2),
     )
     .map_err(io)?;
     writeln!(
