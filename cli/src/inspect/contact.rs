@@ -11,6 +11,7 @@ use granary_engine::accel_noise::{sphere_amplitudes, SphereFilter, SphereSource}
 use granary_engine::contact::{contact, effective, hertz_peak_force, Body, Contact};
 use granary_engine::kernels::{PulseKernels, HALF};
 use granary_engine::materials::{CupMaterial, Elastic, GrainMaterial, SPEED_OF_SOUND};
+use granary_engine::simd::Isa;
 use serde::Serialize;
 
 /// Errors in a contact description.
@@ -257,7 +258,7 @@ impl ContactSetup {
     /// returned `n` samples (`HALF` is the kernels' support before an onset); each sphere's
     /// wave arrives `(r - a)/c` later.
     pub fn render(&self, sample_rate: f32, onset_phase: f32, n: usize) -> Vec<f32> {
-        let kernels = PulseKernels::new(sample_rate);
+        let kernels = PulseKernels::new(sample_rate, Isa::detect());
         let c = self.contact();
         let fs = sample_rate as f64;
         let mut out = vec![0.0f32; n];
