@@ -7,6 +7,7 @@ use granary_engine::cups::{model, Cup, CupShape};
 use granary_engine::kernels::PulseKernels;
 use granary_engine::materials::CupMaterial;
 use granary_engine::modal::{build_modes, CupState, ModalBank, Mode, CUP_BUSES, FLOOR_BUS, MAX_MODES, RIM_BUS};
+use granary_engine::simd::Isa;
 use std::process::Command;
 
 fn cup(material: CupMaterial, shape: CupShape, size: f32, fill: f32) -> CupState {
@@ -160,7 +161,7 @@ fn floor_and_rim_hits_excite_different_mode_mixes() {
     let ring = m[0];
     let floor = *m.iter().find(|x| x.order == 0).expect("an axisymmetric mode");
     assert_eq!(ring.order, 2);
-    let mut bank = ModalBank::new(fs);
+    let mut bank = ModalBank::new(fs, Isa::detect());
     bank.set_modes(&m, 0.4, 0.0);
     let mut impulse = vec![0.0f32; 1];
     impulse[0] = fs * 1e-3; // 1 mN s in one sample
@@ -182,12 +183,12 @@ fn hard_short_contacts_excite_high_modes_soft_long_ones_do_not() {
     // Phya 4.7: the half-sine force of a contact of duration D has a spectrum flat to about
     // 1 / D; the engine drives the modes with that band-limited force (kernels).
     let fs = 48_000.0;
-    let kernels = PulseKernels::new(fs);
+    let kernels = PulseKernels::new(fs, Isa::detect());
     let c = cup(CupMaterial::Glass, CupShape::Tumbler, 1.0, 0.0);
     let m = modes(&c);
     let low = m[0];
     let high = *m.iter().rev().find(|x| x.freq_hz < 16_000.0).expect("a high mode");
-    let mut bank = ModalBank::new(fs);
+    let mut bank = ModalBank::new(fs, Isa::detect());
     bank.set_modes(&m, 0.4, 0.0);
     let mut ratio = |duration: f32| {
         let mut force = vec![0.0f32; kernels.taps()];

@@ -234,7 +234,7 @@ fn the_inspected_collision_is_the_one_the_engine_renders() {
         let n = 600;
         let got = setup.render(fs, 0.37, n);
         let k = setup.constants(fs);
-        let kernels = PulseKernels::new(fs);
+        let kernels = PulseKernels::new(fs, granary_engine::simd::Isa::detect());
         let mut rings = [vec![0.0f32; 4096], vec![0.0f32; 4096]];
         let mut cup = vec![vec![0.0f32; 4096]; CUP_BUSES];
         let [l, r] = &mut rings;

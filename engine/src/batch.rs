@@ -13,6 +13,7 @@ use crate::collision::{Constants, Scene};
 use crate::contact::Body;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{self, PulseKernels, HALF};
+use crate::simd::{Kernel, Target};
 use crate::{fastmath, simd, Engine, GENERATOR_LEAD};
 
 /// Per-window constants for rendering collisions: the physics (`collision::Constants`) and
@@ -90,8 +91,9 @@ impl RenderContext<'_> {
         self.render_batch(std::slice::from_ref(c), &prepared, grains, cup, scratch);
     }
 
-    /// The per-collision quantities of up to `BATCH` collisions, one SIMD lane each (the
-    /// AVX copy where the CPU has it; the same operations in the same order either way).
+    /// The per-collision quantities of up to `BATCH` collisions, one SIMD lane each (in the
+    /// copy of the engine's instruction set, `simd`; the same operations in the same order
+    /// in every copy).
     fn prepare(&self, batch: &[Collision]) -> Prepared {
         let mut out = Prepared::default();
         self.prepare_into(batch, &mut out);
@@ -101,30 +103,7 @@ impl RenderContext<'_> {
     /// `prepare` into `out`: every lane of it is written (lanes past the batch's end with
     /// harmless values), so `out` need not be cleared between batches.
     pub(crate) fn prepare_into(&self, batch: &[Collision], out: &mut Prepared) {
-        #[cfg(target_arch = "x86_64")]
-        if self.kernels.avx512() {
-            // SAFETY: `avx512` is set only where the CPU reports it (`simd::has_avx512`).
-            unsafe { self.prepare_avx512(batch, out) };
-            return;
-        } else if self.kernels.avx() {
-            // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
-            unsafe { self.prepare_avx(batch, out) };
-            return;
-        }
-        self.prepare_lanes(batch, out);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    fn prepare_avx(&self, batch: &[Collision], out: &mut Prepared) {
-        self.prepare_lanes(batch, out);
-    }
-
-    /// The AVX-512 copy: a batch's lanes are one vector.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,fma,avx512f,avx512vl")]
-    fn prepare_avx512(&self, batch: &[Collision], out: &mut Prepared) {
-        self.prepare_lanes(batch, out);
+        self.kernels.isa().run(Prepare { ctx: self, batch, out });
     }
 
     #[inline(always)]
@@ -214,8 +193,9 @@ impl RenderContext<'_> {
         }
     }
 
-    /// Writes a batch's collisions, `prepare`d, into the rings in order: the AVX copy where
-    /// the CPU has it, so that the kernels' AVX pass inlines into it (`render_prepared`).
+    /// Writes a batch's collisions, `prepare`d, into the rings in order, in the copy of the
+    /// engine's instruction set (`simd`): in the AVX copy (which AVX-512 CPUs run too), the
+    /// kernels' AVX pass inlines into it (`render_prepared`).
     pub(crate) fn render_batch(
         &self,
         batch: &[Collision],
@@ -224,41 +204,21 @@ impl RenderContext<'_> {
         cup: &mut [Vec<f32>],
         scratch: &mut [f32],
     ) {
-        #[cfg(target_arch = "x86_64")]
-        if self.kernels.avx() {
-            // SAFETY: `avx` is set only where the CPU reports AVX and FMA (`simd::has_avx`).
-            unsafe { self.render_batch_avx(batch, prepared, grains, cup, scratch) };
-            return;
-        }
-        for (i, c) in batch.iter().enumerate() {
-            // SAFETY: the portable copy.
-            unsafe { self.render_prepared::<false>(c, prepared, i, grains, cup, scratch) };
-        }
+        self.kernels.isa().run(RenderBatch {
+            ctx: self,
+            batch,
+            prepared,
+            grains,
+            cup,
+            scratch,
+        });
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,fma")]
-    fn render_batch_avx(
-        &self,
-        batch: &[Collision],
-        prepared: &Prepared,
-        grains: &mut [Vec<f32>; 2],
-        cup: &mut [Vec<f32>],
-        scratch: &mut [f32],
-    ) {
-        for (i, c) in batch.iter().enumerate() {
-            // SAFETY: AVX and FMA are enabled here, and the CPU has them (`render_batch`).
-            unsafe { self.render_prepared::<true>(c, prepared, i, grains, cup, scratch) };
-        }
-    }
-
-    /// Writes collision `c`, lane `i` of `prepared`, into the rings; with `AVX`, with the
-    /// kernels' AVX pass inlined.
-    ///
-    /// # Safety
-    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+    /// Writes collision `c`, lane `i` of `prepared`, into the rings, with the kernels' pass
+    /// for `target` inlined.
     #[inline(always)]
-    unsafe fn render_prepared<const AVX: bool>(
+    #[allow(clippy::too_many_arguments)]
+    fn render_prepared<T: Target>(
         &self,
         c: &Collision,
         prepared: &Prepared,
@@ -266,6 +226,7 @@ impl RenderContext<'_> {
         grains: &mut [Vec<f32>; 2],
         cup: &mut [Vec<f32>],
         scratch: &mut [f32],
+        target: T,
     ) {
         let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
         let row = prepared.row[i] as usize;
@@ -295,13 +256,10 @@ impl RenderContext<'_> {
             // the common case: one pass from the kernel rows into both channels
             let [gl, gr] = grains;
             let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
-            // SAFETY: AVX as the caller says.
-            unsafe {
-                if spheres == 1 {
-                    self.kernels.add_to_with::<2, AVX>(p0, t0, dst, pan_gain);
-                } else {
-                    self.kernels.add_pair_to_with::<2, AVX>(p0, t0, p1, t1, dst, pan_gain);
-                }
+            if spheres == 1 {
+                self.kernels.add_to_in(p0, t0, dst, pan_gain, target);
+            } else {
+                self.kernels.add_pair_to_in(p0, t0, p1, t1, dst, pan_gain, target);
             }
         } else {
             // pulses on different samples, or a kernel that wraps around the ring: build
@@ -310,13 +268,14 @@ impl RenderContext<'_> {
             let scratch_used = &mut scratch[..used];
             scratch_used.fill(0.0);
             if spheres == 1 {
-                self.kernels.accumulate(p0, t0.0, t0.1, scratch_used);
+                self.kernels.accumulate_in(p0, t0.0, t0.1, scratch_used, target);
             } else if o0 == o1 {
-                self.kernels
-                    .accumulate_pair(p0, t0.0, t0.1, p1, t1.0, t1.1, scratch_used);
+                self.kernels.accumulate_pair_in(p0, t0, p1, t1, scratch_used, target);
             } else {
-                self.kernels.accumulate(p0, t0.0, t0.1, &mut scratch_used[o0..]);
-                self.kernels.accumulate(p1, t1.0, t1.1, &mut scratch_used[o1..]);
+                self.kernels
+                    .accumulate_in(p0, t0.0, t0.1, &mut scratch_used[o0..], target);
+                self.kernels
+                    .accumulate_in(p1, t1.0, t1.1, &mut scratch_used[o1..], target);
             }
             for (ring, g) in grains.iter_mut().zip(pan_gain) {
                 self.add_into_ring(ring, start, scratch_used, g);
@@ -329,12 +288,11 @@ impl RenderContext<'_> {
             let ring = &mut cup[c.bus];
             if start + pulse.taps() <= ring.len() {
                 let dst = &mut ring[start..start + pulse.taps()];
-                // SAFETY: AVX as the caller says.
-                unsafe { self.kernels.add_g0_to_with::<AVX>(pulse, impulse, dst) };
+                self.kernels.add_g0_to_in(pulse, impulse, dst, target);
             } else {
                 let scratch = &mut scratch[..pulse.taps()];
                 scratch.fill(0.0);
-                self.kernels.accumulate(pulse, impulse, 0.0, scratch);
+                self.kernels.accumulate_in(pulse, impulse, 0.0, scratch, target);
                 self.add_into_ring(ring, start, scratch, 1.0);
             }
         }
@@ -353,9 +311,46 @@ impl RenderContext<'_> {
         let start = start & self.p.mask;
         let before_end = (ring.len() - start).min(src.len());
         let (head, wrapped) = src.split_at(before_end);
-        let avx = self.kernels.avx();
-        simd::add_scaled(&mut ring[start..start + before_end], head, gain, avx);
-        simd::add_scaled(&mut ring[..wrapped.len()], wrapped, gain, avx);
+        simd::add_scaled(&mut ring[start..start + before_end], head, gain);
+        simd::add_scaled(&mut ring[..wrapped.len()], wrapped, gain);
+    }
+}
+
+/// `RenderContext::prepare_into` as a `simd::Kernel` (its AVX-512 copy: a batch's lanes
+/// are one vector).
+struct Prepare<'a, 'k> {
+    ctx: &'a RenderContext<'k>,
+    batch: &'a [Collision],
+    out: &'a mut Prepared,
+}
+
+impl Kernel for Prepare<'_, '_> {
+    type Output = ();
+    const HAS_AVX512: bool = true;
+    #[inline(always)]
+    fn run<T: Target>(self, _: T) {
+        self.ctx.prepare_lanes(self.batch, self.out);
+    }
+}
+
+/// `RenderContext::render_batch` as a `simd::Kernel`.
+struct RenderBatch<'a, 'k> {
+    ctx: &'a RenderContext<'k>,
+    batch: &'a [Collision],
+    prepared: &'a Prepared,
+    grains: &'a mut [Vec<f32>; 2],
+    cup: &'a mut [Vec<f32>],
+    scratch: &'a mut [f32],
+}
+
+impl Kernel for RenderBatch<'_, '_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<T: Target>(self, target: T) {
+        for (i, c) in self.batch.iter().enumerate() {
+            let ctx = self.ctx;
+            ctx.render_prepared(c, self.prepared, i, self.grains, self.cup, self.scratch, target);
+        }
     }
 }
 
@@ -475,13 +470,15 @@ mod tests {
         }
     }
 
-    /// The engine's kernels, and the copies the CPU can run: AVX without AVX-512, portable.
-    fn copies(e: &Engine) -> [PulseKernels; 3] {
-        let mut avx = e.kernels.clone();
-        avx.force_avx();
-        let mut portable = e.kernels.clone();
-        portable.force_portable();
-        [e.kernels.clone(), avx, portable]
+    /// The engine's kernels in every copy the CPU can run (`simd::Isa::available`).
+    fn copies(e: &Engine) -> Vec<PulseKernels> {
+        simd::Isa::available()
+            .map(|isa| {
+                let mut kernels = e.kernels.clone();
+                kernels.set_isa(isa);
+                kernels
+            })
+            .collect()
     }
 
     #[test]
@@ -613,22 +610,6 @@ mod tests {
         let mut e = Engine::new(Settings::default(), 48_000.0, 64);
         e.note_on(1.0);
         let params = RenderParams::new(&e);
-        let best = RenderContext {
-            kernels: &e.kernels,
-            p: params,
-        };
-        let mut avx_kernels = e.kernels.clone();
-        avx_kernels.force_avx();
-        let avx = RenderContext {
-            kernels: &avx_kernels,
-            p: params,
-        };
-        let mut portable_kernels = e.kernels.clone();
-        portable_kernels.force_portable();
-        let portable = RenderContext {
-            kernels: &portable_kernels,
-            p: params,
-        };
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
         let batch: Vec<Collision> = (0..BATCH)
             .map(|i| Collision {
@@ -647,7 +628,6 @@ mod tests {
                 weight: rng.random_range(1.0..4.0),
             })
             .collect();
-        let (a, b, c) = (best.prepare(&batch), avx.prepare(&batch), portable.prepare(&batch));
         let bits = |p: &Prepared| {
             let mut v: Vec<u32> = Vec::new();
             for x in [p.ln_duration, p.cup_amplitude] {
@@ -666,9 +646,22 @@ mod tests {
             v.extend(p.row.map(|r| r as u32));
             v
         };
-        assert_eq!(bits(&a), bits(&c));
-        assert_eq!(bits(&b), bits(&c));
-        assert!(a.a0[0].iter().any(|&x| x != 0.0), "the set-up computed nothing");
+        // every copy against the engine's (the AVX-512 one where the CPU has it)
+        let best = RenderContext {
+            kernels: &e.kernels,
+            p: params,
+        }
+        .prepare(&batch);
+        assert!(best.a0[0].iter().any(|&x| x != 0.0), "the set-up computed nothing");
+        for isa in simd::Isa::available() {
+            let mut kernels = e.kernels.clone();
+            kernels.set_isa(isa);
+            let ctx = RenderContext {
+                kernels: &kernels,
+                p: params,
+            };
+            assert_eq!(bits(&best), bits(&ctx.prepare(&batch)), "{isa:?}");
+        }
     }
 
     #[test]
@@ -711,14 +704,14 @@ mod tests {
                 .map(|x| x.to_bits())
                 .collect::<Vec<u32>>()
         };
-        let mut avx = e.kernels.clone();
-        avx.force_avx();
-        let mut portable = e.kernels.clone();
-        portable.force_portable();
-        portable.force_fused();
+        // every fused copy against the engine's (the unfused one differs by rounding:
+        // `kernels` tests)
         let best = render(&e.kernels);
-        assert_eq!(best, render(&avx));
-        assert_eq!(best, render(&portable));
+        for isa in simd::Isa::available().filter(|isa| isa.fused()) {
+            let mut kernels = e.kernels.clone();
+            kernels.set_isa(isa);
+            assert_eq!(best, render(&kernels), "{isa:?}");
+        }
         let ring = e.grains_ring[0].len();
         let written = |range: std::ops::Range<usize>| best[range].iter().any(|&x| x != 0);
         assert!(

@@ -414,7 +414,7 @@ mod tests {
     fn render_one_writes_the_impulse_into_the_cup_ring_and_wraps_around() {
         let fs = 48_000.0f32;
         let k = Constants::new(&scene(), fs);
-        let kernels = PulseKernels::new(fs);
+        let kernels = PulseKernels::new(fs, crate::simd::Isa::detect());
         let c = collision(CollisionKind::GrainCup, 0.5);
         let len = 256;
         // the pulses land across the rings' end

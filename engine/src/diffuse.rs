@@ -20,6 +20,7 @@
 //! to 1 by a `(f / f_c)^4` term.
 
 use crate::materials::{AIR_DENSITY, SPEED_OF_SOUND};
+use crate::simd::{Isa, Kernel, Target};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::f64::consts::PI;
@@ -115,7 +116,21 @@ impl Biquads {
         }
     }
 
-    /// One sample of group `g`'s bands (the `Biquad::process` recursion, lane-wise).
+    /// One sample of band `band` (direct form I: `y = b0 x + b2 x[-2] - a1 y[-1] -
+    /// a2 y[-2]`, the RBJ band-pass having b1 = 0).
+    fn tick(&mut self, band: usize, x: f32) -> f32 {
+        let (g, k) = (band / LANES, band % LANES);
+        let y = self.b0[g][k] * x + self.b2[g][k] * self.x2[g][k]
+            - self.a1[g][k] * self.y1[g][k]
+            - self.a2[g][k] * self.y2[g][k];
+        self.x2[g][k] = self.x1[g][k];
+        self.x1[g][k] = x;
+        self.y2[g][k] = self.y1[g][k];
+        self.y1[g][k] = y;
+        y
+    }
+
+    /// One sample of group `g`'s bands (`tick`, lane-wise).
     #[inline(always)]
     fn run(&mut self, g: usize, x: &Lane) -> Lane {
         let mut y = [0.0; LANES];
@@ -144,11 +159,12 @@ pub struct DiffuseResonator {
     centre: [f32; MAX_BANDS],
     /// Noise generators, one xorshift32 per band and channel (never zero).
     noise: [[[u32; LANES]; GROUPS]; 2],
-    avx: bool,
+    /// The instruction set `process` runs in (`simd`).
+    isa: Isa,
 }
 
 impl DiffuseResonator {
-    pub fn new(sample_rate: f32, seed: u64) -> Self {
+    pub fn new(sample_rate: f32, seed: u64, isa: Isa) -> Self {
         let mut d = DiffuseResonator {
             sample_rate: sample_rate as f64,
             count: 0,
@@ -160,7 +176,7 @@ impl DiffuseResonator {
             output_gain: [[0.0; LANES]; GROUPS],
             centre: [0.0; MAX_BANDS],
             noise: [[[1; LANES]; GROUPS]; 2],
-            avx: crate::simd::has_avx(),
+            isa,
         };
         d.reseed(seed);
         d
@@ -250,42 +266,44 @@ impl DiffuseResonator {
         self.count = count;
     }
 
-    /// One sample: total cup force in (N), pressure (L, R) out (Pa).
+    /// One sample: total cup force in (N), pressure (L, R) out (Pa). The scalar version of
+    /// `process`, one band at a time (Phya 7.2, module doc), with the same operations: the
+    /// bands of each lane of `process` summed in band order, the lanes' sums pairwise, and
+    /// the silent lanes past the last band run as well (so both leave the same noise
+    /// states); so it gives the same bits.
     pub fn tick(&mut self, force: f32) -> (f32, f32) {
-        let (mut l, mut r) = ([0.0], [0.0]);
-        self.process(&[force], &mut l, &mut r);
-        (l[0], r[0])
+        let mut sums = [[0.0f32; LANES]; 2];
+        for band in 0..self.count.div_ceil(LANES) * LANES {
+            let (g, k) = (band / LANES, band % LANES);
+            // band-pass the force, and integrate the band's energy with its decay
+            // (tiny energies flushed to zero)
+            let xb = self.analysis.tick(band, force);
+            let e = self.energy[g][k] * self.decay[g][k] + xb * xb * self.input_gain[g][k];
+            let e = if e < 1e-30 { 0.0 } else { e };
+            self.energy[g][k] = e;
+            // modulate band-passed noise (one generator per channel) by the square root
+            let amp = e.sqrt() * self.output_gain[g][k];
+            for (c, sum) in sums.iter_mut().enumerate() {
+                let noise = uniform_one(&mut self.noise[c][g][k]);
+                sum[k] += amp * self.synthesis[c].tick(band, noise);
+            }
+        }
+        let [l, r] = sums;
+        ((l[0] + l[2]) + (l[1] + l[3]), (r[0] + r[2]) + (r[1] + r[3]))
     }
 
     /// A span: total cup force in (N), pressure (L, R) written to `out_l` / `out_r` (Pa),
     /// over the shortest of the three slices. Left and right use independent noise, as a
     /// diffuse field is incoherent. Bands are lanes of one SIMD pass; lane sums run in a
-    /// fixed order, so the samples do not depend on how a block is cut into spans.
+    /// fixed order, so the samples do not depend on how a block is cut into spans (and
+    /// equal `tick`'s).
     pub fn process(&mut self, force: &[f32], out_l: &mut [f32], out_r: &mut [f32]) {
-        let len = force.len().min(out_l.len()).min(out_r.len());
-        let mut done = 0;
-        while done < len {
-            let n = (len - done).min(MAX_SPAN);
-            let (f, l, r) = (
-                &force[done..done + n],
-                &mut out_l[done..done + n],
-                &mut out_r[done..done + n],
-            );
-            done += n;
-            #[cfg(target_arch = "x86_64")]
-            if self.avx {
-                // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
-                unsafe { self.span_avx(f, l, r) };
-                continue;
-            }
-            self.span(f, l, r);
-        }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    fn span_avx(&mut self, force: &[f32], out_l: &mut [f32], out_r: &mut [f32]) {
-        self.span(force, out_l, out_r);
+        let isa = self.isa;
+        isa.run(Process {
+            diffuse: self,
+            force,
+            out: [out_l, out_r],
+        });
     }
 
     /// Phya 7.2 per band and sample (module doc): band-pass the force, integrate its
@@ -293,7 +311,8 @@ impl DiffuseResonator {
     #[inline(always)]
     fn span(&mut self, force: &[f32], out_l: &mut [f32], out_r: &mut [f32]) {
         let groups = self.count.div_ceil(LANES);
-        for t in 0..force.len() {
+        let len = force.len().min(out_l.len()).min(out_r.len());
+        for t in 0..len {
             let x = [force[t]; LANES];
             let (mut l, mut r) = ([0.0f32; LANES], [0.0f32; LANES]);
             for g in 0..groups {
@@ -319,19 +338,53 @@ impl DiffuseResonator {
     }
 }
 
-/// One draw per lane of uniform noise on [-1, 1) (xorshift32, Marsaglia 2003: shifts and
-/// xors only, so the lanes run as one vector; its 2^32 - 1 period is 25 hours at 48 kHz).
+/// `process` as a `simd::Kernel` (no AVX-512 copy: four bands a vector gain nothing from
+/// it), in spans of at most `MAX_SPAN` samples.
+struct Process<'a> {
+    diffuse: &'a mut DiffuseResonator,
+    force: &'a [f32],
+    out: [&'a mut [f32]; 2],
+}
+
+impl Kernel for Process<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<T: Target>(self, _: T) {
+        let [out_l, out_r] = self.out;
+        let (d, force) = (self.diffuse, self.force);
+        let len = force.len().min(out_l.len()).min(out_r.len());
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(MAX_SPAN);
+            d.span(
+                &force[done..done + n],
+                &mut out_l[done..done + n],
+                &mut out_r[done..done + n],
+            );
+            done += n;
+        }
+    }
+}
+
+/// One draw of uniform noise on [-1, 1) (xorshift32, Marsaglia 2003: shifts and xors only,
+/// so the lanes of `uniform` run as one vector; its 2^32 - 1 period is 25 hours at 48 kHz).
+#[inline(always)]
+fn uniform_one(state: &mut u32) -> f32 {
+    let mut x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *state = x;
+    // 23 random mantissa bits in [2, 4), shifted to [-1, 1)
+    f32::from_bits((x >> 9) | 0x4000_0000) - 3.0
+}
+
+/// `uniform_one` in every lane.
 #[inline(always)]
 fn uniform(state: &mut [u32; LANES]) -> Lane {
     let mut out = [0.0; LANES];
     for k in 0..LANES {
-        let mut x = state[k];
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        state[k] = x;
-        // 23 random mantissa bits in [2, 4), shifted to [-1, 1)
-        out[k] = f32::from_bits((x >> 9) | 0x4000_0000) - 3.0;
+        out[k] = uniform_one(&mut state[k]);
     }
     out
 }
@@ -365,7 +418,7 @@ mod tests {
     #[test]
     fn band_energy_decays_with_its_t60() {
         let fs = 48_000.0;
-        let mut d = DiffuseResonator::new(fs, 1);
+        let mut d = DiffuseResonator::new(fs, 1, Isa::detect());
         let p = DiffuseParams {
             low_hz: 4000.0,
             loss_factor: 0.01,
@@ -390,5 +443,73 @@ mod tests {
         let t60 = d.band_t60s().next().unwrap();
         // loss factor 0.01 at ~4.7 kHz: delta = 0.01 * 2 pi f / 2 ~ 150/s -> T60 ~ 46 ms
         assert!(t60 > 0.02 && t60 < 0.08, "{t60}");
+    }
+
+    #[test]
+    fn every_copy_of_process_gives_the_scalar_ticks_bits_over_any_spans() {
+        use rand::{Rng, SeedableRng};
+        let fs = 48_000.0;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        // sparse impulses over a low-level noise, then silence (tiny energies flush to zero)
+        let len = 6000;
+        let force: Vec<f32> = (0..len)
+            .map(|t| match t {
+                4000.. => 0.0,
+                _ if rng.random::<f32>() < 0.01 => rng.random_range(-50.0..50.0),
+                _ => rng.random_range(-0.1..0.1),
+            })
+            .collect();
+        let params = |low_hz: f32| DiffuseParams {
+            low_hz,
+            loss_factor: 0.02,
+            mass_kg: 0.2,
+            area_m2: 0.03,
+            edge_m: 0.5,
+            coincidence_hz: 3000.0,
+            modal_density_per_hz: 0.01,
+            distance_m: 0.5,
+        };
+        // ten bands (two full lane groups and a partial one), then five from a third
+        // of the way (a band count change keeps the energies of the bands that stay)
+        let set = |d: &mut DiffuseResonator, t: usize| match t {
+            0 => d.set(&params(1000.0), |_, _| 0),
+            2000 => d.set(&params(4000.0), |_, _| 1),
+            _ => {}
+        };
+        let mut reference = DiffuseResonator::new(fs, 9, Isa::baseline());
+        let want: Vec<(f32, f32)> = (0..len)
+            .map(|t| {
+                set(&mut reference, t);
+                reference.tick(force[t])
+            })
+            .collect();
+        assert_eq!(reference.band_centres().len(), 5);
+        assert!(want.iter().any(|&(l, r)| l != 0.0 && r != 0.0 && l != r));
+        let mut levels = Vec::new();
+        for isa in Isa::available() {
+            let mut d = DiffuseResonator::new(fs, 9, isa);
+            let (mut l, mut r) = (vec![0.0f32; len], vec![0.0f32; len]);
+            let mut start = 0;
+            for span in [64, 1, 300, 16, 37, 0, 129].into_iter().cycle() {
+                // spans end at the set-up changes
+                let end = (start + span).min(len);
+                let end = if start < 2000 { end.min(2000) } else { end };
+                set(&mut d, start);
+                d.process(&force[start..end], &mut l[start..end], &mut r[start..end]);
+                start = end;
+                if start == len {
+                    break;
+                }
+            }
+            for (t, &(wl, wr)) in want.iter().enumerate() {
+                assert_eq!(
+                    (wl.to_bits(), wr.to_bits()),
+                    (l[t].to_bits(), r[t].to_bits()),
+                    "{isa:?}, sample {t}"
+                );
+            }
+            levels.push(isa.level());
+        }
+        assert!(levels.contains(&Isa::detect().level()));
     }
 }

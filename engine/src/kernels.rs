@@ -14,7 +14,7 @@
 //! are flat across it (Phya 4.7).
 
 use crate::fastmath;
-use crate::simd::madd;
+use crate::simd::{madd, Isa, Kernel, Target};
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
 
@@ -50,11 +50,9 @@ pub struct PulseKernels {
     sample_rate: f64,
     log_d0: f64,
     log_step: f64,
-    avx: bool,
-    avx512: bool,
-    /// Whether the baseline copy of the pass into the rings fuses its multiply-adds
-    /// (`simd::BASELINE_FUSED`; tests switch it on to compare it with the AVX copy).
-    fused: bool,
+    /// The instruction set of the pass into the rings (`simd`), and of the renderer that
+    /// uses these kernels (`batch::RenderContext`).
+    isa: Isa,
     /// Layout: [duration][phase 0..=PHASES][g0 taps, g1 taps]
     data: Vec<f32>,
 }
@@ -77,7 +75,7 @@ impl PulseRef {
 }
 
 impl PulseKernels {
-    pub fn new(sample_rate: f32) -> Self {
+    pub fn new(sample_rate: f32, isa: Isa) -> Self {
         let fs = sample_rate as f64;
         let d_max = (MAX_DURATION_S * fs).max(MIN_DURATION_SAMPLES * 2.0);
         let taps = (2 * HALF + d_max.ceil() as usize + 1).next_multiple_of(8);
@@ -135,9 +133,7 @@ impl PulseKernels {
             sample_rate: fs,
             log_d0,
             log_step,
-            avx: crate::simd::has_avx(),
-            avx512: crate::simd::has_avx512(),
-            fused: crate::simd::BASELINE_FUSED,
+            isa,
             data,
         }
     }
@@ -146,34 +142,15 @@ impl PulseKernels {
         self.taps
     }
 
-    /// Whether the AVX copies of the hot loops run here (`simd::has_avx`).
-    pub fn avx(&self) -> bool {
-        self.avx
+    /// The instruction set the pass into the rings runs in (and the renderer's copies).
+    pub fn isa(&self) -> Isa {
+        self.isa
     }
 
-    /// Whether the AVX-512 copies run here (`simd::has_avx512`).
-    pub fn avx512(&self) -> bool {
-        self.avx512
-    }
-
-    /// Runs the portable copies even where the CPU has AVX (tests compare the two).
+    /// Runs another copy (tests compare every copy with the others).
     #[cfg(test)]
-    pub fn force_portable(&mut self) {
-        self.avx = false;
-        self.avx512 = false;
-    }
-
-    /// Runs the AVX copies even where the CPU has AVX-512 (tests compare them).
-    #[cfg(test)]
-    pub fn force_avx(&mut self) {
-        self.avx512 = false;
-    }
-
-    /// Fuses the portable copy's multiply-adds even where the target does not guarantee
-    /// FMA (tests compare its bits with the AVX copies').
-    #[cfg(test)]
-    pub fn force_fused(&mut self) {
-        self.fused = true;
+    pub(crate) fn set_isa(&mut self, isa: Isa) {
+        self.isa = isa;
     }
 
     pub fn sample_rate(&self) -> f32 {
@@ -224,16 +201,36 @@ impl PulseKernels {
     /// `pulse.taps()` samples).
     #[inline]
     pub fn accumulate(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32]) {
-        self.add_to(pulse, (a0, a1), [&mut out[..pulse.len]], [1.0]);
+        self.accumulate_in(pulse, a0, a1, out, self.isa);
+    }
+
+    /// `accumulate` in the copy of `pass`.
+    #[inline(always)]
+    pub fn accumulate_in(&self, pulse: PulseRef, a0: f32, a1: f32, out: &mut [f32], pass: impl Pass) {
+        self.add_to_in(pulse, (a0, a1), [&mut out[..pulse.len]], [1.0], pass);
     }
 
     /// Two pulses at the same offset (`add_pair_to` into one destination).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn accumulate_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
+        self.accumulate_pair_in(p, (a0, a1), q, (b0, b1), out, self.isa);
+    }
+
+    /// `accumulate_pair` in the copy of `pass`.
+    #[inline(always)]
+    pub fn accumulate_pair_in(
+        &self,
+        p: PulseRef,
+        a: (f32, f32),
+        q: PulseRef,
+        b: (f32, f32),
+        out: &mut [f32],
+        pass: impl Pass,
+    ) {
         // the pulses share their duration row, so their lengths
         let n = p.len;
-        self.add_pair_to(p, (a0, a1), q, (b0, b1), [&mut out[..n]], [1.0]);
+        self.add_pair_to_in(p, a, q, b, [&mut out[..n]], [1.0], pass);
     }
 
     /// `dst[d][k] += gains[d] * (a0 g0[k] + a1 g1[k])` over the pulse's taps, in one pass
@@ -241,26 +238,23 @@ impl PulseKernels {
     /// Each `dst[d]` must hold `pulse.taps()` samples.
     #[inline]
     pub fn add_to<const D: usize>(&self, p: PulseRef, a: (f32, f32), dst: [&mut [f32]; D], gains: [f32; D]) {
-        // SAFETY: the copy is chosen at run time (`splat`).
-        unsafe { self.add_to_with::<D, false>(p, a, dst, gains) }
+        self.add_to_in(p, a, dst, gains, self.isa);
     }
 
-    /// The same, with `AVX` the AVX pass inlined into the caller (the renderer's AVX copy).
-    ///
-    /// # Safety
-    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+    /// The same in the copy of `pass`: a `simd::Target` inlines the pass into the caller's
+    /// copy (the renderer's), an `Isa` dispatches to it.
     #[inline(always)]
-    pub unsafe fn add_to_with<const D: usize, const AVX: bool>(
+    pub fn add_to_in<const D: usize>(
         &self,
         p: PulseRef,
         a: (f32, f32),
         dst: [&mut [f32]; D],
         gains: [f32; D],
+        pass: impl Pass,
     ) {
         let (wa, wb) = (1.0 - p.frac, p.frac);
         let w = [self.weighted(p, [a.0 * wa, a.0 * wb, a.1 * wa, a.1 * wb])];
-        // SAFETY: passed on to the caller.
-        unsafe { self.splat_in::<1, 4, D, AVX>(w, dst, gains) };
+        pass.splat(w, dst, gains);
     }
 
     /// `add_to` for two pulses at the same integer sample (a grain-grain collision's two
@@ -275,16 +269,13 @@ impl PulseKernels {
         dst: [&mut [f32]; D],
         gains: [f32; D],
     ) {
-        // SAFETY: the copy is chosen at run time (`splat`).
-        unsafe { self.add_pair_to_with::<D, false>(p, a, q, b, dst, gains) }
+        self.add_pair_to_in(p, a, q, b, dst, gains, self.isa);
     }
 
-    /// The same, with `AVX` the AVX pass inlined into the caller (the renderer's AVX copy).
-    ///
-    /// # Safety
-    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+    /// The same in the copy of `pass` (`add_to_in`).
     #[inline(always)]
-    pub unsafe fn add_pair_to_with<const D: usize, const AVX: bool>(
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_pair_to_in<const D: usize>(
         &self,
         p: PulseRef,
         a: (f32, f32),
@@ -292,6 +283,7 @@ impl PulseKernels {
         b: (f32, f32),
         dst: [&mut [f32]; D],
         gains: [f32; D],
+        pass: impl Pass,
     ) {
         if p.row_a == q.row_a {
             let c = [
@@ -300,40 +292,33 @@ impl PulseKernels {
                 a.1 * (1.0 - p.frac) + b.1 * (1.0 - q.frac),
                 a.1 * p.frac + b.1 * q.frac,
             ];
-            // SAFETY: passed on to the caller.
-            unsafe { self.splat_in::<1, 4, D, AVX>([self.weighted(p, c)], dst, gains) };
+            pass.splat([self.weighted(p, c)], dst, gains);
         } else {
             let (pa, pb, qa, qb) = (1.0 - p.frac, p.frac, 1.0 - q.frac, q.frac);
             let w = [
                 self.weighted(p, [a.0 * pa, a.0 * pb, a.1 * pa, a.1 * pb]),
                 self.weighted(q, [b.0 * qa, b.0 * qb, b.1 * qa, b.1 * qb]),
             ];
-            // SAFETY: passed on to the caller.
-            unsafe { self.splat_in::<2, 4, D, AVX>(w, dst, gains) };
+            pass.splat(w, dst, gains);
         }
     }
 
     /// `dst[k] += a0 g0[k]` over the pulse's taps (no derivative term: the cup force).
     #[inline]
     pub fn add_g0_to(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
-        // SAFETY: the copy is chosen at run time (`splat`).
-        unsafe { self.add_g0_to_with::<false>(p, a0, dst) }
+        self.add_g0_to_in(p, a0, dst, self.isa);
     }
 
-    /// The same, with `AVX` the AVX pass inlined into the caller (the renderer's AVX copy).
-    ///
-    /// # Safety
-    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+    /// The same in the copy of `pass` (`add_to_in`).
     #[inline(always)]
-    pub unsafe fn add_g0_to_with<const AVX: bool>(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
+    pub fn add_g0_to_in(&self, p: PulseRef, a0: f32, dst: &mut [f32], pass: impl Pass) {
         let n = p.len;
         let rows = [&self.data[p.row_a..p.row_a + n], &self.data[p.row_b..p.row_b + n]];
         let w = [Weighted {
             rows,
             c: [a0 * (1.0 - p.frac), a0 * p.frac],
         }];
-        // SAFETY: passed on to the caller.
-        unsafe { self.splat_in::<1, 2, 1, AVX>(w, [dst], [1.0]) };
+        pass.splat(w, [dst], [1.0]);
     }
 
     #[inline]
@@ -349,109 +334,117 @@ impl PulseKernels {
             c,
         }
     }
+}
 
-    /// `splat`, or with `AVX` the AVX pass inlined into the caller.
-    ///
-    /// # Safety
-    /// `AVX` only from code compiled with AVX and FMA enabled, where the CPU has them.
+/// Where a pass into the rings runs (`add_to_in` and the others): a `simd::Target`
+/// inlines it into the caller's copy of that target (the renderer's, `batch`); an `Isa`
+/// dispatches to the kernels' copy for it (`simd::Isa::run`).
+pub trait Pass: Copy {
+    /// `dst[d][k] += gains[d] * pulse(k)`, the pulse the sum of `pulses`.
+    fn splat<const P: usize, const R: usize, const D: usize>(
+        self,
+        pulses: [Weighted<'_, R>; P],
+        dst: [&mut [f32]; D],
+        gains: [f32; D],
+    );
+}
+
+impl<T: Target> Pass for T {
     #[inline(always)]
-    unsafe fn splat_in<const P: usize, const R: usize, const D: usize, const AVX: bool>(
-        &self,
+    fn splat<const P: usize, const R: usize, const D: usize>(
+        self,
         pulses: [Weighted<'_, R>; P],
         dst: [&mut [f32]; D],
         gains: [f32; D],
     ) {
         #[cfg(target_arch = "x86_64")]
-        if AVX {
-            debug_assert!(self.avx);
-            // SAFETY: passed on to the caller.
+        if T::AVX {
+            // SAFETY: a value of a target with AVX exists only where the CPU has AVX and
+            // FMA (`simd::Isa::run`).
             unsafe { splat_avx_in(pulses, dst, gains) };
             return;
         }
-        self.splat(pulses, dst, gains);
+        splat_scalar::<P, R, D, T>(pulses, dst, gains);
     }
+}
 
+impl Pass for Isa {
     #[inline]
     fn splat<const P: usize, const R: usize, const D: usize>(
-        &self,
+        self,
         pulses: [Weighted<'_, R>; P],
         dst: [&mut [f32]; D],
         gains: [f32; D],
     ) {
-        #[cfg(target_arch = "x86_64")]
-        if self.avx {
-            // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
-            unsafe { splat_avx(pulses, dst, gains) };
-            return;
-        }
-        if self.fused {
-            splat_scalar::<P, R, D, true>(pulses, dst, gains);
-        } else {
-            splat_scalar::<P, R, D, false>(pulses, dst, gains);
-        }
+        self.run(Splat { pulses, dst, gains });
+    }
+}
+
+/// `Pass::splat` as a `simd::Kernel`.
+struct Splat<'a, 'd, const P: usize, const R: usize, const D: usize> {
+    pulses: [Weighted<'a, R>; P],
+    dst: [&'d mut [f32]; D],
+    gains: [f32; D],
+}
+
+impl<const P: usize, const R: usize, const D: usize> Kernel for Splat<'_, '_, P, R, D> {
+    type Output = ();
+    #[inline(always)]
+    fn run<T: Target>(self, target: T) {
+        target.splat(self.pulses, self.dst, self.gains);
     }
 }
 
 /// Kernel rows of one pulse and their weights: the pulse is `sum_i c[i] rows[i]`.
-struct Weighted<'a, const R: usize> {
+pub struct Weighted<'a, const R: usize> {
     rows: [&'a [f32]; R],
     c: [f32; R],
 }
 
 /// The pulses' sum at tap `k`: each pulse's weighted rows summed left to right (fused
-/// where `F`), then the pulses summed in order (the same order in every copy, so the bits
-/// agree).
+/// where `T` fuses), then the pulses summed in order (the same order in every copy, so
+/// the bits agree).
 #[inline(always)]
-fn pulse_at<const P: usize, const R: usize, const F: bool>(pulses: &[Weighted<'_, R>; P], k: usize) -> f32 {
+fn pulse_at<const P: usize, const R: usize, T: Target>(pulses: &[Weighted<'_, R>; P], k: usize) -> f32 {
     let mut v = 0.0f32;
     for (i, w) in pulses.iter().enumerate() {
         let mut x = w.c[0] * w.rows[0][k];
         for r in 1..R {
-            x = madd::<F>(w.c[r], w.rows[r][k], x);
+            x = madd::<T>(w.c[r], w.rows[r][k], x);
         }
         v = if i == 0 { x } else { v + x };
     }
     v
 }
 
-/// `dst[d][k] += gains[d] * pulse(k)` (portable copy of `splat_avx`; fused where `F`).
+/// `dst[d][k] += gains[d] * pulse(k)`, one tap at a time: the scalar version of
+/// `splat_avx_in`, and the baseline copies' pass (fused where `T` fuses).
 #[inline(always)]
-fn splat_scalar<const P: usize, const R: usize, const D: usize, const F: bool>(
+fn splat_scalar<const P: usize, const R: usize, const D: usize, T: Target>(
     pulses: [Weighted<'_, R>; P],
     mut dst: [&mut [f32]; D],
     gains: [f32; D],
 ) {
     let n = dst.iter().map(|d| d.len()).min().unwrap_or(0);
     for k in 0..n {
-        add_tap::<D, F>(&mut dst, gains, k, pulse_at::<P, R, F>(&pulses, k));
+        add_tap::<D, T>(&mut dst, gains, k, pulse_at::<P, R, T>(&pulses, k));
     }
 }
 
-/// `dst[d][k] += gains[d] * v` for every destination (fused where `F`).
+/// `dst[d][k] += gains[d] * v` for every destination (fused where `T` fuses).
 #[inline(always)]
-fn add_tap<const D: usize, const F: bool>(dst: &mut [&mut [f32]; D], gains: [f32; D], k: usize, v: f32) {
+fn add_tap<const D: usize, T: Target>(dst: &mut [&mut [f32]; D], gains: [f32; D], k: usize, v: f32) {
     for (d, g) in dst.iter_mut().zip(gains) {
-        d[k] = madd::<F>(g, v, d[k]);
+        d[k] = madd::<T>(g, v, d[k]);
     }
 }
 
-/// AVX copy of `splat_scalar` (fused): eight taps per step, the same IEEE operations in the
-/// same order, so it gives the same bits as the fused baseline copy.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,fma")]
-fn splat_avx<const P: usize, const R: usize, const D: usize>(
-    pulses: [Weighted<'_, R>; P],
-    dst: [&mut [f32]; D],
-    gains: [f32; D],
-) {
-    // SAFETY: AVX and FMA are enabled here, and the caller checked the CPU has them.
-    unsafe { splat_avx_in(pulses, dst, gains) };
-}
-
-/// The body of `splat_avx`, for inlining into callers compiled with AVX.
+/// The AVX copy of `splat_scalar` (fused): eight taps per step, the same IEEE operations
+/// in the same order, so it gives the same bits as the fused baseline copy. Inlined into
+/// the AVX copies of its callers (`Pass`).
 ///
 /// # Safety
-/// Only from code compiled with AVX and FMA enabled, where the CPU has them.
+/// Only where the CPU has AVX and FMA.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn splat_avx_in<const P: usize, const R: usize, const D: usize>(
@@ -467,7 +460,7 @@ unsafe fn splat_avx_in<const P: usize, const R: usize, const D: usize>(
             assert!(r.len() >= n);
         }
     }
-    // SAFETY (all the intrinsics below): AVX and FMA are enabled (the caller's contract).
+    // SAFETY (all the intrinsics below): the CPU has AVX and FMA (the caller's contract).
     let c: [[__m256; R]; P] =
         std::array::from_fn(|i| std::array::from_fn(|r| unsafe { _mm256_set1_ps(pulses[i].c[r]) }));
     let g: [__m256; D] = std::array::from_fn(|d| unsafe { _mm256_set1_ps(gains[d]) });
@@ -494,7 +487,12 @@ unsafe fn splat_avx_in<const P: usize, const R: usize, const D: usize>(
         k += 8;
     }
     for k in whole..n {
-        add_tap::<D, true>(&mut dst, gains, k, pulse_at::<P, R, true>(&pulses, k));
+        add_tap::<D, crate::simd::PortableFused>(
+            &mut dst,
+            gains,
+            k,
+            pulse_at::<P, R, crate::simd::PortableFused>(&pulses, k),
+        );
     }
 }
 
@@ -551,7 +549,7 @@ mod tests {
 
     #[test]
     fn short_pulse_kernel_has_unit_area_and_zero_mean_derivative() {
-        let k = PulseKernels::new(48_000.0);
+        let k = PulseKernels::new(48_000.0, Isa::detect());
         let mut out = vec![0.0f32; k.taps()];
         k.accumulate(k.select(20e-6, 0.3), 1.0, 0.0, &mut out);
         let area: f32 = out.iter().sum::<f32>() / 48_000.0;
@@ -565,7 +563,7 @@ mod tests {
 
     #[test]
     fn onset_moves_the_kernel_centroid() {
-        let k = PulseKernels::new(48_000.0);
+        let k = PulseKernels::new(48_000.0, Isa::detect());
         let centroid = |phase: f32| {
             let mut out = vec![0.0f32; k.taps()];
             k.accumulate(k.select(5e-6, phase), 1.0, 0.0, &mut out);
@@ -581,7 +579,7 @@ mod tests {
 
     #[test]
     fn one_pass_splat_matches_building_the_pulse_then_adding_it_bit_for_bit() {
-        let k = PulseKernels::new(48_000.0);
+        let k = PulseKernels::new(48_000.0, Isa::detect());
         let (p, q) = (k.select(12e-6, 0.31), k.select(12e-6, 0.37));
         let (a, b) = ((0.7, -0.002), (-0.4, 0.003));
         let gains = [0.9f32, 1.3];
@@ -603,30 +601,27 @@ mod tests {
             .iter()
             .map(|g| base.iter().zip(&scratch).map(|(x, s)| g.mul_add(*s, *x)).collect())
             .collect();
-        let run = |avx: bool, fused: bool| {
+        // every copy, through the dispatch the renderer uses (`simd::Isa::run`: the AVX
+        // copies are the pass `splat_avx_in` inlined)
+        let run = |isa: Isa| {
             let mut k2 = k.clone();
-            k2.avx = avx && crate::simd::has_avx();
-            k2.fused = fused;
+            k2.set_isa(isa);
             let (mut l, mut r) = (base.clone(), base.clone());
             k2.add_pair_to(p, a, q, b, [&mut l[..], &mut r[..]], gains);
             [l, r]
         };
-        for avx in [false, true] {
-            let got = run(avx, true);
+        let mut levels = Vec::new();
+        for isa in Isa::available().filter(|isa| isa.fused()) {
+            let got = run(isa);
             for (g, e) in got.iter().zip(&expect) {
-                assert!(g.iter().zip(e).all(|(x, y)| x.to_bits() == y.to_bits()), "avx {avx}");
+                assert!(g.iter().zip(e).all(|(x, y)| x.to_bits() == y.to_bits()), "{isa:?}");
             }
+            levels.push(isa.level());
         }
-        // the AVX pass for inlining into AVX code (`add_pair_to_with`)
-        if crate::simd::has_avx() {
-            let (mut l, mut r) = (base.clone(), base.clone());
-            // SAFETY: the CPU has AVX and FMA (the intrinsics run as calls here).
-            unsafe { k.add_pair_to_with::<2, true>(p, a, q, b, [&mut l[..], &mut r[..]], gains) };
-            assert_eq!([l, r], *expect);
-        }
+        assert!(levels.contains(&Isa::detect().level()));
         // the unfused baseline copy (x86-64 CPUs without FMA) differs by rounding only
         let peak = expect.iter().flatten().fold(0.0f32, |m, x| m.max(x.abs()));
-        let unfused = run(false, false);
+        let unfused = run(Isa::new(crate::simd::Level::Portable).unwrap());
         for (g, e) in unfused.iter().zip(&expect) {
             for (x, y) in g.iter().zip(e) {
                 assert!((x - y).abs() <= 1e-6 * peak, "unfused {x} vs fused {y}");
@@ -639,7 +634,7 @@ mod tests {
     #[test]
     fn long_contacts_are_duller() {
         // energy above 8 kHz relative to the total: less for a 300 us contact than a 10 us one
-        let k = PulseKernels::new(48_000.0);
+        let k = PulseKernels::new(48_000.0, Isa::detect());
         let hf = |d: f32| {
             let mut out = vec![0.0f32; k.taps()];
             k.accumulate(k.select(d, 0.0), 1.0, 0.0, &mut out);

@@ -146,8 +146,14 @@ pub struct Engine {
 
 impl Engine {
     /// Builds an engine. `max_block` is accepted for API symmetry with hosts; the engine
-    /// renders any block length without allocating.
-    pub fn new(settings: Settings, sample_rate: f32, _max_block: usize) -> Self {
+    /// renders any block length without allocating. Its hot loops run in the copy for the
+    /// fastest instruction set the CPU has, asked here, once (`simd::Isa::detect`).
+    pub fn new(settings: Settings, sample_rate: f32, max_block: usize) -> Self {
+        Engine::with_isa(settings, sample_rate, max_block, simd::Isa::detect())
+    }
+
+    /// `new`, with the hot loops in the copy for `isa` (tests compare the copies).
+    pub fn with_isa(settings: Settings, sample_rate: f32, _max_block: usize, isa: simd::Isa) -> Self {
         let sample_rate = if sample_rate.is_finite() {
             sample_rate.clamp(8_000.0, 768_000.0)
         } else {
@@ -156,7 +162,7 @@ impl Engine {
         let settings = settings.sanitized();
         // parse the cup models now: `process` must not be the first to touch them
         cups::library();
-        let kernels = PulseKernels::new(sample_rate);
+        let kernels = PulseKernels::new(sample_rate, isa);
         // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
         let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
         let max_delay = (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
@@ -179,8 +185,8 @@ impl Engine {
             clock: 0,
             sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
             sphere_radius: settings.grain_radius_m(),
-            modal: ModalBank::new(sample_rate),
-            diffuse: DiffuseResonator::new(sample_rate, settings.seed),
+            modal: ModalBank::new(sample_rate, isa),
+            diffuse: DiffuseResonator::new(sample_rate, settings.seed, isa),
             limiter: Limiter::new(sample_rate, LIMITER_CEILING),
             modes: [Mode::ZERO; MAX_MODES],
             cup_key: None,
@@ -194,7 +200,7 @@ impl Engine {
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
-            shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE),
+            shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE, isa),
             mode_limit: MAX_MODES,
             stats: Stats::default(),
             cell_collisions: [0; generator::CELLS.len()],
@@ -309,7 +315,7 @@ impl Engine {
 
     /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
     pub fn set_sample_rate(&mut self, sample_rate: f32) {
-        *self = Engine::new(self.settings, sample_rate, 0);
+        *self = Engine::with_isa(self.settings, sample_rate, 0, self.kernels.isa());
     }
 
     /// Back to silence with the RNG reseeded from `settings.seed`.

@@ -27,7 +27,7 @@
 use crate::cups::{Cup, RINGS};
 use crate::diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams};
 use crate::materials::{CupMaterial, AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
-use crate::simd::madd;
+use crate::simd::{madd, Isa, Kernel, Target};
 use std::f64::consts::PI;
 
 /// Force buses of the cup, one per place a grain can hit: the floor, the wall rings x
@@ -263,11 +263,8 @@ pub struct ModalBank {
     /// A span's per-lane output sums, kept here so a span writes only what it uses.
     acc: [[Lane; MAX_SPAN]; 2],
     modes: [Mode; MAX_MODES],
-    avx: bool,
-    avx512: bool,
-    /// Whether the baseline copy fuses its multiply-adds (`simd::BASELINE_FUSED`; tests
-    /// switch it on to compare that copy with the others bit for bit).
-    fused: bool,
+    /// The instruction set `process` runs in (`simd`).
+    isa: Isa,
 }
 
 /// The oscillators' coefficients and states, in lane groups.
@@ -285,7 +282,7 @@ struct Oscillators {
 }
 
 impl ModalBank {
-    pub fn new(sample_rate: f32) -> Self {
+    pub fn new(sample_rate: f32, isa: Isa) -> Self {
         ModalBank {
             sample_rate,
             osc: Oscillators {
@@ -299,9 +296,7 @@ impl ModalBank {
             },
             acc: [[[0.0; LANES]; MAX_SPAN]; 2],
             modes: [Mode::ZERO; MAX_MODES],
-            avx: crate::simd::has_avx(),
-            avx512: crate::simd::has_avx512(),
-            fused: crate::simd::BASELINE_FUSED,
+            isa,
         }
     }
 
@@ -377,6 +372,21 @@ impl ModalBank {
     /// (they add exact zeros), and the lane sums run in a fixed order, so the samples do
     /// not depend on how a block is cut into spans.
     pub fn process(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        let isa = self.isa;
+        isa.run(Process {
+            bank: self,
+            force,
+            out: [out_l, out_r],
+        });
+    }
+
+    /// `process` in the copy of `T`, in spans of at most `MAX_SPAN` samples. The AVX-512
+    /// copy: a group is one vector, and the 32 registers hold every group's coefficients
+    /// and states, so one pass runs them all (`GROUPS`); the lane sums are taken sixteen
+    /// samples at a time (`lane_sums_avx512`). Elsewhere one group a pass (the AVX copy:
+    /// a group is two vectors, 16 registers).
+    #[inline(always)]
+    fn process_in<T: Target>(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
         let len = force
             .iter()
             .map(|f| f.len())
@@ -387,60 +397,31 @@ impl ModalBank {
             let piece: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &force[b][done..done + n]);
             let (l, r) = (&mut out_l[done..done + n], &mut out_r[done..done + n]);
             #[cfg(target_arch = "x86_64")]
-            if self.avx512 {
-                // SAFETY: `avx512` is set only where the CPU reports it (`simd::has_avx512`).
-                unsafe { self.span_avx512(&piece, l, r) };
-                done += n;
-                continue;
-            } else if self.avx {
-                // SAFETY: `avx` is set only where the CPU reports AVX (`simd::has_avx`).
-                unsafe { self.span_avx(&piece, l, r) };
+            if T::AVX512 {
+                let n = self.lanes::<GROUPS, T>(&piece, n);
+                for (acc, out) in self.acc.iter().zip([l, r]) {
+                    let mut t = 0;
+                    while t + 16 <= n {
+                        let rows: &[Lane; 16] = acc[t..t + 16].try_into().expect("16 rows");
+                        // SAFETY: `T::AVX512`: this is the AVX-512 copy, run where the CPU
+                        // has AVX-512 F (`simd::Isa::run`).
+                        out[t..t + 16].copy_from_slice(&unsafe { lane_sums_avx512(rows) });
+                        t += 16;
+                    }
+                    lane_sums(&acc[t..n], &mut out[t..n]);
+                }
                 done += n;
                 continue;
             }
-            if self.fused {
-                self.span::<1, true>(&piece, l, r);
-            } else {
-                self.span::<1, false>(&piece, l, r);
-            }
+            self.span::<1, T>(&piece, l, r);
             done += n;
-        }
-    }
-
-    /// The AVX copy: a group is two vectors, one group a pass (16 registers).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,fma")]
-    fn span_avx(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        self.span::<1, true>(force, out_l, out_r);
-    }
-
-    /// The AVX-512 copy: a group is one vector, and the 32 registers hold every group's
-    /// coefficients and states, so one pass runs them all (`GROUPS`); the lane sums are
-    /// taken sixteen samples at a time (`lane_sums_avx512`).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,fma,avx512f,avx512vl")]
-    fn span_avx512(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
-        let n = self.lanes::<GROUPS, true>(force, out_l.len().min(out_r.len()));
-        for (acc, out) in self.acc.iter().zip([out_l, out_r]) {
-            let mut t = 0;
-            while t + 16 <= n {
-                let rows: &[Lane; 16] = acc[t..t + 16].try_into().expect("16 rows");
-                out[t..t + 16].copy_from_slice(&lane_sums_avx512(rows));
-                t += 16;
-            }
-            lane_sums(&acc[t..n], &mut out[t..n]);
         }
     }
 
     /// One span of at most `MAX_SPAN` samples (see `process`), at most `W` groups a pass.
     #[inline(always)]
-    fn span<const W: usize, const F: bool>(
-        &mut self,
-        force: &[&[f32]; CUP_BUSES],
-        out_l: &mut [f32],
-        out_r: &mut [f32],
-    ) {
-        let n = self.lanes::<W, F>(force, out_l.len().min(out_r.len()));
+    fn span<const W: usize, T: Target>(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        let n = self.lanes::<W, T>(force, out_l.len().min(out_r.len()));
         for (acc, out) in self.acc.iter().zip([out_l, out_r]) {
             lane_sums(&acc[..n], &mut out[..n]);
         }
@@ -449,7 +430,7 @@ impl ModalBank {
     /// Runs the bank over the first `len` samples of `force` (at most `MAX_SPAN`) and leaves
     /// each sample's per-lane output sums in `acc` (L, R); returns the span's length.
     #[inline(always)]
-    fn lanes<const W: usize, const F: bool>(&mut self, force: &[&[f32]; CUP_BUSES], len: usize) -> usize {
+    fn lanes<const W: usize, T: Target>(&mut self, force: &[&[f32]; CUP_BUSES], len: usize) -> usize {
         let n = force.iter().map(|f| f.len()).fold(len.min(MAX_SPAN), usize::min);
         // the buses with any force in the span
         let mut active = [0usize; CUP_BUSES];
@@ -468,17 +449,34 @@ impl ModalBank {
         // bus gains stay in registers
         let osc = &mut self.osc;
         match buses {
-            0 => osc.run_groups::<0, W, F>(&active, force, acc),
-            1 => osc.run_groups::<1, W, F>(&active, force, acc),
-            2 => osc.run_groups::<2, W, F>(&active, force, acc),
-            3 => osc.run_groups::<3, W, F>(&active, force, acc),
-            4 => osc.run_groups::<4, W, F>(&active, force, acc),
-            5 => osc.run_groups::<5, W, F>(&active, force, acc),
-            6 => osc.run_groups::<6, W, F>(&active, force, acc),
-            7 => osc.run_groups::<7, W, F>(&active, force, acc),
-            _ => osc.run_groups::<CUP_BUSES, W, F>(&active, force, acc),
+            0 => osc.run_groups::<0, W, T>(&active, force, acc),
+            1 => osc.run_groups::<1, W, T>(&active, force, acc),
+            2 => osc.run_groups::<2, W, T>(&active, force, acc),
+            3 => osc.run_groups::<3, W, T>(&active, force, acc),
+            4 => osc.run_groups::<4, W, T>(&active, force, acc),
+            5 => osc.run_groups::<5, W, T>(&active, force, acc),
+            6 => osc.run_groups::<6, W, T>(&active, force, acc),
+            7 => osc.run_groups::<7, W, T>(&active, force, acc),
+            _ => osc.run_groups::<CUP_BUSES, W, T>(&active, force, acc),
         }
         n
+    }
+}
+
+/// `ModalBank::process` as a `simd::Kernel`.
+struct Process<'a, 'f> {
+    bank: &'a mut ModalBank,
+    force: &'a [&'f [f32]; CUP_BUSES],
+    out: [&'a mut [f32]; 2],
+}
+
+impl Kernel for Process<'_, '_> {
+    type Output = ();
+    const HAS_AVX512: bool = true;
+    #[inline(always)]
+    fn run<T: Target>(self, _: T) {
+        let [l, r] = self.out;
+        self.bank.process_in::<T>(self.force, l, r);
     }
 }
 
@@ -490,7 +488,7 @@ impl Oscillators {
     /// that keep the CPU busy while each waits, and their sums stay in registers. The sums
     /// run in group order whatever `W`, so every copy gives the same bits.
     #[inline(always)]
-    fn run_groups<const B: usize, const W: usize, const F: bool>(
+    fn run_groups<const B: usize, const W: usize, T: Target>(
         &mut self,
         active: &[usize; CUP_BUSES],
         force: &[&[f32]; CUP_BUSES],
@@ -509,9 +507,9 @@ impl Oscillators {
             let take = W.clamp(1, 3).min(groups - g);
             let acc = acc.each_mut();
             match take {
-                3 => self.run::<B, 3, F>([g, g + 1, g + 2], first, active, &forces, acc),
-                2 => self.run::<B, 2, F>([g, g + 1], first, active, &forces, acc),
-                _ => self.run::<B, 1, F>([g], first, active, &forces, acc),
+                3 => self.run::<B, 3, T>([g, g + 1, g + 2], first, active, &forces, acc),
+                2 => self.run::<B, 2, T>([g, g + 1], first, active, &forces, acc),
+                _ => self.run::<B, 1, T>([g], first, active, &forces, acc),
             }
             g += take;
         }
@@ -519,10 +517,10 @@ impl Oscillators {
 
     /// Groups `gs` over the span (thesis eq. 3.15 per mode: `y <- p y + u`), their outputs
     /// added in the order of `gs` to the lane sums in `acc`, or to zero on the `first` pass.
-    /// The multiply-adds are fused where `F` (`simd::madd`).
+    /// The multiply-adds are fused where `T` fuses (`simd::madd`).
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
-    fn run<const B: usize, const G: usize, const F: bool>(
+    fn run<const B: usize, const G: usize, T: Target>(
         &mut self,
         gs: [usize; G],
         first: bool,
@@ -551,17 +549,17 @@ impl Oscillators {
                 for (inp, f) in input[h].iter().zip(&forces) {
                     let f = f[t];
                     for k in 0..LANES {
-                        u[k] = madd::<F>(inp[k], f, u[k]);
+                        u[k] = madd::<T>(inp[k], f, u[k]);
                     }
                 }
                 for k in 0..LANES {
                     // Re and Im of p y + u
-                    let nr = madd::<F>(yr[h][k], pr[h][k], madd::<F>(-yi[h][k], pi[h][k], u[k]));
-                    let ni = madd::<F>(yr[h][k], pi[h][k], yi[h][k] * pr[h][k]);
+                    let nr = madd::<T>(yr[h][k], pr[h][k], madd::<T>(-yi[h][k], pi[h][k], u[k]));
+                    let ni = madd::<T>(yr[h][k], pi[h][k], yi[h][k] * pr[h][k]);
                     yr[h][k] = nr;
                     yi[h][k] = ni;
-                    sl[k] = madd::<F>(ol[h][k], nr, sl[k]);
-                    sr[k] = madd::<F>(or[h][k], nr, sr[k]);
+                    sl[k] = madd::<T>(ol[h][k], nr, sl[k]);
+                    sr[k] = madd::<T>(or[h][k], nr, sr[k]);
                 }
             }
             (acc_l[t], acc_r[t]) = (sl, sr);
@@ -591,9 +589,12 @@ impl ModalBank {
 /// step adds, for every row, the upper half of its remaining lanes to the lower half;
 /// shuffles pair the rows so that every add is a full vector (15 adds and 31 shuffles for
 /// 16 rows, where one row at a time takes 4 adds and 4 shuffles each).
+///
+/// # Safety
+/// Only where the CPU has AVX-512 F; inlined into the AVX-512 copy of `process`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn lane_sums_avx512(rows: &[Lane; 16]) -> [f32; 16] {
+#[inline(always)]
+unsafe fn lane_sums_avx512(rows: &[Lane; 16]) -> [f32; 16] {
     use std::arch::x86_64::*;
     // SAFETY (every unsafe block): unaligned loads and stores of 16 floats from / to arrays
     // of 16 floats.
@@ -683,7 +684,7 @@ mod tests {
         let n = build_modes(&cup(CupMaterial::Glass, 0.0), 20_000.0, &mut modes);
         assert!(n > 10);
         let m = modes[0];
-        let mut bank = ModalBank::new(fs);
+        let mut bank = ModalBank::new(fs, Isa::detect());
         bank.set_modes(&modes[..1], 0.5, 0.0);
         let mut f = [0.0; CUP_BUSES];
         f[1] = 1.0 / (1.0 / fs); // 1 N s impulse into bus 1
@@ -703,8 +704,46 @@ mod tests {
         assert!((v1 / analytic - 1.0).abs() < 1e-2, "{v1} vs {analytic}");
     }
 
+    /// The bank as thesis eq. 3.15-3.18 state it, one mode and one sample at a time: each
+    /// mode a complex one-multiply oscillator `y <- p y + u` (from rest), its input
+    /// `u = sum_b input_b f_b` over the buses, the pressure `sum_i out_i Re(y_i)`. It takes
+    /// the bank's coefficients, and adds the modes in the bank's fixed order (mode `i` into
+    /// partial sum `i mod LANES`, in mode order, then the partial sums pairwise,
+    /// `lane_sum`), so that it gives the same bits; its multiply-adds fuse where `fused`.
+    fn reference(bank: &ModalBank, force: &[Vec<f32>], fused: bool) -> [Vec<f32>; 2] {
+        let madd = |a: f32, b: f32, c: f32| if fused { a.mul_add(b, c) } else { a * b + c };
+        let o = &bank.osc;
+        let lane = |x: &[Lane; GROUPS], i: usize| x[i / LANES][i % LANES];
+        // the lanes of the last group past the last mode are silent modes (all zero)
+        let modes = o.count.div_ceil(LANES) * LANES;
+        let mut y = vec![(0.0f32, 0.0f32); modes];
+        let mut out = [Vec::new(), Vec::new()];
+        for t in 0..force[0].len() {
+            let mut sums = [[0.0f32; LANES]; 2];
+            for (i, y) in y.iter_mut().enumerate() {
+                let (pr, pi) = (lane(&o.pole_re, i), lane(&o.pole_im, i));
+                let mut u = 0.0;
+                for (b, f) in force.iter().enumerate() {
+                    u = madd(o.input[i / LANES][b][i % LANES], f[t], u);
+                }
+                // Re and Im of p y + u
+                let (yr, yi) = *y;
+                let re = madd(yr, pr, madd(-yi, pi, u));
+                let im = madd(yr, pi, yi * pr);
+                *y = (re, im);
+                for (sum, gain) in sums.iter_mut().zip(&o.out) {
+                    sum[i % LANES] = madd(lane(gain, i), re, sum[i % LANES]);
+                }
+            }
+            for (out, sum) in out.iter_mut().zip(&sums) {
+                out.push(lane_sum(sum));
+            }
+        }
+        out
+    }
+
     #[test]
-    fn every_fused_copy_of_the_bank_gives_the_same_bits_over_any_spans() {
+    fn every_copy_of_the_bank_gives_the_scalar_banks_bits_over_any_spans() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
         let mut modes = [Mode::ZERO; MAX_MODES];
@@ -723,12 +762,11 @@ mod tests {
                     .collect()
             })
             .collect();
-        let run = |avx: bool, avx512: bool, fused: bool, modes: &[Mode]| {
-            let mut bank = ModalBank::new(48_000.0);
-            bank.avx &= avx;
-            bank.avx512 &= avx512;
-            bank.fused = fused;
+        // the bank in the copy of `isa` over spans of many lengths, and its scalar reference
+        let run = |isa: Isa, modes: &[Mode]| {
+            let mut bank = ModalBank::new(48_000.0, isa);
             bank.set_modes(modes, 0.5, 0.7);
+            let want = reference(&bank, &force, isa.fused());
             let (mut l, mut r) = (vec![0.0f32; len], vec![0.0f32; len]);
             let mut start = 0;
             for span in [64, 1, 300, 16, 37, 0, 128].into_iter().cycle() {
@@ -740,30 +778,36 @@ mod tests {
                     break;
                 }
             }
-            (l, r)
+            ([l, r], want)
         };
+        // the first sample whose bits differ
+        let differ = |a: &[f32], b: &[f32]| a.iter().zip(b).position(|(x, y)| x.to_bits() != y.to_bits());
+        let mut levels = Vec::new();
         // every group count, a partial last group included
         for n in [count, 1, LANES, LANES + 3, 2 * LANES + 5] {
             let n = n.min(count);
-            // the fused baseline copy against the AVX and AVX-512 ones (which always fuse)
-            let want = run(false, false, true, &modes[..n]);
-            assert!(want.0.iter().any(|&x| x != 0.0));
-            for (avx, avx512) in [(true, false), (true, true)] {
-                let got = run(avx, avx512, true, &modes[..n]);
-                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&want.0), bits(&got.0), "{n} modes, avx {avx} avx512 {avx512}");
-                assert_eq!(bits(&want.1), bits(&got.1), "{n} modes, avx {avx} avx512 {avx512}");
+            for isa in crate::simd::Isa::available() {
+                let (got, want) = run(isa, &modes[..n]);
+                assert!(want[0].iter().any(|&x| x != 0.0));
+                for c in 0..2 {
+                    assert_eq!(differ(&got[c], &want[c]), None, "{n} modes, {isa:?}, channel {c}");
+                }
+                levels.push(isa.level());
             }
-            // the unfused baseline copy (x86-64 CPUs without FMA) differs by rounding only,
-            // and does differ (so the checks above would catch a copy that does not fuse)
-            let unfused = run(false, false, false, &modes[..n]);
-            for (u, w) in [(&unfused.0, &want.0), (&unfused.1, &want.1)] {
+            // the unfused baseline copy (x86-64 CPUs without FMA) differs from the fused
+            // ones by rounding only, and does differ (so a copy that fused where it should
+            // not, or the reverse, would fail the comparisons above)
+            let fused = run(Isa::new(crate::simd::Level::PortableFused).unwrap(), &modes[..n]).0;
+            let unfused = run(Isa::new(crate::simd::Level::Portable).unwrap(), &modes[..n]).0;
+            for (u, w) in unfused.iter().zip(&fused) {
                 let peak = w.iter().fold(0.0f32, |m, x| m.max(x.abs()));
                 let err = u.iter().zip(w).fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
                 assert!(err <= 1e-4 * peak, "{n} modes: unfused differs by {err}, peak {peak}");
                 assert!(err > 0.0, "{n} modes: the fused and unfused copies agree");
             }
         }
+        // the copy the engine runs here was among them
+        assert!(levels.contains(&Isa::detect().level()));
     }
 
     #[test]

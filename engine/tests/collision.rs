@@ -73,7 +73,7 @@ fn run(settings: Settings, fs: f32, windows: usize, mut inject: impl FnMut(usize
 /// The same collisions by `render_one`, into rings long enough not to wrap, through the
 /// sphere-radiation filter of each channel (`SphereFilter`, as the engine's `span`).
 fn reference(run: &Run, fs: f32, radius_m: f32) -> [Vec<f32>; 2] {
-    let kernels = PulseKernels::new(fs);
+    let kernels = PulseKernels::new(fs, granary_engine::simd::Isa::detect());
     let n = run.grains[0].len();
     let len = n + GENERATOR_LEAD + 8 * kernels.taps() + 4096;
     let mut rings = [vec![0.0f32; len], vec![0.0f32; len]];

@@ -107,7 +107,7 @@ fn state(cup: &Cup, arrivals: f32, pile_height_m: f32, settle_rate: f32) -> Pour
 
 #[test]
 fn every_cells_collisions_lie_inside_the_cup() {
-    let shapes = Shapes::new(0.0);
+    let shapes = Shapes::new(0.0, granary_engine::simd::Isa::detect());
     for shape in CupShape::ALL {
         for size in [0.5f32, 1.0, 2.5] {
             // a stream as wide as the widest the engine makes (gravel at grain size 4)

@@ -15,6 +15,7 @@ use granary_engine::contact::{effective, hertz_peak_force, Body, Contact};
 use granary_engine::generator::{Collision, CollisionKind};
 use granary_engine::kernels::{PulseKernels, HALF};
 use granary_engine::materials::{CupMaterial, Elastic, GrainMaterial, SPEED_OF_SOUND};
+use granary_engine::simd::Isa;
 use serde::Serialize;
 
 /// The sample rate of the collision behind `ContactSetup::report`. The engine keeps
@@ -294,7 +295,7 @@ impl ContactSetup {
     /// `HALF + onset_phase` samples into the returned `n` samples (`HALF` is the kernels'
     /// support before an onset); each sphere's wave arrives `(r - a)/c` later.
     pub fn render(&self, sample_rate: f32, onset_phase: f32, n: usize) -> Vec<f32> {
-        let kernels = PulseKernels::new(sample_rate);
+        let kernels = PulseKernels::new(sample_rate, Isa::detect());
         let k = self.constants(sample_rate);
         let p = collision::physics(&k, &self.collision(onset_phase));
         let mut out = vec![0.0f32; n];

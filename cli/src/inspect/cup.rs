@@ -8,6 +8,7 @@ use granary_engine::diffuse::DiffuseResonator;
 use granary_engine::limits;
 use granary_engine::materials::{CupMaterial, GrainMaterial};
 use granary_engine::modal::{build_modes, diffuse_params, CupState, Mode, MAX_MODES};
+use granary_engine::simd::Isa;
 use serde::Serialize;
 use std::io::Write;
 
@@ -189,7 +190,7 @@ impl CupArgs {
         let n = build_modes(&cup, max_f, &mut modes);
         let modes = &modes[..n];
         let params = diffuse_params(&cup, modes, 0.4);
-        let mut diffuse = DiffuseResonator::new(self.sample_rate, 1);
+        let mut diffuse = DiffuseResonator::new(self.sample_rate, 1, Isa::detect());
         diffuse.set(&params, |lo, hi| {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
         });
