@@ -1,4 +1,4 @@
-//! The cup (issue 4) at runtime: the finite-element assets scaled to material and size,
+//! The cup at runtime: the finite-element assets scaled to material and size,
 //! damping by material and fill, hit location and contact hardness in the mode mix, and
 //! `granary inspect cup`. (The FEM code itself is validated in fem/tests/validation.rs.)
 

@@ -12,7 +12,7 @@ fn granary() -> Command {
 }
 
 #[test]
-fn bench_json_has_the_issue_fields_for_one_case() {
+fn bench_json_has_every_figure_for_one_case() {
     let out = granary()
         .args([
             "bench",

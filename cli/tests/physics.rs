@@ -1,5 +1,5 @@
 //! Reference tests: the engine's physics against the numbers the seeds publish, and the
-//! scaling laws of the acceleration-noise model (issue "Physics you can check").
+//! scaling laws of the acceleration-noise model.
 
 use granary_cli::inspect::contact::{material, ContactSetup, Partner};
 use granary_cli::inspect::table::*;

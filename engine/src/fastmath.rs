@@ -1,5 +1,5 @@
-//! Cheap transcendentals for the per-collision path (issue 6: "avoid per-collision
-//! transcendental functions").
+//! Cheap transcendentals for the per-collision path, which must avoid libm's
+//! transcendental functions.
 //!
 //! A pour renders up to hundreds of thousands of collisions per second, each needing a few
 //! angles (its place and normal), a log-distributed speed and its contact duration. libm's

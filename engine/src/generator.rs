@@ -45,7 +45,7 @@ pub const CULL_ENERGY_SHARE: f32 = 0.01;
 /// Collisions rendered one by one per second and cell. Above it a cell's pulse train is a
 /// dense noise, and its collisions are rendered as this many draws per second from the same
 /// PDF, each standing for a group, with amplitude sqrt(group size): an incoherent sum keeps
-/// its energy, so every collision still contributes (issue 6: aggregation, not culling).
+/// its energy, so every collision still contributes (aggregation, not culling).
 ///
 /// Why 12,000: sparse pulse trains of about 2,000 pulses per second already sound as
 /// smooth as Gaussian noise (velvet noise: Järveläinen & Karjalainen 2007; Välimäki et al.

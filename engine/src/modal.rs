@@ -256,7 +256,7 @@ pub const MAX_SPAN: usize = 128;
 /// The resonator bank. Fixed capacity; `set_modes` never allocates.
 ///
 /// Laid out for SIMD: modes in groups of `LANES`, every coefficient and state an array of
-/// one group's lanes, so one pass over a span advances `LANES` modes at once (issue 6).
+/// one group's lanes, so one pass over a span advances `LANES` modes at once.
 pub struct ModalBank {
     sample_rate: f32,
     osc: Oscillators,

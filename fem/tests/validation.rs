@@ -1,4 +1,4 @@
-//! The finite-element modal analysis against closed forms (issue 4): a free-free beam's
+//! The finite-element modal analysis against closed forms: a free-free beam's
 //! bending frequencies (Euler–Bernoulli), a thin ring's in-plane bending modes n = 2..4
 //! (Rayleigh), and convergence under mesh refinement.
 
