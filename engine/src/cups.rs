@@ -46,7 +46,7 @@ impl CupShape {
     ];
 
     /// Stable identifier (asset file name, presets, `--shape`).
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             CupShape::Mug => "mug",
             CupShape::Tumbler => "tumbler",

@@ -76,7 +76,7 @@ impl GrainMaterial {
     ];
 
     /// Stable identifier used in presets and parameter files.
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             GrainMaterial::Sugar => "sugar",
             GrainMaterial::Salt => "salt",
@@ -175,7 +175,7 @@ impl CupMaterial {
         CupMaterial::Wood,
     ];
 
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             CupMaterial::Ceramic => "ceramic",
             CupMaterial::Porcelain => "porcelain",

@@ -107,42 +107,40 @@ const _: () = {
     }
 };
 
-pub const GRAIN_IDS: [&str; 12] = {
-    let mut out = [""; 12];
+/// `GrainMaterial::ALL`'s ids, in its order (`GrainMaterial::id`: the one place they are written).
+pub const GRAIN_IDS: [&str; GrainMaterial::ALL.len()] = {
+    let mut out = [""; GrainMaterial::ALL.len()];
     let mut i = 0;
-    while i < 12 {
-        out[i] = grain_id(GrainMaterial::ALL[i]);
+    while i < out.len() {
+        out[i] = GrainMaterial::ALL[i].id();
         i += 1;
     }
     out
 };
 
-const fn grain_id(m: GrainMaterial) -> &'static str {
-    match m {
-        GrainMaterial::Sugar => "sugar",
-        GrainMaterial::Salt => "salt",
-        GrainMaterial::FineSand => "fine_sand",
-        GrainMaterial::Rice => "rice",
-        GrainMaterial::Lentils => "lentils",
-        GrainMaterial::CoffeeBeans => "coffee_beans",
-        GrainMaterial::GlassBeads05 => "glass_beads_0_5mm",
-        GrainMaterial::GlassBeads1 => "glass_beads_1mm",
-        GrainMaterial::GlassBeads2 => "glass_beads_2mm",
-        GrainMaterial::SteelShot1 => "steel_shot_1mm",
-        GrainMaterial::PlasticDiscs4 => "plastic_discs_4mm",
-        GrainMaterial::Gravel => "gravel",
+/// `CupMaterial::ALL`'s ids, in its order (`CupMaterial::id`).
+pub const CUP_IDS: [&str; CupMaterial::ALL.len()] = {
+    let mut out = [""; CupMaterial::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = CupMaterial::ALL[i].id();
+        i += 1;
     }
-}
-
-/// `CupMaterial::ALL`'s ids, in its order.
-pub const CUP_IDS: [&str; 7] = ["ceramic", "porcelain", "glass", "steel", "aluminium", "plastic", "wood"];
+    out
+};
 /// The trigger modes' ids, in the order of [`TRIGGER_MODES`].
 pub const TRIGGER_IDS: [&str; 2] = ["midi", "continuous"];
 pub const TRIGGER_MODES: [TriggerMode; 2] = [TriggerMode::Midi, TriggerMode::Continuous];
-/// `auto`, then the shapes of `CupShape::ALL` (assets/cups).
-pub const CUP_SHAPE_IDS: [&str; 6] = ["auto", "mug", "tumbler", "bowl", "jar", "metal_cup"];
-
-const _: () = assert!(CUP_IDS.len() == CupMaterial::ALL.len() && CUP_SHAPE_IDS.len() == CupShape::ALL.len() + 1);
+/// `auto`, then the shapes of `CupShape::ALL` (`CupShape::id`; assets/cups).
+pub const CUP_SHAPE_IDS: [&str; CupShape::ALL.len() + 1] = {
+    let mut out = ["auto"; CupShape::ALL.len() + 1];
+    let mut i = 0;
+    while i < CupShape::ALL.len() {
+        out[i + 1] = CupShape::ALL[i].id();
+        i += 1;
+    }
+    out
+};
 
 /// The cup shape of a `cup_shape` choice index (0 = auto: the material's usual shape).
 pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
