@@ -290,7 +290,6 @@ mod tests {
     fn plugin_defaults_match_the_table() {
         let p = GranaryParams::default();
         assert_eq!(p.values(), ParamValues::default());
-        assert_eq!(p.settings(), ParamValues::default().to_settings());
         assert_eq!(p.settings(), Settings::default());
     }
 

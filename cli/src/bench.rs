@@ -318,7 +318,7 @@ pub fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-/// The scaling the issue asks about, fitted over the figures present: (what, log-log slope of
+/// How the cost scales, fitted over the figures present: (what, log-log slope of
 /// CPU time against it). A slope at most 1 is cost growing at most linearly.
 pub fn slopes(figures: &[Figures]) -> Vec<(&'static str, f64)> {
     let pick = |prefix: &str, x: fn(&Figures) -> f64| -> Vec<(f64, f64)> {

@@ -123,7 +123,7 @@ fn a_ringing_tail_decays_into_exact_silence_without_subnormals() {
 fn a_windows_collisions_are_spread_over_small_blocks() {
     // The generator works per window of 128 samples. Its collisions are written into the
     // rings a share per block, so a 16-sample block never carries a whole window's work
-    // (the "cost per block independent of host block size").
+    // (the cost per block does not depend on the host's block size).
     let settings = granary_engine::preset::find(granary_engine::preset::DEFAULT_PRESET)
         .unwrap()
         .values

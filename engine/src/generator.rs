@@ -19,9 +19,9 @@
 
 mod lanes;
 
-use crate::cups::Cup;
+use crate::cups::{Cup, SECTORS};
 use crate::fastmath;
-use crate::modal::{FLOOR_BUS, WALL_RINGS};
+use crate::modal::{wall_bus, FLOOR_BUS, WALL_RINGS};
 use crate::scene::PourState;
 use crate::simd::Isa;
 use lanes::{finish_lanes, Finished, Lanes, TrigBatch, AXIS, AZIMUTH, NORMAL, PLACE, TRIG_BATCH};
@@ -643,7 +643,7 @@ impl TrigBatch {
         let kind = cell.kind();
         for i in 0..self.len {
             let bus = match cell {
-                Cell::WallRing(k) => 1 + 2 * k + self.sector[i] as usize,
+                Cell::WallRing(k) => wall_bus(k, self.sector[i] as usize),
                 _ => FLOOR_BUS,
             };
             let c = || Collision {
@@ -671,6 +671,10 @@ impl TrigBatch {
 
 /// Rise of the stream cell's mean normal per unit of its horizontal part.
 const STREAM_RISE: f32 = 0.3;
+/// Height of the column above the pile where the stream's grains meet each other, m: the
+/// last few centimetres of the fall, where the stream has narrowed and grains catch up (a
+/// modelling choice, not a measured value).
+const STREAM_COLUMN_M: f32 = 0.03;
 
 /// Two independent uniform numbers in [0, 1) from one 64-bit output of the generator: its
 /// top 24 bits and the 24 below them, each with the resolution of rand's `f32` draws
@@ -686,7 +690,8 @@ fn uniform_pair(rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
     )
 }
 
-/// Draws a uniform position in the cell into lane `lane` of `batch` (its angles are
+/// Draws a position in the cell into lane `lane` of `batch`, uniform in the cell (thesis
+/// 5.5, eq. 5.5: position independent of the rest and uniform in the cell; its angles are
 /// evaluated later, `lanes::finish_lanes`), from the uniform number `u` and further draws.
 /// Every place is inside the cup (`Geometry::cup`): wall hits on its inner profile.
 #[inline(always)]
@@ -718,7 +723,7 @@ fn draw_place(
             let (lo, hi) = (cup.ring_edges[k], cup.ring_edges[k + 1]);
             let z = lo + (hi - lo) * u;
             batch.z[lane] = z;
-            let sector = ((u_sector * 2.0) as usize).min(1);
+            let sector = ((u_sector * SECTORS as f32) as usize).min(SECTORS - 1);
             // centred at the azimuths where the asset samples the modes' sector shapes
             batch.angle[PLACE][lane] = cup.sector_azimuths[sector] + SECTOR_HALF_WIDTH * (2.0 * u_azimuth - 1.0);
             batch.radius[lane] = cup.radius_at(z);
@@ -729,7 +734,7 @@ fn draw_place(
             let (u_within, u_z) = uniform_pair(rng);
             disc((u, u_within), on_pile(g.stream_radius * 0.5), 0.0);
             let (u_height, u_axis) = (u_z, rng.random::<f32>());
-            batch.z[lane] = s.pile_height_m + u_height * 0.03;
+            batch.z[lane] = s.pile_height_m + u_height * STREAM_COLUMN_M;
             batch.angle[AXIS][lane] = u_axis * std::f32::consts::TAU;
         }
     }

@@ -33,8 +33,12 @@ use std::f64::consts::PI;
 /// Force buses of the cup, one per place a grain can hit: the floor, the wall rings x
 /// sectors (the generator's cells), the rim.
 pub const CUP_BUSES: usize = 8;
-/// Bus index of the floor; walls are `1 + 2 * ring + sector` for ring 0..3, sector 0..2.
+/// Bus index of the floor; walls are `wall_bus(ring, sector)`.
 pub const FLOOR_BUS: usize = 0;
+/// Bus index of wall ring `ring` (0..`WALL_RINGS`), sector `sector` (0..`cups::SECTORS`).
+pub const fn wall_bus(ring: usize, sector: usize) -> usize {
+    1 + crate::cups::SECTORS * ring + sector
+}
 /// Bus index of the rim.
 pub const RIM_BUS: usize = 7;
 pub const WALL_RINGS: usize = RINGS;
@@ -195,8 +199,8 @@ pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]
         let mut shape = [0f32; CUP_BUSES];
         shape[FLOOR_BUS] = (g.floor / rec.peak) as f32;
         for r in 0..WALL_RINGS {
-            for sector in 0..2 {
-                shape[1 + 2 * r + sector] = (rec.sectors[r][sector] / rec.peak) as f32;
+            for sector in 0..crate::cups::SECTORS {
+                shape[wall_bus(r, sector)] = (rec.sectors[r][sector] / rec.peak) as f32;
             }
         }
         shape[RIM_BUS] = (g.rim / rec.peak) as f32;

@@ -61,7 +61,7 @@ fn each_shapes_cup_is_its_asset_scaled_by_the_size() {
             }
         }
     }
-    // the bowl of the issue: 14 cm wide, 6 cm tall
+    // the bowl asset: 14 cm wide at the rim, 6 cm tall
     let bowl = Cup::new(CupShape::Bowl, 1.0);
     assert!((2.0 * bowl.rim_radius - 0.14).abs() < 1e-6 && (bowl.depth + bowl.floor_thickness - 0.06).abs() < 1e-6);
 }
