@@ -151,6 +151,14 @@ fn enum_param(id: &'static str) -> IntParam {
     }))
 }
 
+fn bool_param(id: &str) -> BoolParam {
+    let s = spec(id).expect("parameter id in SPECS");
+    let Kind::Bool { default } = s.kind else {
+        panic!("{id} is not a bool")
+    };
+    BoolParam::new(s.name, default)
+}
+
 impl Default for GranaryParams {
     fn default() -> Self {
         let Kind::Int { min, max, default } = spec("seed").unwrap().kind else {
@@ -166,7 +174,7 @@ impl Default for GranaryParams {
                 .with_unit(" %")
                 .with_value_to_string(formatters::v2s_f32_percentage(0))
                 .with_string_to_value(formatters::s2v_f32_percentage()),
-            auto_fill: BoolParam::new("Auto fill", true),
+            auto_fill: bool_param("auto_fill"),
             pour_rate: float_param("pour_rate"),
             fall_height: float_param("fall_height"),
             listener_angle: float_param("listener_angle"),
@@ -179,7 +187,11 @@ impl Default for GranaryParams {
             cup_level: float_param("cup_level"),
             output_gain: float_param("output_gain"),
             trigger_mode: enum_param("trigger_mode"),
-            seed: IntParam::new("Seed", default, IntRange::Linear { min, max }),
+            seed: IntParam::new(
+                spec("seed").expect("seed in SPECS").name,
+                default,
+                IntRange::Linear { min, max },
+            ),
             cup_shape: enum_param("cup_shape"),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }

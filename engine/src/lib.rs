@@ -456,7 +456,7 @@ impl Engine {
             grain_density: s.grain_density(),
             grain_diameter_m: 2.0 * s.grain_radius_m(),
         };
-        let max_f = (0.45 * self.sample_rate).min(20_000.0);
+        let max_f = modal::max_mode_freq_hz(self.sample_rate);
         let n = build_modes(&cup, max_f, &mut self.modes).min(self.mode_limit);
         let distance = self.cup_distance();
         self.modal.set_modes(&self.modes[..n], distance, s.stereo_width);

@@ -159,6 +159,12 @@ fn wetness(cup: &CupState) -> ([f64; 2 + WALL_RINGS], f64) {
     (wet, pile)
 }
 
+/// The highest mode frequency the engine keeps at `sample_rate`, Hz: below Nyquist with a
+/// margin (the oscillators alias near it), and no higher than hearing.
+pub fn max_mode_freq_hz(sample_rate: f32) -> f32 {
+    (0.45 * sample_rate).min(20_000.0)
+}
+
 /// Builds the mode set of the cup (module doc). Modes above `max_freq_hz` are dropped.
 /// Returns the number written to `out`. Never allocates.
 pub fn build_modes(cup: &CupState, max_freq_hz: f32, out: &mut [Mode; MAX_MODES]) -> usize {

@@ -186,10 +186,13 @@ impl CupArgs {
     pub fn report(&self) -> Result<CupReport, String> {
         let cup = self.state()?;
         let mut modes = [Mode::ZERO; MAX_MODES];
-        let max_f = (0.45 * self.sample_rate).min(20_000.0);
+        let max_f = granary_engine::modal::max_mode_freq_hz(self.sample_rate);
         let n = build_modes(&cup, max_f, &mut modes);
         let modes = &modes[..n];
-        let params = diffuse_params(&cup, modes, 0.4);
+        // the diffuse part's level at the default listener distance (the engine uses the
+        // listener's distance from the cup)
+        let distance = granary_engine::Settings::default().listener_distance_m;
+        let params = diffuse_params(&cup, modes, distance);
         let mut diffuse = DiffuseResonator::new(self.sample_rate, 1, Isa::detect());
         diffuse.set(&params, |lo, hi| {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
