@@ -210,14 +210,8 @@ impl PulseKernels {
         self.add_to_in(pulse, (a0, a1), [&mut out[..pulse.len]], [1.0], pass);
     }
 
-    /// Two pulses at the same offset (`add_pair_to` into one destination).
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn accumulate_pair(&self, p: PulseRef, a0: f32, a1: f32, q: PulseRef, b0: f32, b1: f32, out: &mut [f32]) {
-        self.accumulate_pair_in(p, (a0, a1), q, (b0, b1), out, self.isa);
-    }
-
-    /// `accumulate_pair` in the copy of `pass`.
+    /// Two pulses at the same offset (`add_pair_to_in` into one destination), in the copy
+    /// of `pass`.
     #[inline(always)]
     pub fn accumulate_pair_in(
         &self,
@@ -235,14 +229,9 @@ impl PulseKernels {
 
     /// `dst[d][k] += gains[d] * (a0 g0[k] + a1 g1[k])` over the pulse's taps, in one pass
     /// (no scratch): the pulse is built once per tap and added into every destination.
-    /// Each `dst[d]` must hold `pulse.taps()` samples.
-    #[inline]
-    pub fn add_to<const D: usize>(&self, p: PulseRef, a: (f32, f32), dst: [&mut [f32]; D], gains: [f32; D]) {
-        self.add_to_in(p, a, dst, gains, self.isa);
-    }
-
-    /// The same in the copy of `pass`: a `simd::Target` inlines the pass into the caller's
-    /// copy (the renderer's), an `Isa` dispatches to it.
+    /// Each `dst[d]` must hold `pulse.taps()` samples. In the copy of `pass`: a
+    /// `simd::Target` inlines the pass into the caller's copy (the renderer's), an `Isa`
+    /// dispatches to it.
     #[inline(always)]
     pub fn add_to_in<const D: usize>(
         &self,
@@ -257,22 +246,8 @@ impl PulseKernels {
         pass.splat(w, dst, gains);
     }
 
-    /// `add_to` for two pulses at the same integer sample (a grain-grain collision's two
+    /// `add_to_in` for two pulses at the same integer sample (a grain-grain collision's two
     /// spheres): their sum, each pulse summed over its rows, then the pulses in order.
-    #[inline]
-    pub fn add_pair_to<const D: usize>(
-        &self,
-        p: PulseRef,
-        a: (f32, f32),
-        q: PulseRef,
-        b: (f32, f32),
-        dst: [&mut [f32]; D],
-        gains: [f32; D],
-    ) {
-        self.add_pair_to_in(p, a, q, b, dst, gains, self.isa);
-    }
-
-    /// The same in the copy of `pass` (`add_to_in`).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn add_pair_to_in<const D: usize>(
@@ -303,13 +278,8 @@ impl PulseKernels {
         }
     }
 
-    /// `dst[k] += a0 g0[k]` over the pulse's taps (no derivative term: the cup force).
-    #[inline]
-    pub fn add_g0_to(&self, p: PulseRef, a0: f32, dst: &mut [f32]) {
-        self.add_g0_to_in(p, a0, dst, self.isa);
-    }
-
-    /// The same in the copy of `pass` (`add_to_in`).
+    /// `dst[k] += a0 g0[k]` over the pulse's taps (no derivative term: the cup force), in
+    /// the copy of `pass` (`add_to_in`).
     #[inline(always)]
     pub fn add_g0_to_in(&self, p: PulseRef, a0: f32, dst: &mut [f32], pass: impl Pass) {
         let n = p.len;
@@ -607,7 +577,7 @@ mod tests {
             let mut k2 = k.clone();
             k2.set_isa(isa);
             let (mut l, mut r) = (base.clone(), base.clone());
-            k2.add_pair_to(p, a, q, b, [&mut l[..], &mut r[..]], gains);
+            k2.add_pair_to_in(p, a, q, b, [&mut l[..], &mut r[..]], gains, isa);
             [l, r]
         };
         let mut levels = Vec::new();
