@@ -24,7 +24,6 @@ pub struct Granary {
     editor_state: Arc<EguiEditorState>,
     /// Built in `activate` (it allocates); `None` before.
     engine: Option<Engine>,
-    seed: i32,
     /// Stem buffers for hosts that do not connect the Grains and Cup ports.
     stem_scratch: [Vec<f32>; 4],
     /// MIDI -> engine events.
@@ -46,7 +45,6 @@ impl Default for Granary {
             editor_state: editor::default_state(size),
             params,
             engine: None,
-            seed: -1,
             stem_scratch: Default::default(),
             midi: MidiIn::default(),
         }
@@ -171,7 +169,6 @@ impl Plugin for Granary {
         let settings = self.params.settings();
         let engine = Engine::new(settings, config.sample_rate, config.max_buffer_size as usize);
         context.set_latency_samples(engine.latency_samples() as u32);
-        self.seed = self.params.seed.value();
         self.engine = Some(engine);
         self.telemetry.set_sample_rate(config.sample_rate);
         self.telemetry.clear_pour();
@@ -202,12 +199,9 @@ impl Plugin for Granary {
             main.iter_mut().for_each(|c| c.fill(0.0));
             return ProcessStatus::Normal;
         };
+        // the host's values (automation, a state load) from this block's first sample; a new
+        // seed reseeds, a pour that starts later restarts from the seed (engine "Determinism")
         engine.set_settings(&self.params.settings());
-        let seed = self.params.seed.value();
-        if seed != self.seed {
-            self.seed = seed;
-            engine.reseed(seed.max(0) as u64);
-        }
         // the editor's Pour button: a held note, from the start of the block
         let pour_button = self.telemetry.pour_edge().map(|held| {
             let event = if held {

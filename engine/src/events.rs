@@ -3,9 +3,8 @@
 //! plugin (one host block at a time), the offline renders (`render`) and the tests all go
 //! through [`process`].
 //!
-//! An event applies to the engine before the sample it is stamped with is rendered; the
-//! engine reads control state at its window boundaries (every `Engine::window_len()`
-//! samples), so an event takes effect at the first window boundary at or after its sample.
+//! An event applies to the engine before the sample it is stamped with is rendered, and
+//! acts from that sample (the engine's "Determinism" says how each kind of change does).
 //! Where a host cuts its blocks never matters.
 
 use crate::{Engine, Outputs, Settings};

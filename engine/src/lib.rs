@@ -7,11 +7,19 @@
 //! events through `events::process`, which the plugin and the offline renders use). Everything is allocated in
 //! `new` (and `set_sample_rate`); `process` never allocates, locks or does I/O.
 //!
-//! Determinism: all control work (pour state, collision generation, cup updates) happens
-//! at window boundaries on an absolute sample clock, and every collision is written into
-//! ring buffers at its own absolute time. Events take effect at the next window boundary
-//! after the sample they arrive at, so the output depends on the events' sample times,
-//! never on how the host cuts blocks.
+//! Determinism: the output depends only on the seed, the settings and the events' sample
+//! times, never on how the host cuts blocks or on what came before the pour.
+//! - A pour restarts (`Engine::restart`) at the sample where the flow is turned on (a note,
+//!   or continuous mode's rate) while the previous pour has gone quiet (nothing in the air,
+//!   the pile settled): the random streams are reseeded from the seed, the pile goes back to
+//!   the `fill` setting, the gains jump to their settings, and the window grid starts at that
+//!   sample. So idle time, blocks, resets or state loads before a note change nothing, and
+//!   notes sent early by k samples give the same output k samples earlier.
+//! - Control work (pour state, collision generation, cup updates) happens at the window
+//!   boundaries of that grid, and every collision is written into ring buffers at its own
+//!   absolute time. The spout's flow changes at the sample of the event that changes it
+//!   (`scene::PourScene::set_command`); the gains glide from the sample of a settings change;
+//!   the cup and grains read other settings at the next window boundary.
 //!
 //! Signal flow (DESIGN.md): generator -> Hertz contact -> (acceleration noise of the
 //! spheres -> "grains" stem) + (contact force -> modal bank + diffuse -> "cup" stem) ->
@@ -114,7 +122,7 @@ pub struct Engine {
     /// Collisions for the next window from `inject` (tests and inspection).
     injected: Vec<Collision>,
     mask: usize,
-    /// Absolute sample clock.
+    /// Sample clock since the pour started (`restart`) or the engine was reset.
     clock: u64,
     sphere_filter: [SphereFilter; 2],
     /// Grain radius the sphere filters are set for, m.
@@ -129,8 +137,9 @@ pub struct Engine {
     notes_held: u32,
     velocity: f32,
     modulation: f32,
-    last_flow_cmd: f32,
     last_fill_setting: f32,
+    /// The clock at the next window boundary (`WINDOW` apart from the pour's start on).
+    next_window: u64,
     pour: PourState,
     normal_mode: NormalMode,
     max_per_cell: u32,
@@ -195,8 +204,8 @@ impl Engine {
             notes_held: 0,
             velocity: 0.0,
             modulation: 0.0,
-            last_flow_cmd: 0.0,
             last_fill_setting: settings.fill,
+            next_window: 0,
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
@@ -252,14 +261,10 @@ impl Engine {
         WINDOW
     }
 
-    /// Samples until the next window boundary (where control changes take effect).
+    /// Samples until the next window boundary (where the cup and the collisions read the
+    /// settings).
     pub fn samples_to_window(&self) -> usize {
-        let r = (self.clock % WINDOW as u64) as usize;
-        if r == 0 {
-            0
-        } else {
-            WINDOW - r
-        }
+        (self.next_window - self.clock) as usize
     }
 
     /// Thesis 5.4 experiment: how normals are drawn (tests and inspection).
@@ -318,13 +323,15 @@ impl Engine {
         *self = Engine::with_isa(self.settings, sample_rate, 0, self.kernels.isa());
     }
 
-    /// Back to silence with the RNG reseeded from `settings.seed`.
+    /// Back to silence with the RNG reseeded from `settings.seed` (and, in continuous mode,
+    /// a pour started at once).
     pub fn reset(&mut self) {
         self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
         for r in self.grains_ring.iter_mut().chain(self.cup_ring.iter_mut()) {
             r.iter_mut().for_each(|x| *x = 0.0);
         }
         self.clock = 0;
+        self.next_window = 0;
         self.pending.clear();
         self.pending_done = 0;
         self.injected.clear();
@@ -342,12 +349,53 @@ impl Engine {
         self.notes_held = 0;
         self.velocity = 0.0;
         self.modulation = 0.0;
-        self.last_flow_cmd = 0.0;
         self.last_fill_setting = self.settings.fill;
         self.pour = PourState::default();
         self.stats = Stats::default();
         self.cell_collisions = [0; generator::CELLS.len()];
         self.update_cup();
+        self.flow_changed();
+    }
+
+    /// Starts a pour at this sample (see the crate's "Determinism"): what the previous
+    /// pour left in the rings rings on, the rest is as in a new engine. The collisions
+    /// generated for the current window are rendered first, so none is lost.
+    fn restart(&mut self) {
+        self.render_pending(self.pending.len());
+        // The rings are turned so that this sample is their index 0 and the clock starts
+        // again from 0, as in a new engine: where a ring wraps never depends on when the
+        // pour starts (a pulse cut by the wrap is added in two pieces, which can round
+        // differently).
+        let read = self.clock as usize & self.mask;
+        for ring in self.grains_ring.iter_mut().chain(self.cup_ring.iter_mut()) {
+            ring.rotate_left(read);
+        }
+        self.clock = 0;
+        self.limiter.resync();
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
+        self.diffuse.reseed(self.settings.seed);
+        self.scene.reset(self.settings.fill);
+        self.last_fill_setting = self.settings.fill;
+        self.gains = self.gain_targets();
+        self.next_window = self.clock;
+    }
+
+    /// Hands a new flow command to the scene at this sample, restarting the pour if the
+    /// spout opens after the last pour went quiet.
+    fn flow_changed(&mut self) {
+        let cmd = self.flow_command();
+        let old = self.scene.command();
+        if cmd == old {
+            return;
+        }
+        if cmd > 0.0 && old <= 0.0 && !self.scene.is_active() {
+            self.restart();
+            self.scene.set_command(0.0, cmd);
+        } else {
+            // seconds since the current window's start (a full window at its end)
+            let elapsed = WINDOW - self.samples_to_window();
+            self.scene.set_command(elapsed as f32 / self.sample_rate, cmd);
+        }
     }
 
     /// Reseeds the random streams without silencing what sounds (a new seed from the host).
@@ -357,9 +405,16 @@ impl Engine {
         self.diffuse.reseed(seed);
     }
 
-    /// New settings; they take effect at the next window boundary (gains glide).
+    /// New settings, from this sample: the flow (pour rate, trigger mode) changes here, the
+    /// gains glide from here, the rest applies at the next window boundary. A new seed
+    /// reseeds the random streams (`reseed`).
     pub fn set_settings(&mut self, settings: &Settings) {
-        self.settings = settings.sanitized();
+        let settings = settings.sanitized();
+        if settings.seed != self.settings.seed {
+            self.reseed(settings.seed);
+        }
+        self.settings = settings;
+        self.flow_changed();
     }
 
     /// Starts (or re-strikes) the stream; `velocity` 0..1 scales the flow.
@@ -376,15 +431,18 @@ impl Engine {
         }
         self.notes_held = self.notes_held.saturating_add(1);
         self.velocity = v;
+        self.flow_changed();
     }
 
     pub fn note_off(&mut self) {
         self.notes_held = self.notes_held.saturating_sub(1);
+        self.flow_changed();
     }
 
     /// Stops every note (host "all notes off", transport stop).
     pub fn all_notes_off(&mut self) {
         self.notes_held = 0;
+        self.flow_changed();
     }
 
     /// Flow modulation 0..1 from the mod wheel or channel pressure: flow x (1 + m).
@@ -394,6 +452,7 @@ impl Engine {
         } else {
             0.0
         };
+        self.flow_changed();
     }
 
     fn gain_targets(&self) -> [f32; 3] {
@@ -491,14 +550,12 @@ impl Engine {
     /// Control work at a window boundary: pour state, cup, collisions for this window.
     fn window(&mut self) {
         let s = self.settings;
-        let flow_cmd = self.flow_command();
-        if s.fill != self.last_fill_setting || (flow_cmd > 0.0 && self.last_flow_cmd <= 0.0 && !self.scene.is_active())
-        {
-            // "fill level at pour start": a new pour, or a new setting, sets the level
+        self.next_window = self.clock + WINDOW as u64;
+        if s.fill != self.last_fill_setting {
+            // "fill level at pour start": a new pour (`restart`), or a new setting, sets it
             self.scene.set_fill(s.fill);
             self.last_fill_setting = s.fill;
         }
-        self.last_flow_cmd = flow_cmd;
         let grain = s.grain_material.data();
         let input = SceneInput {
             grain_radius_m: s.grain_radius_m(),
@@ -507,7 +564,7 @@ impl Engine {
             fall_height_m: s.fall_height_m,
             auto_fill: s.auto_fill,
         };
-        self.pour = self.scene.step(&input, flow_cmd);
+        self.pour = self.scene.step(&input);
         if s.grain_radius_m() != self.sphere_radius {
             // the sphere-radiation filter depends only on the grain radius
             self.sphere_radius = s.grain_radius_m();
@@ -623,13 +680,15 @@ impl Engine {
         let targets = self.gain_targets();
         let mut i = 0;
         while i < n {
-            if self.clock.is_multiple_of(WINDOW as u64) {
+            if self.clock == self.next_window {
                 self.window();
             }
-            // a span never crosses a window boundary, so it never wraps around the rings
-            // (their length is a power of two, a multiple of WINDOW)
-            let offset = (self.clock % WINDOW as u64) as usize;
-            let len = (n - i).min(WINDOW - offset);
+            // a span never crosses a window boundary (so it is at most a window long), nor
+            // the end of the rings
+            let to_window = self.samples_to_window();
+            let offset = WINDOW - to_window;
+            let to_wrap = self.mask + 1 - (self.clock as usize & self.mask);
+            let len = (n - i).min(to_window).min(to_wrap);
             let span = i..i + len;
             self.span(
                 &targets,

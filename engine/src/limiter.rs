@@ -92,6 +92,13 @@ impl Limiter {
         self.n = 0;
     }
 
+    /// Makes the state a function of the samples it holds alone (a new pour starts here):
+    /// the moving average re-summed now, and its re-sum schedule counted from here.
+    pub fn resync(&mut self) {
+        self.avg_sum = self.avg_buf.iter().map(|&x| x as f64).sum();
+        self.n = 0;
+    }
+
     /// One stereo sample (`process_span` over one sample).
     pub fn process(&mut self, l: f32, r: f32) -> (f32, f32) {
         let (mut l, mut r) = ([l], [r]);

@@ -22,13 +22,16 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
     /// Continuous, in the table's `unit`; `log` means a skewed (logarithmic-feeling) control.
-    /// `Settings` holds the value times `to_si` (its SI unit: cm -> m is 0.01).
+    /// `Settings` holds the value times `to_si` (its SI unit: cm -> m is 0.01). Values snap to
+    /// multiples of `step` (`Spec::snap`): fine enough for sound design, coarse enough that a
+    /// host's round trip through a normalised 0..1 value gives back the exact value.
     Float {
         min: f32,
         max: f32,
         default: f32,
         log: bool,
         to_si: f32,
+        step: f32,
     },
     Int {
         min: i32,
@@ -171,6 +174,7 @@ pub const SPECS: [Spec; 18] = [
             default: 1.0,
             log: true,
             to_si: 1.0,
+            step: 0.001,
         },
         doc: "Multiplies the material's nominal grain diameter",
     },
@@ -185,6 +189,7 @@ pub const SPECS: [Spec; 18] = [
             default: 1.0,
             log: true,
             to_si: 1.0,
+            step: 0.001,
         },
         doc: "Multiplies the grain material's density",
     },
@@ -210,6 +215,7 @@ pub const SPECS: [Spec; 18] = [
             default: 1.0,
             log: true,
             to_si: 1.0,
+            step: 0.001,
         },
         doc: "Multiplies every length of the cup's shape",
     },
@@ -224,6 +230,7 @@ pub const SPECS: [Spec; 18] = [
             default: 0.0,
             log: false,
             to_si: 1.0,
+            step: 0.001,
         },
         doc: "Fill level at pour start, 0 = empty, 1 = full",
     },
@@ -246,6 +253,7 @@ pub const SPECS: [Spec; 18] = [
             default: 20.0,
             log: true,
             to_si: 1.0,
+            step: 0.01,
         },
         doc: "Mass flow of the stream",
     },
@@ -260,6 +268,7 @@ pub const SPECS: [Spec; 18] = [
             default: 15.0,
             log: true,
             to_si: 0.01, // cm -> m (`Settings::fall_height_m`)
+            step: 0.01,
         },
         doc: "Height of the spout above the cup's rim",
     },
@@ -274,6 +283,7 @@ pub const SPECS: [Spec; 18] = [
             default: 30.0,
             log: false,
             to_si: 1.0,
+            step: 0.01,
         },
         doc: "0 = straight above the impact point, 90 = level with it",
     },
@@ -288,6 +298,7 @@ pub const SPECS: [Spec; 18] = [
             default: 0.4,
             log: true,
             to_si: 1.0,
+            step: 0.001,
         },
         doc: "Distance from the impact point",
     },
@@ -302,6 +313,7 @@ pub const SPECS: [Spec; 18] = [
             default: 0.7,
             log: false,
             to_si: 1.0,
+            step: 0.001,
         },
         doc: "0 = mono, 1 = full width",
     },
@@ -316,6 +328,7 @@ pub const SPECS: [Spec; 18] = [
             default: 0.0,
             log: false,
             to_si: 1.0,
+            step: 0.01,
         },
         doc: "Level of the grain (acceleration noise) stem",
     },
@@ -330,6 +343,7 @@ pub const SPECS: [Spec; 18] = [
             default: 0.0,
             log: false,
             to_si: 1.0,
+            step: 0.01,
         },
         doc: "Level of the cup (modal + diffuse) stem",
     },
@@ -344,6 +358,7 @@ pub const SPECS: [Spec; 18] = [
             default: 52.0,
             log: false,
             to_si: 1.0,
+            step: 0.01,
         },
         doc: "Output = pressure in Pa x this gain (0 dB: 1.0 = 1 Pa = 94 dB SPL)",
     },
@@ -449,6 +464,23 @@ impl Spec {
         }
     }
 
+    /// A float on this parameter's step grid, in its range (`Kind::Float`'s `step`): the f32
+    /// nearest to the decimal k x `step` (0.7, not the 0.70000005 of `700.0 * 0.001f32`), so
+    /// the numbers a preset file writes are fixed points and a value a host sends back a unit
+    /// in the last place off lands on the value it came from. Other kinds as they are.
+    pub fn snap(&self, value: Plain) -> Plain {
+        match (self.kind, value) {
+            (Kind::Float { min, max, step, .. }, Plain::Float(x)) if x.is_finite() => {
+                // steps are 1/n for a whole n (0.01, 0.001): k / n in f64 is the decimal to
+                // within an f64 rounding, far below an f32's
+                let per_unit = (1.0 / step as f64).round();
+                let snapped = ((x as f64 * per_unit).round() / per_unit) as f32;
+                Plain::Float(snapped.clamp(min, max))
+            }
+            _ => value,
+        }
+    }
+
     /// Whether `value` has this parameter's type and lies in its range (floats finite).
     pub fn accepts(&self, value: Plain) -> bool {
         match (self.kind, value) {
@@ -477,7 +509,7 @@ impl Spec {
                 if !(x.is_finite() && (min..=max).contains(&plain)) {
                     return Err(ValueError::OutOfRange { id, value: x, min, max });
                 }
-                Ok(Plain::Float(plain))
+                Ok(self.snap(Plain::Float(plain)))
             }
             Kind::Int { min, max, .. } => {
                 let x = value.as_f64().ok_or_else(|| ValueError::WrongType {
@@ -748,6 +780,60 @@ mod tests {
         assert_eq!(v, before);
         v.set_text("grain_material", "rice").unwrap();
         assert_eq!(v.to_settings().grain_material, GrainMaterial::Rice);
+    }
+
+    #[test]
+    fn floats_snap_to_their_step_and_defaults_and_factory_presets_are_on_it() {
+        let mut v = ParamValues::default();
+        v.set("pour_rate", &Value::from(20.000_001_9)).unwrap();
+        v.set("listener_distance", &Value::from(0.400_000_07)).unwrap();
+        v.set_text("fall_height", "14.999998").unwrap();
+        assert_eq!(v.float("pour_rate"), 20.0);
+        assert_eq!(v.float("listener_distance"), 0.4);
+        assert_eq!(v.float("fall_height"), 15.0);
+        // a value between steps goes to the nearer one, within the range
+        v.set_text("stereo_width", "0.70049").unwrap();
+        assert_eq!(v.float("stereo_width"), 0.7);
+        v.set_text("fill", "0.9996").unwrap();
+        assert_eq!(v.float("fill"), 1.0);
+        for s in &SPECS {
+            let Kind::Float {
+                min,
+                max,
+                default,
+                step,
+                ..
+            } = s.kind
+            else {
+                continue;
+            };
+            assert!(step > 0.0 && step <= (max - min) / 1000.0, "{}: step {step}", s.id);
+            let per_unit = 1.0 / step as f64;
+            assert!(
+                (per_unit - per_unit.round()).abs() < 1e-3,
+                "{}: step {step} is not 1/n",
+                s.id
+            );
+            for x in [min, max, default] {
+                assert_eq!(
+                    s.snap(Plain::Float(x)),
+                    Plain::Float(x),
+                    "{}: {x} is off its step",
+                    s.id
+                );
+            }
+        }
+        // the files say what a user gets: their numbers are on the step as written
+        for (stem, text) in crate::preset::FACTORY_FILES {
+            let json: Value = serde_json::from_str(text).unwrap();
+            for (id, value) in json["params"].as_object().expect("a params object") {
+                let s = spec(id).unwrap();
+                if let (Kind::Float { .. }, Some(x)) = (s.kind, value.as_f64()) {
+                    let x = Plain::Float(x as f32);
+                    assert_eq!(s.snap(x), x, "{stem}: {id} {value} is off its step");
+                }
+            }
+        }
     }
 
     /// The README's words for the table's units.

@@ -9,6 +9,12 @@
 //! the fall gets shorter, the floor is covered, and the cup is damped more. The fill level
 //! is the pile's height over the cup's inner depth. A settling activity, fed by arrivals
 //! and decaying after the pour, keeps grains shifting for a moment when the stream stops.
+//!
+//! Time is continuous: the spout's command changes at the sample of the event that changes
+//! it (`set_command`, any time inside a window), the spout's flow follows it as an exact
+//! first-order lag, the flow is recorded at every window boundary, and the arrivals at a
+//! window's two ends are read from that record `t_fall` back with linear interpolation (a
+//! fractional delay), so a note moved by one sample moves the pour by one sample.
 
 use crate::cups::{Cup, CupShape};
 use crate::materials::{GRAVITY, PACKING_FRACTION};
@@ -63,13 +69,20 @@ pub struct PourState {
 
 pub struct PourScene {
     window_s: f32,
-    /// Flow leaving the spout per window, kg/s (ring buffer, fixed capacity).
+    /// Flow leaving the spout at the last window boundaries, kg/s (ring buffer, fixed
+    /// capacity; `head` is where the next boundary's value goes).
     history: Vec<f32>,
     head: usize,
+    /// Flow leaving the spout at `t_s`, kg/s, and the command it follows.
     flow: f32,
+    command: f32,
+    /// Time since the last recorded boundary the flow has been advanced to, s.
+    t_s: f32,
+    /// When the next boundary is recorded, s after the last one: `window_s`, or 0 after a
+    /// reset (the boundary that starts the first window).
+    next_boundary_s: f32,
     fill: f32,
     settle: f32,
-    last_arrivals: f32,
 }
 
 impl PourScene {
@@ -80,25 +93,33 @@ impl PourScene {
             .map(|&s| Cup::new(s, limits::CUP_SIZE.1).depth)
             .fold(0.0, f32::max);
         let max_fall_s = (2.0 * (MAX_FALL_M + deepest) / GRAVITY).sqrt();
-        let len = (max_fall_s / window_s).ceil() as usize + 2;
-        PourScene {
+        let len = (max_fall_s / window_s).ceil() as usize + 3;
+        let mut scene = PourScene {
             window_s,
             history: vec![0.0; len],
             head: 0,
             flow: 0.0,
+            command: 0.0,
+            t_s: 0.0,
+            next_boundary_s: 0.0,
             fill: 0.0,
             settle: 0.0,
-            last_arrivals: 0.0,
-        }
+        };
+        scene.reset(0.0);
+        scene
     }
 
+    /// Nothing in the air, the spout closed, the pile at `fill` and at rest; the next `step`
+    /// starts the first window.
     pub fn reset(&mut self, fill: f32) {
         self.history.iter_mut().for_each(|x| *x = 0.0);
         self.head = 0;
         self.flow = 0.0;
+        self.command = 0.0;
+        self.t_s = 0.0;
+        self.next_boundary_s = 0.0;
         self.fill = fill.clamp(0.0, 1.0);
         self.settle = 0.0;
-        self.last_arrivals = 0.0;
     }
 
     pub fn fill(&self) -> f32 {
@@ -109,31 +130,79 @@ impl PourScene {
         self.fill = fill.clamp(0.0, 1.0);
     }
 
-    /// True while grains are in the air or the pile is still settling.
-    pub fn is_active(&self) -> bool {
-        self.flow > 1e-9 || self.history.iter().any(|&q| q > 1e-9) || self.settle > 1e-3
+    /// The commanded flow, kg/s.
+    pub fn command(&self) -> f32 {
+        self.command
     }
 
-    /// Advances one window with the commanded flow `flow_cmd` (kg/s).
-    pub fn step(&mut self, input: &SceneInput, flow_cmd: f32) -> PourState {
-        let flow_cmd = if flow_cmd.is_finite() { flow_cmd.max(0.0) } else { 0.0 };
-        let alpha = 1.0 - (-self.window_s / FLOW_SMOOTH_S).exp();
-        self.flow += alpha * (flow_cmd - self.flow);
-        if self.flow < 1e-12 {
-            self.flow = 0.0;
+    /// True while the spout is open or pouring, grains are in the air or the pile is still
+    /// settling.
+    pub fn is_active(&self) -> bool {
+        self.command > 0.0 || self.flow > 1e-9 || self.history.iter().any(|&q| q > 1e-9) || self.settle > 1e-3
+    }
+
+    /// The spout's flow follows its command as a first-order lag (time constant
+    /// `FLOW_SMOOTH_S`), solved exactly from `t_s` to `to_s`.
+    fn advance(&mut self, to_s: f32) {
+        let dt = to_s - self.t_s;
+        if dt > 0.0 {
+            self.flow = self.command + (self.flow - self.command) * (-dt / FLOW_SMOOTH_S).exp();
+            if self.flow < 1e-12 {
+                self.flow = 0.0;
+            }
+            self.t_s = to_s;
         }
+    }
+
+    /// A new commanded flow (kg/s) from `at_s` seconds after the current window's start on
+    /// (events between window boundaries; clamped to the window).
+    pub fn set_command(&mut self, at_s: f32, flow_cmd: f32) {
+        let flow_cmd = if flow_cmd.is_finite() { flow_cmd.max(0.0) } else { 0.0 };
+        let at_s = if at_s.is_finite() {
+            at_s.clamp(0.0, self.next_boundary_s)
+        } else {
+            self.t_s
+        };
+        self.advance(at_s.max(self.t_s));
+        self.command = flow_cmd;
+    }
+
+    /// The spout's flow `delay_s` before the last recorded boundary (linear interpolation
+    /// between boundaries; 0 before the record starts).
+    fn flow_before(&self, delay_s: f32) -> f32 {
+        let len = self.history.len();
+        let k = (delay_s / self.window_s).clamp(0.0, (len - 2) as f32);
+        let i = k as usize;
+        let frac = k - i as f32;
+        let last = self.head + len - 1;
+        let a = self.history[(last - i) % len];
+        let b = self.history[(last - i - 1) % len];
+        a + (b - a) * frac
+    }
+
+    /// Records the window boundary that is now (the spout's flow there) and returns the
+    /// state of the window that starts here.
+    pub fn step(&mut self, input: &SceneInput) -> PourState {
+        self.advance(self.next_boundary_s);
+        let len = self.history.len();
+        self.history[self.head] = self.flow;
+        self.head = (self.head + 1) % len;
+        self.t_s = 0.0;
+        self.next_boundary_s = self.window_s;
         let cup = &input.cup;
         let pile_h = self.fill * cup.depth;
         // thesis 7.1: the pile rises, the fall gets shorter
         let h = (input.fall_height_m + cup.depth - pile_h).max(0.002);
         let t_fall = (2.0 * h / GRAVITY).sqrt();
-        let delay = ((t_fall / self.window_s).round() as usize).min(self.history.len() - 1);
-        let len = self.history.len();
-        self.history[self.head] = self.flow;
-        let arrived_kg_s = self.history[(self.head + len - delay) % len];
-        self.head = (self.head + 1) % len;
+        // grains arriving at the window's start and end left the spout `t_fall` earlier (at
+        // least a window: the end's flow is already recorded)
+        let delay = t_fall.max(self.window_s);
+        let arrived_start = self.flow_before(delay);
+        let arrived_end = self.flow_before(delay - self.window_s);
+        let arrived_kg_s = 0.5 * (arrived_start + arrived_end);
         let grain_mass = input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
-        let arrivals = arrived_kg_s / grain_mass.max(1e-12);
+        let per_grain = 1.0 / grain_mass.max(1e-12);
+        let arrivals = arrived_kg_s * per_grain;
         if input.auto_fill {
             // the arriving bulk volume spread over the cross-section at the pile's top
             let bulk = PACKING_FRACTION * input.grain_density;
@@ -145,9 +214,9 @@ impl PourScene {
         if self.settle < 1e-4 {
             self.settle = 0.0;
         }
-        let state = PourState {
-            arrivals_start: self.last_arrivals,
-            arrivals_end: arrivals,
+        PourState {
+            arrivals_start: arrived_start * per_grain,
+            arrivals_end: arrived_end * per_grain,
             impact_speed: (2.0 * GRAVITY * h).sqrt(),
             pile_height_m: pile_h,
             pile_radius_m: cup.radius_at(pile_h),
@@ -155,8 +224,6 @@ impl PourScene {
             fill: self.fill,
             settle_rate: self.settle,
             flow_kg_s: self.flow,
-        };
-        self.last_arrivals = arrivals;
-        state
+        }
     }
 }

@@ -190,8 +190,9 @@ fn a_bowls_grains_fall_a_shorter_way_than_a_tumblers() {
         let mut scene = PourScene::new(window_s);
         scene.reset(0.0);
         let input = scene_input(shape, 1.0, 0.15);
+        scene.set_command(0.0, 0.02);
         for i in 0..1000 {
-            let s = scene.step(&input, 0.02);
+            let s = scene.step(&input);
             if s.arrivals_end > 0.0 {
                 return (i, s.impact_speed);
             }
@@ -226,8 +227,12 @@ fn auto_fill_raises_the_pile_by_its_volume_over_the_real_cross_section() {
         let flow = 0.05;
         let windows = (mass / flow / window_s).round() as usize;
         let poured = flow * windows as f32 * window_s;
+        scene.set_command(0.0, flow);
         for i in 0..windows + 400 {
-            scene.step(&input, if i < windows { flow } else { 0.0 });
+            if i == windows {
+                scene.set_command(0.0, 0.0);
+            }
+            scene.step(&input);
         }
         // the flow's onset smoothing passes on a little less than was commanded
         let pile = scene.fill() * cup.depth;
