@@ -19,18 +19,13 @@ pub const PLUGIN_ID: &str = "org.granary.granary";
 pub const BUNDLE_ENV: &str = "GRANARY_CLAP_BUNDLE";
 
 /// Loads the CLAP bundle (on Linux the `.clap` file is the shared library) through its
-/// `clap_entry` symbol, as a host does.
+/// `clap_entry` symbol, as a host does. The library is closed again when the last clone of
+/// the entry, and the last instance made from it, is dropped (`tests/unload.rs`).
 pub fn load_bundle(path: &Path) -> PluginEntry {
     assert!(path.is_file(), "{}: no such CLAP bundle", path.display());
     // SAFETY: the file is Granary's CLAP bundle, built by `cargo xtask bundle`; loading it runs
     // only nice-plug's entry initialisation.
-    let entry = unsafe { PluginEntry::load(path) }.unwrap_or_else(|e| panic!("{}: cannot load: {e}", path.display()));
-    // Keep the library loaded for the life of the process, as DAWs do. Unloading it while a
-    // thread that called into it still runs crashes when that thread exits: something in the
-    // bundle registers a thread-specific-data destructor (seen as a SIGSEGV in glibc's
-    // `__nptl_deallocate_tsd`, pointing into the unmapped library).
-    std::mem::forget(entry.clone());
-    entry
+    unsafe { PluginEntry::load(path) }.unwrap_or_else(|e| panic!("{}: cannot load: {e}", path.display()))
 }
 
 /// The bundle named by `GRANARY_CLAP_BUNDLE`. Its tests are `#[ignore]`d in a plain

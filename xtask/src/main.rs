@@ -78,10 +78,11 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
     run(t)?;
     // The tests that load the built `granary.clap` are ignored in a plain `cargo test` (no
     // bundle there); here the bundle exists, so they run, and fail if they cannot load it.
+    // `unload` also unloads it and loads it again.
     let mut bundle_tests = cargo();
     bundle_tests
         .args(["test", "--package", "granary", "--features", "assert_process_allocs"])
-        .args(["--test", "clap_bundle", "--", "--ignored"])
+        .args(["--test", "clap_bundle", "--test", "unload", "--", "--ignored"])
         .env("GRANARY_CLAP_BUNDLE", &clap_bundle);
     run(bundle_tests)?;
     // The VST3 bundle in a third-party host (pedalboard, JUCE); its summary line closes the run.

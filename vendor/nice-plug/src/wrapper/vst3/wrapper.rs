@@ -854,8 +854,12 @@ impl<P: Vst3Plugin> IAudioProcessorTrait for Wrapper<P> {
 
                 // NOTE: We completely ignore the speaker arrangements and only look at the channel
                 //       counts here. This may cause issues at some point, but it works for now.
+                // GRANARY PATCH: the auxiliary busses follow the main bus when there is one, as in
+                // `getBusArrangement` (upstream had the start indices inverted, `0` with a main
+                // bus and `1` without, so the first auxiliary bus was checked against the main
+                // bus and the last one never).
                 let has_main_input = layout.main_input_channels.is_some();
-                let aux_input_start_idx = if has_main_input { 0 } else { 1 };
+                let aux_input_start_idx = if has_main_input { 1 } else { 0 };
                 if has_main_input
                     && unsafe {
                         (*inputs).count_ones() != layout.main_input_channels.unwrap().get()
@@ -872,15 +876,16 @@ impl<P: Vst3Plugin> IAudioProcessorTrait for Wrapper<P> {
                     }
                 }
 
+                // GRANARY PATCH: as for the inputs, and the first bus is checked against the main
+                // output only when the layout has one (upstream compared it with zero channels
+                // otherwise, and read it even when the host passed no output busses).
                 let has_main_output = layout.main_output_channels.is_some();
-                let aux_output_start_idx = if has_main_output { 0 } else { 1 };
-                if unsafe {
-                    (*outputs).count_ones()
-                        != layout
-                            .main_output_channels
-                            .map(NonZeroU32::get)
-                            .unwrap_or_default()
-                } {
+                let aux_output_start_idx = if has_main_output { 1 } else { 0 };
+                if has_main_output
+                    && unsafe {
+                        (*outputs).count_ones() != layout.main_output_channels.unwrap().get()
+                    }
+                {
                     return false;
                 }
                 for (aux_output_idx, channel_count) in layout.aux_output_ports.iter().enumerate() {
