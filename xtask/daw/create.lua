@@ -34,4 +34,4 @@ s:master_out():panner_shell():set_bypassed(true)
 
 s:save_state("", false, false, false, false, false)
 close_session()
-print("CREATED")
+io.stderr:write("CREATED\n") -- unbuffered: stdout is lost when Ardour crashes

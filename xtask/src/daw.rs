@@ -3,9 +3,10 @@
 //!
 //! Ardour loads the release `granary.vst3` on a MIDI track of a fresh 48 kHz session (the
 //! plugin in its default state, the default preset), plays one held note from a MIDI region
-//! and exports the session twice, freewheeling, to 32-bit float WAV: the first export is the
-//! first bounce after the project loads, the second one follows it in the same session. Both
-//! must equal `granary render` bit for bit. Out of CI: see docs/testing.md.
+//! and exports the session three times, freewheeling, to 32-bit float WAV: the first export is
+//! the first bounce after the project loads, the second one follows it in the same session,
+//! the third follows a deactivation and reactivation of the plugin. Each must equal
+//! `granary render` bit for bit. Out of CI: see docs/testing.md.
 //!
 //! What Ardour 7.3 (Debian's `ardour`) needs, and why the steps below look as they do:
 //! - everything runs under a temporary `HOME`, so Ardour's configuration, plugin cache and
@@ -148,7 +149,7 @@ fn in_ardour(work: &Path, bundle: &Path, granary: &Path, attempts: u32) -> nice_
     std::fs::write(work.join("export.lua"), EXPORT_LUA)?;
 
     // 1. a new session with the track and the plugin, saved
-    let template = work.join("session");
+    let template = work.join(SESSION);
     ardour(&home, work, "create", attempts, |_| {
         if template.exists() {
             std::fs::remove_dir_all(&template)?;
@@ -161,26 +162,23 @@ fn in_ardour(work: &Path, bundle: &Path, granary: &Path, attempts: u32) -> nice_
         Ok((lua, vec!["CREATED"]))
     })?;
 
-    // 2. the MIDI region, added to the saved session
-    let session_dir_name = template
-        .file_name()
-        .and_then(|n| n.to_str())
-        .context("session dir name")?;
-    let midifiles = template.join("interchange").join(session_dir_name).join("midifiles");
+    // 2. the MIDI region, added to the saved session (Ardour names the interchange folder
+    // after the session's folder)
+    let midifiles = template.join("interchange").join(SESSION).join("midifiles");
     std::fs::create_dir_all(&midifiles)?;
     std::fs::write(midifiles.join("pour.mid"), midi_file(NOTE))?;
     let file = template.join(format!("{SESSION}.ardour"));
     let xml = std::fs::read_to_string(&file)?;
     std::fs::write(&file, with_region(&xml, "pour.mid", BEATS)?)?;
 
-    // 3. open it and export twice; a crashed attempt starts again from a copy of the session
+    // 3. open it and export three times; a crashed attempt starts again from a copy of the session
     let (attempt, log) = ardour(&home, work, "export", attempts, |attempt| {
         let run = work.join(format!("export-{attempt}"));
         if run.exists() {
             std::fs::remove_dir_all(&run)?;
         }
         std::fs::create_dir_all(&run)?;
-        let session = run.join("session");
+        let session = run.join(SESSION);
         let mut copy = Command::new("cp");
         copy.arg("-a").arg(&template).arg(&session);
         let status = copy.status()?;
@@ -195,7 +193,10 @@ fn in_ardour(work: &Path, bundle: &Path, granary: &Path, attempts: u32) -> nice_
             .env("GRANARY_DAW_OUT", run.join("out"))
             .env("GRANARY_DAW_PRESET", PRESET_ID)
             .env("GRANARY_DAW_BEATS", BEATS.to_string());
-        Ok((lua, vec!["EXPORTED first", "EXPORTED second", "CLOSED"]))
+        Ok((
+            lua,
+            vec!["EXPORTED first", "EXPORTED second", "EXPORTED third", "CLOSED"],
+        ))
     })?;
     compare_exports(&log, &work.join(format!("export-{attempt}/out")), granary, work)
 }
@@ -252,10 +253,9 @@ fn ardour(
                     None => format!("hung for {} s and was stopped", ARDOUR_TIMEOUT.as_secs()),
                     Some(s) => describe_crash(s),
                 };
-                let stage = match markers.iter().position(|m| !output.lines().any(|l| l == *m)) {
-                    Some(i) if i > 0 => format!("after `{}`", markers[i - 1]),
-                    Some(_) => "before its first step finished".to_string(),
-                    None => "after its last step".to_string(),
+                let stage = match markers.iter().find(|m| !output.lines().any(|l| l == **m)) {
+                    Some(next) => format!("before `{next}`"),
+                    None => "after its last step, while exiting".to_string(),
                 };
                 eprintln!("  HOST CRASH: ardour7-lua {how} ({step}, {stage}, after {took:.1} s); retrying");
             }
@@ -420,7 +420,7 @@ fn printed(log: &str, key: &str) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// Renders the same notes with `granary render` and compares both exports with it.
+/// Renders the same notes with `granary render` and compares every export with it.
 fn compare_exports(log: &str, out: &Path, granary: &Path, work: &Path) -> nice_plug_xtask::Result<()> {
     let notes = printed(log, "NOTE");
     let range = printed(log, "RANGE");
@@ -461,6 +461,10 @@ fn compare_exports(log: &str, out: &Path, granary: &Path, work: &Path) -> nice_p
     for (take, what) in [
         ("first", "first export after the project loads"),
         ("second", "second export, same session"),
+        (
+            "third",
+            "third export, after the plugin is deactivated and activated again",
+        ),
     ] {
         let (host, channels) = read_wav(&out.join(format!("{take}.wav")))?;
         if channels != cli_channels || host.len() != frames * channels {
@@ -478,7 +482,7 @@ fn compare_exports(log: &str, out: &Path, granary: &Path, work: &Path) -> nice_p
         }
     }
     if failures.is_empty() {
-        println!("\nDAW test passed: both Ardour exports equal `granary render` sample for sample.");
+        println!("\nDAW test passed: all three Ardour exports equal `granary render` sample for sample.");
         Ok(())
     } else {
         bail!(
