@@ -1,7 +1,7 @@
 -- Creates the session for `cargo xtask daw-test` (run by ardour7-lua, "None (Dummy)" backend):
 -- a MIDI track with Granary (VST3, its default state) into the master bus, panners bypassed so
 -- the stereo pair reaches the export untouched. The harness adds the MIDI region afterwards
--- (Ardour 7.3's Lua cannot create one). Prints LATENCY and CREATED for the harness.
+-- (Ardour 7.3's Lua cannot create one). Reports CREATED to the harness.
 local dir = assert(os.getenv("GRANARY_DAW_SESSION_DIR"))
 local name = assert(os.getenv("GRANARY_DAW_SESSION_NAME"))
 local rate = assert(tonumber(os.getenv("GRANARY_DAW_RATE")))
