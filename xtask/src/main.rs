@@ -7,6 +7,11 @@
 //!   as `docs/editor.png` (100 %) and `docs/editor@2x.png` (200 % scale).
 //! - `cargo xtask modal [SHAPE…]`: finite-element modal analysis of the cups (crate granary-fem),
 //!   regenerating `assets/cups/<shape>.json` (all shapes unless some are named).
+//! - `cargo xtask daw-test [--attempts N] [--keep]`: the VST3 bundle in Ardour 7, headless,
+//!   exporting a pour that must equal `granary render` sample for sample (module `daw`; out
+//!   of CI, see docs/testing.md).
+
+mod daw;
 
 use std::process::Command;
 
@@ -17,6 +22,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("test") => test(&args[1..]),
         Some("screenshot") => screenshot(),
         Some("modal") => modal(&args[1..]),
+        Some("daw-test") => daw::daw_test(&args[1..]),
         _ => nice_plug_xtask::main(),
     }
 }
