@@ -7,15 +7,15 @@ Prints pytest-style results and exits non-zero on any failure.
 The plugin is loaded once (pedalboard takes over a minute to scan and load it) and shared by
 the tests, each of which first sets back the parameters the tests change.
 
-"The DAW bounce equals the command-line render": the same MIDI pour, settings and seed are
-rendered in the VST3 through pedalboard and by `granary render --note`, then compared.
-pedalboard does not compensate the latency the plugin reports (the limiter's 2.5 ms
-look-ahead, 120 samples at 48 kHz) while `granary render` writes the main output aligned, so
-the host's output is shifted by the latency before the comparison. The host also pushes every
-parameter through its normalised value when it starts processing, which leaves some plain values
-a unit in the last place off their defaults (fall_height 14.999998 cm, pour_rate 20.000002 g/s):
-the command line gets the values the plugin holds, read from its saved state. With both, the
-samples are identical (bit for bit; with the defaults instead they differed by up to 1e-4).
+"The DAW bounce equals the command-line render": every factory preset is set through the
+host's parameters, as a user (or a project restored by the host) sets them: each value as text
+through the plugin's own text-to-value conversion, then as the normalised value the host
+stores. The same MIDI pour is rendered in the VST3 through pedalboard and by
+`granary render --preset ID --note`, and compared bit for bit, with no value read back from the
+plugin: the plugin snaps a value a normalised round trip leaves a unit in the last place off
+back onto the value it came from. pedalboard does not compensate the latency the plugin
+reports (the limiter's 2.5 ms look-ahead, 120 samples at 48 kHz) while `granary render` writes
+the main output aligned, so the host's output is shifted by the latency before the comparison.
 """
 import json
 import os
@@ -40,44 +40,29 @@ CEILING = 0.944
 LATENCY = 120  # 2.5 ms at 48 kHz
 
 _PLUGIN = None
-_DEFAULTS = {}
-# the parameters the tests change
-TOUCHED = ["trigger_mode", "pour_rate_g_s", "cup_material", "listener_angle_deg", "seed"]
+_ALL_DEFAULTS = {}
+# Granary's parameter ids (engine/src/params.rs), in its order
+PARAM_IDS = ["grain_material", "grain_size", "density", "cup_material", "cup_size", "fill", "auto_fill",
+             "pour_rate", "fall_height", "listener_angle", "listener_distance", "stereo_width", "grains_level",
+             "cup_level", "output_gain", "trigger_mode", "seed", "cup_shape"]
 
 
 def plugin():
-    """The one loaded instance, with the parameters the tests change set back to their defaults
-    (through the host's normalised values, exactly as loaded)."""
+    """The one loaded instance, with every parameter set back to its default (through the
+    host's normalised values, exactly as loaded)."""
     global _PLUGIN
     if _PLUGIN is None:
         started = time.time()
         _PLUGIN = pedalboard.load_plugin(BUNDLE)
         print(f"loaded {BUNDLE} in {time.time() - started:.0f} s")
-        for name in TOUCHED:
-            _DEFAULTS[name] = _PLUGIN.parameters[name].raw_value
+        for pid in PARAM_IDS:
+            _ALL_DEFAULTS[pid] = host_param(_PLUGIN, pid).raw_value
     p = _PLUGIN
-    for name in TOUCHED:
+    for pid, raw in _ALL_DEFAULTS.items():
         # only when changed: a normalised value set again need not give back the same plain value
-        if p.parameters[name].raw_value != _DEFAULTS[name]:
-            p.parameters[name].raw_value = _DEFAULTS[name]
+        if host_param(p, pid).raw_value != raw:
+            host_param(p, pid).raw_value = raw
     return p
-
-
-JUCE_B64 = ".ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+"
-
-
-def plugin_params(p):
-    """The parameter values in the plugin's saved state (nice-plug's JSON, inside JUCE's
-    VST3 state XML, in JUCE's base64 variant: `size.` then 6 bits per character, LSB first)."""
-    raw = bytes(p.raw_state)
-    blob = re.search(rb"<IComponent>([^<]*)</IComponent>", raw).group(1).strip()
-    size, data = blob.split(b".", 1)
-    bits = nbits = 0
-    for ch in data.decode():
-        bits |= JUCE_B64.index(ch) << nbits
-        nbits += 6
-    state = bits.to_bytes((nbits + 7) // 8, "little")[: int(size)]
-    return json.loads(state[state.find(b'{"') : state.rfind(b"}") + 1])["params"]
 
 
 def rms(x):
@@ -119,74 +104,118 @@ def test_parameters_change_the_sound_and_continuous_mode_pours_without_notes():
     assert rms(pouring[:, SR:]) > 1e-3
 
 
-def test_the_daw_bounce_equals_the_command_line_render():
-    p = plugin()
-    # set through the host's normalised values (pedalboard's own value-to-normalised search is
-    # too coarse for the seed's million steps); these land exactly on the plain values
-    p.parameters["cup_material"].raw_value = 3 / 6  # steel: choice 3 of 0..=6
-    p.parameters["listener_angle_deg"].raw_value = 0.5  # 45 degrees of 0..90
-    p.parameters["seed"].raw_value = 4242 / 999_999
-    seed = int(float(p.seed))
-    angle = float(p.listener_angle_deg)
-    assert (str(p.cup_material), seed, angle) == ("Steel cup", 4242, 45.0), (p.cup_material, p.seed, p.listener_angle_deg)
-    # overlapping notes; every time falls on a whole sample at 48 kHz
-    notes = [(0.25, 2.0, 100), (1.0, 1.5, 64), (2.25, 2.75, 127)]
-    seconds = 3.5
+PRESETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "presets")
+# overlapping notes; every time falls on a whole sample at 48 kHz
+NOTES = [(0.25, 2.0, 100), (1.0, 1.5, 64), (2.25, 2.75, 127)]
+SECONDS = 3.5
+
+
+def host_param(p, pid):
+    """pedalboard's parameter for Granary's id (pedalboard names it from the display name and
+    unit: `pour_rate` is `pour_rate_g_s`)."""
+    names = list(p.parameters.keys())
+    name = pid if pid in names else next(n for n in names if n.startswith(pid + "_"))
+    return p.parameters[name]
+
+
+def set_preset(p, values):
+    """Every parameter to `values` (a preset's "params"; missing ones to the plugin's defaults),
+    through the host: numbers and choices as text, converted by the plugin, then stored as the
+    normalised value the host holds."""
+    for pid, raw in _ALL_DEFAULTS.items():
+        param = host_param(p, pid)
+        if pid not in values:
+            param.raw_value = raw
+            continue
+        v = values[pid]
+        if isinstance(v, bool):
+            param.raw_value = 1.0 if v else 0.0
+        elif pid == "seed":
+            param.raw_value = v / 999_999  # lands exactly on the integer
+        elif isinstance(v, str):
+            param.raw_value = param.get_raw_value_for_text(v)
+        else:
+            # fill and stereo width show as percentages
+            text = f"{v * 100!r}" if pid in ("fill", "stereo_width") else f"{v!r}"
+            param.raw_value = param.get_raw_value_for_text(text)
+
+
+def bounce(p, buffer_size=512):
     msgs = []
-    for start, end, vel in notes:
+    for start, end, vel in NOTES:
         msgs.append(Message("note_on", note=60, velocity=vel, time=start))
         msgs.append(Message("note_off", note=60, velocity=0, time=end))
     msgs.sort(key=lambda m: m.time)
-    bounce = p(msgs, duration=seconds, sample_rate=SR, num_channels=2, buffer_size=512, reset=True)
+    return p(msgs, duration=SECONDS, sample_rate=SR, num_channels=2, buffer_size=buffer_size, reset=True)
 
-    # The plain values the plugin rendered with, from its state: the host pushes every
-    # parameter through its normalised value when it starts processing, which leaves some a
-    # unit in the last place off (fall_height 14.999998, pour_rate 20.000002, ...). The same
-    # values go to the command line (shortest decimal form, which parses back to the same f32).
-    held = plugin_params(p)
-    assert held["cup_material"] == {"i32": 3} and held["grain_material"] == {"i32": 0}, held
-    sets = []
-    for name, value in sorted(held.items()):
-        if "f32" in value:
-            sets += ["--set", f"{name}={value['f32']!r}"]
-        elif "bool" in value:
-            sets += ["--set", f"{name}={str(value['bool']).lower()}"]
-    assert held["seed"] == {"i32": seed}, held
 
+def cli_render(preset_id):
     with tempfile.TemporaryDirectory() as tmp:
         wav = os.path.join(tmp, "cli.wav")
-        cmd = [GRANARY, "render", "--seconds", str(seconds), "--sample-rate", str(SR), "--seed", str(seed),
-               "--set", "cup_material=steel", *sets, "--output", wav]
-        for start, end, vel in notes:
+        cmd = [GRANARY, "render", "--preset", preset_id, "--seconds", str(SECONDS), "--sample-rate", str(SR),
+               "--output", wav]
+        for start, end, vel in NOTES:
             cmd += ["--note", f"{start}:{end}:{vel}"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with AudioFile(wav) as f:
             assert f.samplerate == SR
-            cli = f.read(f.frames)
+            return f.read(f.frames)
 
-    n = cli.shape[1] - LATENCY
-    host = bounce[:, LATENCY : LATENCY + n]
-    ref = cli[:, :n]
-    assert np.isfinite(host).all()
+
+def compare(bounce_out, ref, what):
+    """Bit-for-bit comparison of a host bounce (main output late by the latency) with a
+    `granary render` (aligned)."""
+    n = ref.shape[1] - LATENCY
+    host = bounce_out[:, LATENCY : LATENCY + n]
+    ref = ref[:, :n]
+    assert np.isfinite(host).all(), what
     level = rms(ref)
-    assert level > 1e-3, f"the command-line render is silent ({level})"
+    assert level > 1e-3, f"{what}: the command-line render is silent ({level})"
     diff = np.abs(host.astype(np.float64) - ref.astype(np.float64))
     worst = float(diff.max())
     at = int(diff.max(axis=0).argmax())
     # without the latency shift they would not match: the comparison means something
-    unaligned = float(np.abs(bounce[:, :n].astype(np.float64) - ref).max())
+    unaligned = float(np.abs(bounce_out[:, :n].astype(np.float64) - ref).max())
     identical = bool(np.array_equal(host, ref))
-    print(f"  bounce vs granary render: max |diff| {worst:.2e} (at frame {at}), identical samples: {identical}, "
-          f"RMS {level:.3e}, unaligned max |diff| {unaligned:.2e}")
-    assert identical, f"DAW bounce differs from the command-line render by up to {worst} (frame {at})"
-    assert unaligned > 1e-2, "the comparison must depend on the alignment"
+    print(f"  {what}: max |diff| {worst:.2e} (at frame {at}), identical: {identical}, RMS {level:.3e}")
+    assert identical, f"{what}: the DAW bounce differs from the command-line render by up to {worst} (frame {at})"
+    assert unaligned > 1e-3, f"{what}: the comparison must depend on the alignment"
 
 
-# The bounce comparison runs while every other parameter still holds its exact default (no
-# host round trip through a normalised value yet), so both renders use the same plain values.
+def test_every_factory_preset_bounces_as_granary_render():
+    p = plugin()
+    stems = sorted(f[: -len(".json")] for f in os.listdir(PRESETS) if f.endswith(".json"))
+    assert len(stems) == 12, stems
+    for stem in stems:
+        with open(os.path.join(PRESETS, stem + ".json")) as f:
+            values = json.load(f)["params"]
+        set_preset(p, values)
+        compare(bounce(p), cli_render(stem), stem)
+
+
+def test_a_saved_state_loaded_later_bounces_the_same_pour():
+    p = plugin()
+    with open(os.path.join(PRESETS, "gravel_large_wooden_bowl.json")) as f:
+        set_preset(p, json.load(f)["params"])
+    first = bounce(p)
+    state = p.raw_state
+    # other settings and another pour in between, then the saved state back (a project
+    # reopened in a running host); another buffer size makes the host deactivate and
+    # re-activate the plugin
+    with open(os.path.join(PRESETS, "steel_shot_tin.json")) as f:
+        set_preset(p, json.load(f)["params"])
+    other = bounce(p)
+    assert not np.array_equal(other, first)
+    p.raw_state = state
+    again = bounce(p, buffer_size=333)
+    assert np.array_equal(again, first), "the project's state loaded later gives another pour"
+    compare(again, cli_render("gravel_large_wooden_bowl"), "state loaded later")
+
+
 TESTS = [
     test_is_an_instrument_with_the_stable_parameters,
-    test_the_daw_bounce_equals_the_command_line_render,
+    test_every_factory_preset_bounces_as_granary_render,
+    test_a_saved_state_loaded_later_bounces_the_same_pour,
     test_a_note_pours_and_note_off_stops_it,
     test_parameters_change_the_sound_and_continuous_mode_pours_without_notes,
 ]

@@ -1,14 +1,17 @@
 //! The VST3 bus layouts a host may ask for, through the plugin's real VST3 COM interface
 //! (`GetPluginFactory` → `IComponent` → `IAudioProcessor::setBusArrangements`), as a host does
 //! before activating. Granary has two layouts: stereo Main + Grains + Cup, and stereo Main
-//! alone. Any other request, such as a mono bus in either place, must be refused.
+//! alone. Any other request, such as a mono bus in either place, must be refused. And the
+//! values of the hidden MIDI CC parameters a host reads when a project loads (and sends on the
+//! first process call): a controller at rest.
 //!
 //! The factory is the one linked into this test binary (`granary::GetPluginFactory`, the same
 //! code the `.vst3` bundle exports), so the test runs in a plain `cargo test`.
 
 use nice_plug::wrapper::vst3::vst3::Steinberg::Vst::SpeakerArr::{kMono, kStereo};
 use nice_plug::wrapper::vst3::vst3::Steinberg::Vst::{
-    BusDirections_, IAudioProcessor, IAudioProcessorTrait, IComponent, IComponentTrait, MediaTypes_, SpeakerArrangement,
+    BusDirections_, IAudioProcessor, IAudioProcessorTrait, IComponent, IComponentTrait, IEditController,
+    IEditControllerTrait, MediaTypes_, ParameterInfo, SpeakerArrangement,
 };
 use nice_plug::wrapper::vst3::vst3::Steinberg::{
     kResultFalse, kResultOk, IPluginBaseTrait, IPluginFactory, IPluginFactoryTrait, PClassInfo,
@@ -107,4 +110,37 @@ fn a_mono_bus_anywhere_is_refused_and_changes_nothing() {
     assert_eq!(request(&p, &[kStereo; 4]), kResultFalse);
     assert_eq!(request(&p, &[]), kResultFalse);
     assert_eq!(reported_outputs(&p), [kStereo, kStereo, kStereo]);
+}
+
+#[test]
+fn the_hidden_midi_cc_parameters_read_as_a_controller_at_rest() {
+    // Hosts read these when a project loads and send them on the first process call: at 0.5
+    // (nice-plug's old answer) the mod wheel and channel pressure would pour half again faster
+    let p = processor();
+    let controller = p.cast::<IEditController>().expect("an IEditController");
+    let mut seen = [0usize; 3];
+    // SAFETY: valid out-pointers; indices below the reported count; ids the plugin reported.
+    unsafe {
+        for i in 0..controller.getParameterCount() {
+            let mut info: ParameterInfo = std::mem::zeroed();
+            assert_eq!(controller.getParameterInfo(i, &mut info), kResultOk);
+            let title = String::from_utf16_lossy(&info.title.map(|c| c as u16));
+            let title = title.trim_end_matches('\0');
+            if !title.starts_with("MIDI Ch.") {
+                continue;
+            }
+            let (rest, kind) = if title.ends_with("Pitch Bend") {
+                (0.5, 2)
+            } else if title.ends_with("Channel Pressure") {
+                (0.0, 1)
+            } else {
+                (0.0, 0)
+            };
+            seen[kind] += 1;
+            assert_eq!(info.defaultNormalizedValue, rest, "{title}: default");
+            assert_eq!(controller.getParamNormalized(info.id), rest, "{title}: value");
+        }
+    }
+    // 16 channels of 128 CCs, channel pressure and pitch bend
+    assert_eq!(seen, [16 * 128, 16, 16]);
 }

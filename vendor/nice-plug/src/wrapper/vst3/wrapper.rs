@@ -650,6 +650,8 @@ impl<P: Vst3Plugin> IEditControllerTrait for Wrapper<P> {
             info.id = VST3_MIDI_PARAMS_START + midi_param_relative_idx;
             u16strlcpy(&mut info.title, &name);
             u16strlcpy(&mut info.shortTitle, &name);
+            // GRANARY PATCH: pitch bend rests centred (upstream left every default at 0)
+            info.defaultNormalizedValue = midi_proxy_rest_value(info.id);
             info.flags = ParameterFlags_::kIsReadOnly | (1 << 4); // kIsHidden
         } else {
             let param_hash = &self.inner.param_hashes[param_index as usize];
@@ -762,6 +764,16 @@ impl<P: Vst3Plugin> IEditControllerTrait for Wrapper<P> {
     unsafe fn getParamNormalized(&self, id: ParamID) -> ParamValue {
         match self.inner.param_by_hash.get(&id) {
             Some(param_ptr) => unsafe { param_ptr.modulated_normalized_value() as f64 },
+            // GRANARY PATCH: the MIDI CC, channel pressure and pitch bend proxy parameters read
+            // as a controller at rest (0, pitch bend centred), like their `defaultNormalizedValue`.
+            // Upstream answered 0.5 for every one: hosts that send the proxies' current values
+            // when playback starts (Ardour does, on the first bounce after a project loads) set
+            // the mod wheel and channel pressure of every channel to half.
+            _ if P::MIDI_INPUT >= MidiConfig::MidiCCs
+                && (VST3_MIDI_PARAMS_START..VST3_MIDI_PARAMS_END).contains(&id) =>
+            {
+                midi_proxy_rest_value(id)
+            }
             _ => 0.5,
         }
     }
@@ -1949,5 +1961,16 @@ impl<P: Vst3Plugin> IInfoListenerTrait for Wrapper<P> {
 
             kResultOk
         }
+    }
+}
+
+/// GRANARY PATCH: the value of a MIDI proxy parameter (`VST3_MIDI_PARAMS_START..`) when its
+/// controller is at rest: pitch bend (the last of each channel's `VST3_MIDI_CCS`) centred,
+/// the CCs and channel pressure at 0.
+fn midi_proxy_rest_value(id: ParamID) -> ParamValue {
+    if (id - VST3_MIDI_PARAMS_START) % VST3_MIDI_CCS == 129 {
+        0.5
+    } else {
+        0.0
     }
 }
