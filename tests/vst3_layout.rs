@@ -124,7 +124,7 @@ fn the_hidden_midi_cc_parameters_read_as_a_controller_at_rest() {
         for i in 0..controller.getParameterCount() {
             let mut info: ParameterInfo = std::mem::zeroed();
             assert_eq!(controller.getParameterInfo(i, &mut info), kResultOk);
-            let title = String::from_utf16_lossy(&info.title.map(|c| c as u16));
+            let title = String::from_utf16_lossy(&info.title);
             let title = title.trim_end_matches('\0');
             if !title.starts_with("MIDI Ch.") {
                 continue;
