@@ -9,7 +9,7 @@
 //! collisions. It renders the engine's collisions only, whose two spheres are the same grain.
 
 use crate::accel_noise::sphere_amplitudes_at;
-use crate::collision::{Constants, Scene};
+use crate::collision::{Constants, Scene, BED_LOSS_LENGTH_M};
 use crate::contact::Body;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{self, PulseKernels, HALF};
@@ -41,12 +41,16 @@ pub(crate) struct Prepared {
     a1: [[f32; BATCH]; 2],
     /// Gains of the left and right channel.
     pan: [[f32; BATCH]; 2],
-    /// The cup force pulse's impulse times the group weight, N s.
+    /// The cup force pulse's impulse times the group weight (through a bed, what reaches
+    /// the cup), N s, and ln of its duration in samples (`collision::bed_pulse`).
     cup_amplitude: [f32; BATCH],
+    cup_ln_duration: [f32; BATCH],
     /// Kernel rows (`PulseKernels::select_ln`, split): the duration row, and per pulse
     /// (sphere 0, sphere 1, cup) the integer sample of its time (samples into the window;
     /// retarded for the spheres, delayed for the cup), its phase cell and fraction.
     row: [i32; BATCH],
+    /// The cup pulse's duration row (the contact's row, or a bed pulse's longer one).
+    cup_row: [i32; BATCH],
     whole: [[i32; BATCH]; 3],
     cell: [[i32; BATCH]; 3],
     frac: [[f32; BATCH]; 3],
@@ -115,6 +119,7 @@ impl RenderContext<'_> {
         let (mut time, mut v0, mut ln_v0, mut weight) =
             ([0.0f32; BATCH], [1.0f32; BATCH], [0.0f32; BATCH], [0.0f32; BATCH]);
         let (mut per_v, mut ln_d1) = ([0.0f32; BATCH], [0.0f32; BATCH]);
+        let mut bed = [0.0f32; BATCH];
         for (i, c) in batch.iter().take(BATCH).enumerate() {
             for j in 0..3 {
                 pos[j][i] = c.position[j];
@@ -125,6 +130,12 @@ impl RenderContext<'_> {
             ln_v0[i] = c.ln_v0;
             weight[i] = c.weight;
             per_v[i] = self.p.c.impulse_per_v[c.kind as usize];
+            // a grain-cup hit has no bed (its `bed_m` is 0)
+            bed[i] = if c.kind == CollisionKind::GrainGrain {
+                c.bed_m
+            } else {
+                0.0
+            };
             ln_d1[i] = self.p.c.ln_duration_at_1[c.kind as usize];
         }
         // the engine's two spheres are the same grain (`RenderParams::new`)
@@ -141,10 +152,25 @@ impl RenderContext<'_> {
             out.cup_amplitude[i] = impulse_ns[i] * weight[i];
             dv[i] = impulse_ns[i] / self.p.c.spheres[0].mass_kg * weight[i];
         }
-        // pulse times, samples: sphere 0, sphere 1, cup
+        // pulse times, samples: sphere 0, sphere 1, cup (through a bed: later, longer and
+        // weaker, `collision::bed_pulse`; with no bed the contact's own pulse)
         let mut times = [[0.0f32; BATCH]; 3];
         for i in 0..BATCH {
-            times[2][i] = time[i] + self.p.c.cup_delay;
+            let travel = bed[i] * self.p.c.bed_samples_per_m;
+            let through = bed[i] > 0.0;
+            times[2][i] = if through {
+                time[i] + self.p.c.cup_delay + travel
+            } else {
+                time[i] + self.p.c.cup_delay
+            };
+            let loss = fastmath::exp(-bed[i] * (1.0 / BED_LOSS_LENGTH_M));
+            let spread = fastmath::ln(fastmath::exp(out.ln_duration[i]) + travel);
+            out.cup_amplitude[i] = if through {
+                out.cup_amplitude[i] * loss
+            } else {
+                out.cup_amplitude[i]
+            };
+            out.cup_ln_duration[i] = if through { spread } else { out.ln_duration[i] };
         }
         // thesis 4.1 / 5.3: the first sphere accelerates along n, the second along -n
         // (both are computed; a grain-cup collision uses the first only)
@@ -179,6 +205,7 @@ impl RenderContext<'_> {
         // the kernel rows: one duration row for all three pulses, a phase each
         for i in 0..BATCH {
             out.row[i] = self.kernels.duration_row(out.ln_duration[i]);
+            out.cup_row[i] = self.kernels.duration_row(out.cup_ln_duration[i]);
         }
         for k in 0..3 {
             for i in 0..BATCH {
@@ -281,9 +308,13 @@ impl RenderContext<'_> {
                 self.add_into_ring(ring, start, scratch_used, g);
             }
         }
-        if c.kind == CollisionKind::GrainCup {
+        if c.kind == CollisionKind::GrainCup || c.bed_m > 0.0 {
             let impulse = prepared.cup_amplitude[i];
-            let pulse = pulse(2);
+            let pulse = self.kernels.pulse(
+                prepared.cup_row[i] as usize,
+                prepared.cell[2][i] as usize,
+                prepared.frac[2][i],
+            );
             let start = self.ring_start(prepared.whole[2][i]);
             let ring = &mut cup[c.bus];
             if start + pulse.taps() <= ring.len() {
@@ -457,7 +488,7 @@ mod tests {
                 CollisionKind::GrainGrain
             },
             cell: 0,
-            bus: if grain_cup { rng.random_range(0..CUP_BUSES) } else { 0 },
+            bus: rng.random_range(0..CUP_BUSES),
             position: [
                 rng.random_range(-0.1..0.1),
                 rng.random_range(-0.1..0.1),
@@ -467,6 +498,12 @@ mod tests {
             v0,
             ln_v0: v0.ln(),
             weight: rng.random_range(1.0..8.0),
+            // a collision on the pile (through a bed of up to 12 cm) or in the stream
+            bed_m: if !grain_cup && rng.random_bool(0.6) {
+                10f32.powf(rng.random_range(-4.0..-0.9))
+            } else {
+                0.0
+            },
         }
     }
 
@@ -485,6 +522,7 @@ mod tests {
     fn batched_set_up_is_the_scalar_physics_bit_for_bit() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
         let mut checked = [0usize; 2];
+        let mut bed_pulses = 0usize;
         for e in engines() {
             let params = RenderParams::new(&e);
             for kernels in copies(&e) {
@@ -521,7 +559,10 @@ mod tests {
                         }
                         if let Some(f) = p.cup {
                             assert_eq!(lane(&prepared.cup_amplitude), f.amplitude.to_bits(), "{what}");
+                            assert_eq!(lane(&prepared.cup_ln_duration), f.ln_duration.to_bits(), "{what}");
+                            assert_eq!(prepared.cup_row[i], kernels.duration_row(f.ln_duration), "{what}");
                             assert_eq!(cell_at(2), cell_of(f.time), "{what}");
+                            bed_pulses += usize::from(c.bed_m > 0.0);
                         }
                         checked[c.kind as usize] += 1;
                     }
@@ -529,6 +570,7 @@ mod tests {
             }
         }
         assert!(checked.iter().all(|&n| n > 1000), "{checked:?}");
+        assert!(bed_pulses > 500, "{bed_pulses} pulses through a bed");
     }
 
     #[test]
@@ -564,20 +606,20 @@ mod tests {
                 for c in &batch {
                     let [l, r] = &mut want;
                     let p = render_one(&params.c, &e.kernels, c, origin, [l, r], &mut want_cup);
-                    let add_size = |ring: &mut [f32], t: f32, a: (f32, f32), gain: f32| {
+                    let add_size = |ring: &mut [f32], ln_duration: f32, t: f32, a: (f32, f32), gain: f32| {
                         let mut one = vec![0.0f32; ring.len()];
-                        add_pulse(&e.kernels, p.ln_duration, t, a, gain, &mut one, origin);
+                        add_pulse(&e.kernels, ln_duration, t, a, gain, &mut one, origin);
                         for (s, x) in ring.iter_mut().zip(one) {
                             *s += x.abs();
                         }
                     };
                     for (ring, gain) in size.iter_mut().zip(p.pan) {
                         for s in p.heard() {
-                            add_size(ring, s.time, (s.a0, s.a1), gain);
+                            add_size(ring, p.ln_duration, s.time, (s.a0, s.a1), gain);
                         }
                     }
                     if let Some(f) = p.cup {
-                        add_size(&mut size_cup[f.bus], f.time, (f.amplitude, 0.0), 1.0);
+                        add_size(&mut size_cup[f.bus], f.ln_duration, f.time, (f.amplitude, 0.0), 1.0);
                     }
                     let last = (origin + p.heard()[0].time as usize + e.kernels.taps()) / len;
                     wrapped += usize::from(last > origin / len);
@@ -626,6 +668,7 @@ mod tests {
                 v0: rng.random_range(0.01..3.0),
                 ln_v0: 0.0,
                 weight: rng.random_range(1.0..4.0),
+                bed_m: if i % 3 == 1 { 0.006 * i as f32 } else { 0.0 },
             })
             .collect();
         let bits = |p: &Prepared| {
@@ -690,6 +733,7 @@ mod tests {
                     v0,
                     ln_v0: v0.ln(),
                     weight: rng.random_range(1.0..4.0),
+                    bed_m: if i % 3 == 1 { 0.006 * i as f32 } else { 0.0 },
                 }
             })
             .collect();

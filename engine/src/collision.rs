@@ -1,6 +1,19 @@
 //! One collision, as the engine renders it: the Hertz contact (PAN eq. 5–10), the two
 //! spheres' acceleration noise with its directivity and retarded time (thesis eq. 4.1–4.2,
-//! 5.3), the pan across the stereo width, and the force pulse into the cup.
+//! 5.3), the pan across the stereo width, and the force pulse into the cup: directly from a
+//! grain–cup hit, or through the grain bed from a collision on the pile.
+//!
+//! Through the bed (`bed_pulse`): the thesis treats every collision in isolation and leaves
+//! the effect of the other grains on propagation open (thesis 5.1, where a thin layer of
+//! grains makes a metal cup far quieter, and 7.1). Here the impulse of a collision on the pile
+//! reaches the cup surface beneath or beside it (`Collision::bed_m`) as a force pulse that
+//! has travelled through the bed: momentum is conserved (the bed passes the impulse on to
+//! its support), but the pulse arrives late, by the path over the bed's wave speed
+//! (`BED_WAVE_SPEED_M_S`), spread out in time by the same amount (the contact network
+//! scatters it: a low-pass that deepens with the path; Liu & Nagel 1992, Jia, Caroli &
+//! Velický 1999), and weakened by the bed's own losses, exp(-path / `BED_LOSS_LENGTH_M`).
+//! So an empty cup rings from direct hits, a filling one ever more softly through its
+//! grains, and a full one still sounds, low and damped, under the pour.
 //!
 //! This is the definition of a collision. `physics` computes a collision's pulses
 //! (`CollisionPulses`: the contact, and per pulse its time and amplitudes) from the
@@ -27,6 +40,23 @@ use crate::fastmath;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{PulseKernels, HALF};
 use crate::materials::SPEED_OF_SOUND;
+
+/// Speed of a pulse through a loose, dry grain bed a few centimetres deep, m/s. Under the
+/// bed's own weight the contacts are barely loaded and elastic waves are slow: tens to a
+/// hundred metres per second near the surface (Bonneau, Andreotti & Clément 2007, surface
+/// waves in sand under gravity; Liu & Nagel 1992 measured about 280 m/s through a deeper,
+/// loaded pack of glass beads).
+pub const BED_WAVE_SPEED_M_S: f32 = 100.0;
+/// Quality factor of the bed's intrinsic losses (dry granular packs absorb sound with
+/// Q^-1 of about 0.05–0.1: Brunet, Jia & Mills 2008).
+const BED_Q: f32 = 10.0;
+/// Frequency the cup's modes are excited around, Hz (the cups' lowest modes lie near 1 kHz
+/// and above).
+const BED_LOSS_REF_HZ: f32 = 1000.0;
+/// Length over which the bed's losses weaken a pulse by 1/e, m: a wave of frequency f
+/// decays as exp(-pi f x / (Q c)) (the definition of Q), so the length is Q c / (pi f) =
+/// 0.32 m.
+pub const BED_LOSS_LENGTH_M: f32 = BED_Q * BED_WAVE_SPEED_M_S / (std::f32::consts::PI * BED_LOSS_REF_HZ);
 
 /// A sphere of a collision.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -75,6 +105,8 @@ pub struct Constants {
     pub pan_scale: f32,
     /// Sample rate, Hz.
     pub sample_rate: f32,
+    /// Samples per metre of path through the grain bed, fs / `BED_WAVE_SPEED_M_S`.
+    pub bed_samples_per_m: f32,
 }
 
 impl Constants {
@@ -96,6 +128,7 @@ impl Constants {
             samples_per_m: fs / SPEED_OF_SOUND,
             pan_scale: scene.stereo_width / scene.cup_radius_m,
             sample_rate: fs,
+            bed_samples_per_m: fs / BED_WAVE_SPEED_M_S,
         }
     }
 }
@@ -124,10 +157,13 @@ pub struct SpherePulse {
 pub struct CupPulse {
     /// When the cup's sound reaches the listener, samples into the window.
     pub time: f32,
-    /// The impulse times the collision's weight, N s.
+    /// The impulse times the collision's weight, N s (through a bed, what reaches the cup).
     pub amplitude: f32,
     /// The cup's force bus (`modal::CUP_BUSES`).
     pub bus: usize,
+    /// ln of the pulse's duration in samples: the contact's (PAN eq. 7), or through a bed
+    /// the contact's plus the spread of the path (`bed_pulse`).
+    pub ln_duration: f32,
 }
 
 /// Everything a collision writes (`physics`).
@@ -143,7 +179,8 @@ pub struct CollisionPulses {
     pub spheres: [SpherePulse; 2],
     /// Gains of the left and right channel of the spheres' sound.
     pub pan: [f32; 2],
-    /// The force into the cup (grain–cup collisions only).
+    /// The force into the cup: a grain–cup hit's, or a collision's on the pile through the
+    /// bed; none for the falling stream's.
     pub cup: Option<CupPulse>,
 }
 
@@ -193,11 +230,16 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
         spheres[s] = sphere_pulse(k, c, s, sign, impulse_ns);
     }
     // the force pulse into the cup, heard after the cup's travel time
-    let cup = (c.kind == CollisionKind::GrainCup).then_some(CupPulse {
-        time: c.time + k.cup_delay,
-        amplitude: impulse_ns * c.weight,
-        bus: c.bus,
-    });
+    let cup = match c.kind {
+        CollisionKind::GrainCup => Some(CupPulse {
+            time: c.time + k.cup_delay,
+            amplitude: impulse_ns * c.weight,
+            bus: c.bus,
+            ln_duration,
+        }),
+        CollisionKind::GrainGrain if c.bed_m > 0.0 => Some(bed_pulse(k, c, impulse_ns, ln_duration)),
+        CollisionKind::GrainGrain => None,
+    };
     CollisionPulses {
         kind: c.kind,
         impulse_ns,
@@ -205,6 +247,19 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
         spheres,
         pan: pan_gains(c.position[1] * k.pan_scale),
         cup,
+    }
+}
+
+/// The force a collision on the pile passes through `c.bed_m` metres of grains to the cup
+/// (the module doc): its impulse weakened by the bed's losses, exp(-L / `BED_LOSS_LENGTH_M`),
+/// arriving L / c_bed later, and spread over the contact's duration plus L / c_bed.
+pub fn bed_pulse(k: &Constants, c: &Collision, impulse_ns: f32, ln_duration: f32) -> CupPulse {
+    let travel = c.bed_m * k.bed_samples_per_m;
+    CupPulse {
+        time: c.time + k.cup_delay + travel,
+        amplitude: impulse_ns * c.weight * fastmath::exp(-c.bed_m * (1.0 / BED_LOSS_LENGTH_M)),
+        bus: c.bus,
+        ln_duration: fastmath::ln(fastmath::exp(ln_duration) + travel),
     }
 }
 
@@ -267,7 +322,7 @@ pub fn render_one(
     if let Some(f) = p.cup {
         add_pulse(
             kernels,
-            p.ln_duration,
+            f.ln_duration,
             f.time,
             (f.amplitude, 0.0),
             1.0,
@@ -350,6 +405,7 @@ mod tests {
             v0,
             ln_v0: v0.ln(),
             weight: 2.0,
+            bed_m: 0.0,
         }
     }
 

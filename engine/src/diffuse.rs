@@ -199,25 +199,36 @@ impl DiffuseResonator {
         }
     }
 
-    pub fn band_centres(&self) -> &[f32] {
-        &self.centre[..self.count]
+    /// Centres of the bands that take energy from the cup's force now (those above the
+    /// highest mode), Hz.
+    pub fn band_centres(&self) -> impl Iterator<Item = f32> + '_ {
+        self.active().map(|b| self.centre[b])
     }
 
+    /// Amplitude T60 of each band of `band_centres`, s.
     pub fn band_t60s(&self) -> impl Iterator<Item = f32> + '_ {
         let fs = self.sample_rate as f32;
-        (0..self.count).map(move |b| {
+        self.active().map(move |b| {
             let d = self.decay[b / LANES][b % LANES];
             // energy decays as d per sample: amplitude T60 = ln(1000) / (-ln(d) fs / 2)
             1000f32.ln() / (-d.ln() * fs / 2.0)
         })
     }
 
-    /// Sets the bands from the cup's state; keeps energies of bands that stay (no click).
+    fn active(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.count).filter(|&b| self.input_gain[b / LANES][b % LANES] > 0.0)
+    }
+
+    /// Sets the bands from the cup's state. The bands lie on a fixed grid (half octaves
+    /// from 1 kHz to the top of the band), so their filters never move; a band whose centre
+    /// lies below the highest mode (`DiffuseParams::low_hz`) takes no new energy, and what it
+    /// holds decays at its own rate. So when the modes move (the cup fills, its modes fall)
+    /// a band fades in or out, never switches, and no energy is lost or made (no click).
     pub fn set(&mut self, p: &DiffuseParams, modes_in_band: impl Fn(f32, f32) -> usize) {
         let fs = self.sample_rate;
         let top = (0.45 * fs).min(20_000.0);
         let t = 1.0 / fs;
-        let mut f = p.low_hz.max(1000.0) as f64 * 2f64.powf(BAND_OCTAVES / 2.0);
+        let mut f = 1000.0 * 2f64.powf(BAND_OCTAVES / 2.0);
         let mut count = 0;
         while f < top && count < MAX_BANDS {
             let lo = f * 2f64.powf(-BAND_OCTAVES / 2.0);
@@ -226,7 +237,8 @@ impl DiffuseResonator {
             let b_noise = PI / 2.0 * b3;
             let analytic = modes_in_band(lo as f32, hi as f32) as f64;
             let missing = (p.modal_density_per_hz as f64 * b_noise - analytic).max(0.0);
-            let density = missing / b_noise;
+            // the modes cover the band below the highest one
+            let density = if f < p.low_hz as f64 { 0.0 } else { missing / b_noise };
             let m = p.mass_kg.max(1e-4) as f64;
             let w = 2.0 * PI * f;
             if (self.centre[count] as f64 - f).abs() > 1e-3 {
@@ -249,7 +261,7 @@ impl DiffuseResonator {
             f *= 2f64.powf(BAND_OCTAVES);
             count += 1;
         }
-        // bands that go away fall silent, and stay silent in their unused lanes
+        // lanes past the grid stay silent
         for b in count..SLOTS {
             let (g, k) = (b / LANES, b % LANES);
             self.energy[g][k] = 0.0;
@@ -430,7 +442,7 @@ mod tests {
             distance_m: 0.5,
         };
         d.set(&p, |_, _| 0);
-        assert!(d.band_centres().len() >= 4);
+        assert!(d.band_centres().count() >= 4);
         // an impulse, then measure the envelope of the output over two windows
         d.tick(1000.0);
         let rms = |d: &mut DiffuseResonator, n: usize| (0..n).map(|_| d.tick(0.0).0.powi(2)).sum::<f32>() / n as f32;
@@ -443,6 +455,36 @@ mod tests {
         let t60 = d.band_t60s().next().unwrap();
         // loss factor 0.01 at ~4.7 kHz: delta = 0.01 * 2 pi f / 2 ~ 150/s -> T60 ~ 46 ms
         assert!(t60 > 0.02 && t60 < 0.08, "{t60}");
+    }
+
+    #[test]
+    fn a_band_the_modes_take_over_fades_with_its_t60_instead_of_stopping() {
+        let fs = 48_000.0;
+        let p = |low_hz: f32| DiffuseParams {
+            low_hz,
+            loss_factor: 0.005,
+            mass_kg: 0.2,
+            area_m2: 0.03,
+            edge_m: 0.5,
+            coincidence_hz: 3000.0,
+            modal_density_per_hz: 0.01,
+            distance_m: 0.5,
+        };
+        let mut d = DiffuseResonator::new(fs, 1, Isa::detect());
+        d.set(&p(1000.0), |_, _| 0);
+        let all = d.band_centres().count();
+        d.tick(1000.0);
+        let rms = |d: &mut DiffuseResonator, n: usize| (0..n).map(|_| d.tick(0.0).0.powi(2)).sum::<f32>() / n as f32;
+        // once the band filters have taken the impulse in
+        rms(&mut d, 2400);
+        let before = rms(&mut d, 240);
+        // the cup fills, its modes rise over the lowest bands: they stop taking energy
+        d.set(&p(6000.0), |_, _| 0);
+        assert!(d.band_centres().count() < all, "the modes took over no band");
+        let after = rms(&mut d, 240);
+        // 5 ms later the sound has decayed at the bands' rate (T60 over 100 ms at a loss
+        // factor of 0.005 below 6 kHz: less than 1.5 dB in 5 ms), not dropped
+        assert!(after > before * 0.5, "the sound dropped from {before:e} to {after:e}");
     }
 
     #[test]
@@ -483,7 +525,7 @@ mod tests {
                 reference.tick(force[t])
             })
             .collect();
-        assert_eq!(reference.band_centres().len(), 5);
+        assert_eq!(reference.band_centres().count(), 5);
         assert!(want.iter().any(|&(l, r)| l != 0.0 && r != 0.0 && l != r));
         let mut levels = Vec::new();
         for isa in Isa::available() {

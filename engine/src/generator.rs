@@ -117,7 +117,8 @@ pub struct Collision {
     pub kind: CollisionKind,
     /// Cell index (see `Cell`).
     pub cell: usize,
-    /// Cup force bus (GrainCup only).
+    /// Cup force bus: the surface a grain–cup collision hits, or the one a collision on the
+    /// pile pushes on through the grain bed (`bed_m`).
     pub bus: usize,
     /// Contact point, m (origin at the centre of the cup floor, z up).
     pub position: [f32; 3],
@@ -130,6 +131,11 @@ pub struct Collision {
     pub ln_v0: f32,
     /// Amplitude weight: 1, or sqrt(group size) for merged collisions.
     pub weight: f32,
+    /// Path through the grain bed, m, from a grain–grain contact on or in the pile to the
+    /// cup surface it pushes on (`bus`): the shorter of the way down to the floor and across
+    /// to the wall (`bed_path`). 0 for a collision with no bed beneath it (grain–cup hits,
+    /// the falling stream): its force reaches the cup directly or not at all.
+    pub bed_m: f32,
 }
 
 /// The cells of the pour scene.
@@ -517,6 +523,7 @@ pub fn generate(
     } = *setup;
     let mut total = [0u64; 3];
     let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, restitution, window_s));
+    let bed = Bed::new(state, &geometry.cup);
     // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
     // loudest cell of its stem
     let energy: [f32; CELLS.len()] = std::array::from_fn(|i| match &pdfs[i] {
@@ -614,10 +621,10 @@ pub fn generate(
             batch.ln_v0[lane] = log2_v0 * std::f32::consts::LN_2;
             batch.len += 1;
             if batch.len == TRIG_BATCH {
-                batch.finish(cell, cell_index, weight, &lanes, out, &mut overflow);
+                batch.finish(cell, cell_index, weight, &bed, &lanes, out, &mut overflow);
             }
         }
-        batch.finish(cell, cell_index, weight, &lanes, out, &mut overflow);
+        batch.finish(cell, cell_index, weight, &bed, &lanes, out, &mut overflow);
     }
     total
 }
@@ -626,11 +633,13 @@ impl TrigBatch {
     /// Finishes the batch's collisions (`finish_lanes`) and appends them to `out` in the
     /// order they were drawn (to `overflow` once `out` is at its capacity); empties the
     /// batch.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
         cell: Cell,
         cell_index: usize,
         weight: f32,
+        bed: &Bed,
         lanes: &Lanes,
         out: &mut Vec<Collision>,
         overflow: &mut impl FnMut(&Collision),
@@ -642,9 +651,11 @@ impl TrigBatch {
         finish_lanes(cell, self, lanes, &mut f);
         let kind = cell.kind();
         for i in 0..self.len {
-            let bus = match cell {
-                Cell::WallRing(k) => wall_bus(k, self.sector[i] as usize),
-                _ => FLOOR_BUS,
+            let position = [f.position[0][i], f.position[1][i], f.position[2][i]];
+            let (bus, bed_m) = match cell {
+                Cell::WallRing(k) => (wall_bus(k, self.sector[i] as usize), 0.0),
+                Cell::ImpactZone | Cell::PileSurface | Cell::Settling => bed_path(position, bed),
+                Cell::CupFloor | Cell::Stream => (FLOOR_BUS, 0.0),
             };
             let c = || Collision {
                 time: self.time[i],
@@ -656,6 +667,7 @@ impl TrigBatch {
                 v0: f.v0[i],
                 ln_v0: self.ln_v0[i],
                 weight,
+                bed_m,
             };
             // built in place in `out` (a copy through the stack, read back as soon as its
             // fields are written, stalls the CPU: failed store forwarding)
@@ -668,6 +680,46 @@ impl TrigBatch {
         self.len = 0;
     }
 }
+
+/// Where the pile's collisions push on the cup: the pile's top radius and the wall rings'
+/// and sectors' places (`bed_path`).
+struct Bed {
+    pile_radius_m: f32,
+    ring_edges: [f32; WALL_RINGS + 1],
+    /// Unit vectors towards the wall sectors' azimuths.
+    sectors: [[f32; 2]; SECTORS],
+}
+
+impl Bed {
+    fn new(state: &PourState, cup: &Cup) -> Bed {
+        Bed {
+            pile_radius_m: state.pile_radius_m,
+            ring_edges: cup.ring_edges,
+            sectors: cup.sector_azimuths.map(|a| [a.cos(), a.sin()]),
+        }
+    }
+}
+
+/// The cup surface a collision on the pile at `p` pushes on through the grain bed, and the
+/// length of that path, m: the shorter of the way straight down to the floor (the pile's
+/// height there) and straight across to the wall at the pile's top (its radius less the
+/// collision's distance from the axis). A wall is the ring at the contact's height and the
+/// sector nearest its azimuth. At least a grain's contact away: never 0 for a bed collision.
+fn bed_path(p: [f32; 3], bed: &Bed) -> (usize, f32) {
+    let down = p[2].max(0.0);
+    let rho = (p[0] * p[0] + p[1] * p[1]).sqrt();
+    let across = (bed.pile_radius_m - rho).max(0.0);
+    if down <= across {
+        return (FLOOR_BUS, down.max(BED_MIN_PATH_M));
+    }
+    let ring = (1..WALL_RINGS).filter(|&k| p[2] >= bed.ring_edges[k]).count();
+    let facing = |s: &[f32; 2]| (s[0] * p[0] + s[1] * p[1]).abs();
+    let sector = usize::from(facing(&bed.sectors[1]) > facing(&bed.sectors[0]));
+    (wall_bus(ring, sector), across.max(BED_MIN_PATH_M))
+}
+
+/// Shortest path through a bed, m (a collision on a one-grain layer still pushes through it).
+const BED_MIN_PATH_M: f32 = 1e-4;
 
 /// Rise of the stream cell's mean normal per unit of its horizontal part.
 const STREAM_RISE: f32 = 0.3;

@@ -54,7 +54,7 @@ use generator::{generate, Collision, GeneratorSetup, Geometry, NormalMode, WINDO
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
 use materials::{CupMaterial, SPEED_OF_SOUND};
-use modal::{build_modes, diffuse_params, CupState, ModalBank, Mode, CUP_BUSES, MAX_MODES};
+use modal::{build_modes, diffuse_params, CupState, DcBlocker, ModalBank, Mode, CUP_BUSES, MAX_MODES};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use scene::{PourScene, PourState, SceneInput};
@@ -128,6 +128,8 @@ pub struct Engine {
     /// Grain radius the sphere filters are set for, m.
     sphere_radius: f32,
     modal: ModalBank,
+    /// The modal bank's output without its steady part (`modal::DcBlocker`).
+    modal_dc: DcBlocker,
     diffuse: DiffuseResonator,
     limiter: Limiter,
     modes: [Mode; MAX_MODES],
@@ -195,6 +197,7 @@ impl Engine {
             sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
             sphere_radius: settings.grain_radius_m(),
             modal: ModalBank::new(sample_rate, isa),
+            modal_dc: DcBlocker::new(sample_rate),
             diffuse: DiffuseResonator::new(sample_rate, settings.seed, isa),
             limiter: Limiter::new(sample_rate, LIMITER_CEILING),
             modes: [Mode::ZERO; MAX_MODES],
@@ -294,7 +297,8 @@ impl Engine {
     pub fn inject(&mut self, collision: Collision) -> bool {
         let c = &collision;
         let finite = c.position.iter().chain(&c.normal).all(|x| x.is_finite())
-            && [c.v0, c.ln_v0, c.weight].iter().all(|x| x.is_finite());
+            && [c.v0, c.ln_v0, c.weight, c.bed_m].iter().all(|x| x.is_finite())
+            && c.bed_m >= 0.0;
         let valid =
             finite && (0.0..WINDOW as f32).contains(&c.time) && c.cell < generator::CELLS.len() && c.bus < CUP_BUSES;
         if !valid || self.injected.len() == self.injected.capacity() {
@@ -341,6 +345,7 @@ impl Engine {
             f.reset();
         }
         self.modal.reset();
+        self.modal_dc.reset();
         self.diffuse.reset(self.settings.seed);
         self.limiter.reset();
         self.scene.reset(self.settings.fill);
@@ -731,6 +736,8 @@ impl Engine {
             let forces: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &self.cup_ring[b][range.clone()]);
             let [ml, mr] = &mut modal;
             self.modal.process(&forces, &mut ml[..len], &mut mr[..len]);
+            self.modal_dc.process(0, &mut ml[..len]);
+            self.modal_dc.process(1, &mut mr[..len]);
         }
         for ring in &mut self.cup_ring {
             ring[range.clone()].fill(0.0);

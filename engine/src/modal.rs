@@ -256,6 +256,52 @@ pub fn diffuse_params(cup: &CupState, modes: &[Mode], distance_m: f32) -> Diffus
     }
 }
 
+/// Removes the steady part of the bank's output: a one-pole high-pass (`y[n] = x[n] -
+/// x[n-1] + r y[n-1]`, corner `DC_BLOCK_HZ`), per channel, sample by sample.
+///
+/// A mode's surface velocity under a steady force is zero: the force holds the surface
+/// displaced, it does not keep it moving (the second-order mode of thesis eq. 3.10 has no
+/// response at 0 Hz). The one-multiply oscillator the bank runs (eq. 3.15) does respond: its
+/// gain at 0 Hz is `1 / |1 - p|`, about `1 / (w T)`. A pour pushes on the cup with a mean
+/// force (the momentum the grains bring, passed on through the pile), so without this the
+/// cup stem carries an offset and a rumble that follows the flow.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DcBlocker {
+    r: f32,
+    x1: [f32; 2],
+    y1: [f32; 2],
+}
+
+/// Corner of `DcBlocker`, Hz: far below any cup's lowest mode (hundreds of Hz and up).
+pub const DC_BLOCK_HZ: f64 = 20.0;
+
+impl DcBlocker {
+    pub fn new(sample_rate: f32) -> Self {
+        DcBlocker {
+            r: (-2.0 * PI * DC_BLOCK_HZ / sample_rate as f64).exp() as f32,
+            ..Default::default()
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.x1 = [0.0; 2];
+        self.y1 = [0.0; 2];
+    }
+
+    /// Filters channel `ch` in place.
+    pub fn process(&mut self, ch: usize, x: &mut [f32]) {
+        let (mut x1, mut y1) = (self.x1[ch], self.y1[ch]);
+        for v in x {
+            let y = *v - x1 + self.r * y1;
+            x1 = *v;
+            *v = y;
+            y1 = y;
+        }
+        self.x1[ch] = x1;
+        self.y1[ch] = y1;
+    }
+}
+
 /// Modes per SIMD lane group of the bank: one AVX-512 vector, two AVX or four SSE ones.
 pub const LANES: usize = 16;
 const GROUPS: usize = MAX_MODES / LANES;

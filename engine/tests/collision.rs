@@ -111,7 +111,7 @@ fn random_collision(rng: &mut Xoshiro256PlusPlus) -> Collision {
             CollisionKind::GrainGrain
         },
         cell: 0,
-        bus: if grain_cup { rng.random_range(0..CUP_BUSES) } else { 0 },
+        bus: rng.random_range(0..CUP_BUSES),
         position: [
             rng.random_range(-0.04..0.04),
             rng.random_range(-0.04..0.04),
@@ -121,6 +121,12 @@ fn random_collision(rng: &mut Xoshiro256PlusPlus) -> Collision {
         v0,
         ln_v0: v0.ln(),
         weight: rng.random_range(1.0..4.0),
+        // on the pile, through up to 9 cm of grains, or in the stream
+        bed_m: if !grain_cup && rng.random_bool(0.6) {
+            rng.random_range(1e-4..0.09)
+        } else {
+            0.0
+        },
     }
 }
 
@@ -214,6 +220,7 @@ fn an_injected_collision_sounds_as_the_exact_rigid_sphere_solution_below_the_ban
             v0,
             ln_v0: v0.ln(),
             weight: 1.0,
+            bed_m: 0.0,
         };
         let r = run(settings, fs, 12, |w| if w == 2 { vec![collision] } else { vec![] });
         let (k, _) = r.windows[2];

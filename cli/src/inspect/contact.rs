@@ -215,6 +215,7 @@ impl ContactSetup {
             v0,
             ln_v0: v0.ln(),
             weight: 1.0,
+            bed_m: 0.0,
         }
     }
 

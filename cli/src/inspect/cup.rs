@@ -216,9 +216,8 @@ impl CupArgs {
                 coincidence_hz: params.coincidence_hz as f64,
                 bands: diffuse
                     .band_centres()
-                    .iter()
                     .zip(diffuse.band_t60s())
-                    .map(|(&c, t)| BandOut {
+                    .map(|(c, t)| BandOut {
                         centre_hz: c as f64,
                         t60_s: t as f64,
                     })
