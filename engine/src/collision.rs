@@ -410,6 +410,51 @@ mod tests {
     }
 
     #[test]
+    fn a_collision_on_the_pile_pushes_on_the_cup_later_longer_and_weaker_with_depth() {
+        let (fs, sc) = (48_000.0f32, scene());
+        let k = Constants::new(&sc, fs);
+        let on_pile = |bed_m: f32| {
+            physics(
+                &k,
+                &Collision {
+                    bed_m,
+                    ..collision(CollisionKind::GrainGrain, 0.8)
+                },
+            )
+        };
+        // the falling stream's collisions push on nothing
+        assert_eq!(on_pile(0.0).cup, None);
+        let mut last: Option<CupPulse> = None;
+        for bed_m in [1e-4, 0.005, 0.02, 0.05, 0.09] {
+            let p = on_pile(bed_m);
+            let f = p.cup.expect("a collision on the pile pushes on the cup");
+            assert_eq!(f.bus, 3);
+            // the module doc's model, in f64: delay and spread L / c_bed, loss exp(-L / l)
+            let travel = bed_m as f64 / BED_WAVE_SPEED_M_S as f64 * fs as f64;
+            let want_time = 10.25 + k.cup_delay as f64 + travel;
+            assert!(
+                (f.time as f64 - want_time).abs() < 1e-3,
+                "{bed_m}: {} vs {want_time}",
+                f.time
+            );
+            let want_amp = p.impulse_ns as f64 * 2.0 * (-(bed_m as f64) / BED_LOSS_LENGTH_M as f64).exp();
+            assert!((f.amplitude as f64 / want_amp - 1.0).abs() < 1e-4, "{bed_m}");
+            let want_len = ((p.ln_duration as f64).exp() + travel).ln();
+            assert!((f.ln_duration as f64 - want_len).abs() < 1e-4, "{bed_m}");
+            if let Some(l) = last {
+                assert!(f.time > l.time && f.ln_duration > l.ln_duration && f.amplitude < l.amplitude);
+            }
+            last = Some(f);
+        }
+        // through 9 cm of grains: about a millisecond late and long, a quarter weaker
+        let deep = last.unwrap();
+        assert!((deep.ln_duration.exp() / fs - 0.9e-3).abs() < 0.05e-3);
+        // a grain-cup hit's pulse is the contact itself
+        let hit = physics(&k, &collision(CollisionKind::GrainCup, 0.8));
+        assert_eq!(hit.cup.unwrap().ln_duration, hit.ln_duration);
+    }
+
+    #[test]
     fn physics_is_the_equations_in_f64() {
         let (fs, sc) = (48_000.0f32, scene());
         let k = Constants::new(&sc, fs);
