@@ -1,0 +1,102 @@
+//! Honest levels: every factory pour is calibrated by its measured loudness and peak (EBU R 128
+//! integrated loudness and true peak, the `ebur128` crate), so that the limiter is a safety and
+//! not the sound; and the level follows the flow as an incoherent sum of impacts does.
+
+use ebur128::{EbuR128, Mode};
+use granary_engine::preset;
+use granary_engine::render::{render, RenderOptions, Rendered};
+
+/// The factory presets' integrated loudness, LUFS (EBU R 128's programme level), and the
+/// highest true peak any of them may reach, dBTP.
+const TARGET_LUFS: f64 = -23.0;
+const MAX_TRUE_PEAK_DBTP: f64 = -1.0;
+
+fn pour(values: &granary_engine::params::ParamValues, seconds: f64) -> Rendered {
+    render(
+        values,
+        &RenderOptions {
+            seconds,
+            sample_rate: 48_000.0,
+            block_size: 512,
+            pour: None,
+        },
+    )
+}
+
+/// Integrated loudness (LUFS) and true peak (dBTP) of a stereo pair.
+fn loudness(pair: &[Vec<f32>; 2]) -> (f64, f64) {
+    let mut m = EbuR128::new(2, 48_000, Mode::I | Mode::TRUE_PEAK).unwrap();
+    m.add_frames_planar_f32(&[&pair[0], &pair[1]]).unwrap();
+    let tp = (0..2).map(|c| m.true_peak(c).unwrap()).fold(0.0, f64::max);
+    (m.loudness_global().unwrap(), 20.0 * tp.log10())
+}
+
+#[test]
+fn every_factory_pour_is_calibrated_by_loudness_and_true_peak_and_leaves_the_limiter_alone() {
+    for (id, p) in preset::factory() {
+        // the default render of 25 s: the preset's pour until one second before the end
+        let r = pour(&p.values, 25.0);
+        // what the limiter gets: the two stems' sum (the render's outputs are aligned)
+        let sum: [Vec<f32>; 2] =
+            std::array::from_fn(|c| r.grains[c].iter().zip(&r.cup[c]).map(|(g, k)| g + k).collect());
+        let (lufs, tp) = loudness(&sum);
+        let (main_lufs, main_tp) = loudness(&r.main);
+        eprintln!("{id}: {lufs:.1} LUFS, {tp:.1} dBTP (main {main_lufs:.1} LUFS, {main_tp:.1} dBTP)");
+        assert!(tp <= MAX_TRUE_PEAK_DBTP, "{id}: true peak {tp:.2} dBTP");
+        if (lufs - TARGET_LUFS).abs() > 0.5 {
+            // a pour whose peaks keep it below the target says so, with its level
+            assert!(
+                lufs < TARGET_LUFS && tp > MAX_TRUE_PEAK_DBTP - 1.0,
+                "{id}: {lufs:.1} LUFS at {tp:.1} dBTP"
+            );
+            let said = format!("{:.0} LUFS", lufs);
+            assert!(
+                p.description.contains(&said),
+                "{id}: the description does not say \"{said}\""
+            );
+        }
+        // the limiter untouched but for rare peaks: at most 1 dB, on at most 0.1 % of samples
+        let (mut worst, mut active, mut n) = (0.0f64, 0usize, 0usize);
+        for (main, sum) in r.main.iter().zip(&sum) {
+            for (m, s) in main.iter().zip(sum) {
+                if s.abs() > 1e-4 {
+                    let gr = 20.0 * (m.abs() as f64 / s.abs() as f64).log10();
+                    worst = worst.min(gr);
+                    active += usize::from(gr < -0.01);
+                }
+                n += 1;
+            }
+        }
+        assert!(worst >= -1.0, "{id}: the limiter takes {:.2} dB off", -worst);
+        assert!(
+            active * 1000 <= n,
+            "{id}: the limiter acts on {:.3} % of the samples",
+            100.0 * active as f64 / n as f64
+        );
+    }
+}
+
+#[test]
+fn at_a_fixed_fill_halving_the_flow_lowers_the_level_by_3_db() {
+    // an incoherent sum of impacts: power follows their rate, -3 dB for half the flow, over
+    // 1/16 to 1 x the largest flow (the floor covered, the fill held, the pour steady)
+    let mut v = preset::find(preset::DEFAULT_PRESET).unwrap().values;
+    v.set_text("auto_fill", "false").unwrap();
+    v.set_text("fill", "0.5").unwrap();
+    let mut last: Option<f64> = None;
+    for k in 0..5 {
+        let rate = 200.0 / 2f64.powi(k);
+        v.set_text("pour_rate", &format!("{rate}")).unwrap();
+        let r = pour(&v, 4.0);
+        let steady = |c: &Vec<f32>| c[48_000..3 * 48_000].iter().map(|x| (*x as f64).powi(2)).sum::<f64>();
+        let level = 10.0 * (r.main.iter().map(steady).sum::<f64>()).log10();
+        if let Some(l) = last {
+            let step = level - l;
+            assert!(
+                (step + 3.0).abs() <= 1.5,
+                "{rate} g/s: {step:+.2} dB from twice the flow"
+            );
+        }
+        last = Some(level);
+    }
+}
