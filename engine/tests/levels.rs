@@ -100,3 +100,43 @@ fn at_a_fixed_fill_halving_the_flow_lowers_the_level_by_3_db() {
         last = Some(level);
     }
 }
+
+#[test]
+fn from_an_empty_cup_velocity_changes_the_texture_more_than_the_level() {
+    // A trickle rings the bare floor for long; a dense pour soon lands on its own bed of
+    // grains. So a quarter of the flow is far less than 6 dB quieter (what it is at a fixed
+    // fill, above): the texture changes instead (how long the bright bare-floor phase lasts).
+    use granary_engine::events::{render_blocks, Event, Timed};
+    use granary_engine::Engine;
+    let settings = preset::find(preset::DEFAULT_PRESET).unwrap().values.to_settings();
+    let run = |velocity: f32| {
+        let mut e = Engine::new(settings, 48_000.0, 480);
+        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 480]);
+        let (mut main, mut covered) = ([Vec::new(), Vec::new()], None);
+        for block in 0..(3.5 * 100.0) as usize {
+            let events = (block == 0).then_some(Timed::new(0, Event::NoteOn { velocity }));
+            render_blocks(&mut e, &mut out, 480, events);
+            main[0].extend_from_slice(&out[0]);
+            main[1].extend_from_slice(&out[1]);
+            if covered.is_none() && e.pour_state().floor_coverage >= 0.95 {
+                covered = Some(block as f64 / 100.0);
+            }
+        }
+        (loudness(&main).0, covered.unwrap_or(f64::INFINITY))
+    };
+    let (soft, soft_covered) = run(32.0 / 127.0);
+    let (hard, hard_covered) = run(1.0);
+    eprintln!(
+        "velocity 32: {soft:.1} LUFS, floor covered after {soft_covered:.2} s; \
+         velocity 127: {hard:.1} LUFS, floor covered after {hard_covered:.2} s"
+    );
+    assert!(
+        hard - soft < 3.0,
+        "a quarter of the flow is {:.1} dB quieter",
+        hard - soft
+    );
+    assert!(
+        soft_covered > 2.5 * hard_covered,
+        "the trickle covers the floor after {soft_covered:.2} s, the full pour after {hard_covered:.2} s"
+    );
+}
