@@ -119,7 +119,7 @@ impl RenderContext<'_> {
         let (mut time, mut v0, mut ln_v0, mut weight) =
             ([0.0f32; BATCH], [1.0f32; BATCH], [0.0f32; BATCH], [0.0f32; BATCH]);
         let (mut per_v, mut ln_d1) = ([0.0f32; BATCH], [0.0f32; BATCH]);
-        let mut bed = [0.0f32; BATCH];
+        let (mut bed, mut bed_weight) = ([0.0f32; BATCH], [0.0f32; BATCH]);
         for (i, c) in batch.iter().take(BATCH).enumerate() {
             for j in 0..3 {
                 pos[j][i] = c.position[j];
@@ -130,12 +130,10 @@ impl RenderContext<'_> {
             ln_v0[i] = c.ln_v0;
             weight[i] = c.weight;
             per_v[i] = self.p.c.impulse_per_v[c.kind as usize];
-            // a grain-cup hit has no bed (its `bed_m` is 0)
-            bed[i] = if c.kind == CollisionKind::GrainGrain {
-                c.bed_m
-            } else {
-                0.0
-            };
+            // a grain-cup hit has no bed, nor a collision whose pulse another writes
+            let through = c.kind == CollisionKind::GrainGrain && c.bed_weight > 0.0;
+            bed[i] = if through { c.bed_m } else { 0.0 };
+            bed_weight[i] = if through { c.bed_weight } else { 0.0 };
             ln_d1[i] = self.p.c.ln_duration_at_1[c.kind as usize];
         }
         // the engine's two spheres are the same grain (`RenderParams::new`)
@@ -157,7 +155,7 @@ impl RenderContext<'_> {
         let mut times = [[0.0f32; BATCH]; 3];
         for i in 0..BATCH {
             let travel = bed[i] * self.p.c.bed_samples_per_m;
-            let through = bed[i] > 0.0;
+            let through = bed_weight[i] > 0.0;
             times[2][i] = if through {
                 time[i] + self.p.c.cup_delay + travel
             } else {
@@ -166,7 +164,7 @@ impl RenderContext<'_> {
             let loss = fastmath::exp(-bed[i] * (1.0 / BED_LOSS_LENGTH_M));
             let spread = fastmath::ln(fastmath::exp(out.ln_duration[i]) + travel);
             out.cup_amplitude[i] = if through {
-                out.cup_amplitude[i] * loss
+                out.cup_amplitude[i] * bed_weight[i] * loss
             } else {
                 out.cup_amplitude[i]
             };
@@ -308,7 +306,7 @@ impl RenderContext<'_> {
                 self.add_into_ring(ring, start, scratch_used, g);
             }
         }
-        if c.kind == CollisionKind::GrainCup || c.bed_m > 0.0 {
+        if c.kind == CollisionKind::GrainCup || c.bed_weight > 0.0 {
             let impulse = prepared.cup_amplitude[i];
             let pulse = self.kernels.pulse(
                 prepared.cup_row[i] as usize,
@@ -498,11 +496,17 @@ mod tests {
             v0,
             ln_v0: v0.ln(),
             weight: rng.random_range(1.0..8.0),
-            // a collision on the pile (through a bed of up to 12 cm) or in the stream
+            // a collision on the pile (through a bed of up to 12 cm, standing for one to
+            // sixteen pulses) or in the stream
             bed_m: if !grain_cup && rng.random_bool(0.6) {
                 10f32.powf(rng.random_range(-4.0..-0.9))
             } else {
                 0.0
+            },
+            bed_weight: if grain_cup {
+                0.0
+            } else {
+                rng.random_range(0.0..4.0f32).max(1.0)
             },
         }
     }
@@ -669,6 +673,7 @@ mod tests {
                 ln_v0: 0.0,
                 weight: rng.random_range(1.0..4.0),
                 bed_m: if i % 3 == 1 { 0.006 * i as f32 } else { 0.0 },
+                bed_weight: if i % 3 == 1 { 1.0 + i as f32 } else { 0.0 },
             })
             .collect();
         let bits = |p: &Prepared| {
@@ -734,6 +739,7 @@ mod tests {
                     ln_v0: v0.ln(),
                     weight: rng.random_range(1.0..4.0),
                     bed_m: if i % 3 == 1 { 0.006 * i as f32 } else { 0.0 },
+                    bed_weight: if i % 3 == 1 { 1.0 + i as f32 } else { 0.0 },
                 }
             })
             .collect();

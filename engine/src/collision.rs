@@ -237,7 +237,7 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
             bus: c.bus,
             ln_duration,
         }),
-        CollisionKind::GrainGrain if c.bed_m > 0.0 => Some(bed_pulse(k, c, impulse_ns, ln_duration)),
+        CollisionKind::GrainGrain if c.bed_weight > 0.0 => Some(bed_pulse(k, c, impulse_ns, ln_duration)),
         CollisionKind::GrainGrain => None,
     };
     CollisionPulses {
@@ -252,12 +252,13 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
 
 /// The force a collision on the pile passes through `c.bed_m` metres of grains to the cup
 /// (the module doc): its impulse weakened by the bed's losses, exp(-L / `BED_LOSS_LENGTH_M`),
-/// arriving L / c_bed later, and spread over the contact's duration plus L / c_bed.
+/// arriving L / c_bed later, and spread over the contact's duration plus L / c_bed; times
+/// `c.bed_weight`, the pulses it stands for (`Collision::bed_weight`).
 pub fn bed_pulse(k: &Constants, c: &Collision, impulse_ns: f32, ln_duration: f32) -> CupPulse {
     let travel = c.bed_m * k.bed_samples_per_m;
     CupPulse {
         time: c.time + k.cup_delay + travel,
-        amplitude: impulse_ns * c.weight * fastmath::exp(-c.bed_m * (1.0 / BED_LOSS_LENGTH_M)),
+        amplitude: impulse_ns * c.weight * c.bed_weight * fastmath::exp(-c.bed_m * (1.0 / BED_LOSS_LENGTH_M)),
         bus: c.bus,
         ln_duration: fastmath::ln(fastmath::exp(ln_duration) + travel),
     }
@@ -406,6 +407,7 @@ mod tests {
             ln_v0: v0.ln(),
             weight: 2.0,
             bed_m: 0.0,
+            bed_weight: 0.0,
         }
     }
 
@@ -418,12 +420,16 @@ mod tests {
                 &k,
                 &Collision {
                     bed_m,
+                    bed_weight: 1.5,
                     ..collision(CollisionKind::GrainGrain, 0.8)
                 },
             )
         };
-        // the falling stream's collisions push on nothing
-        assert_eq!(on_pile(0.0).cup, None);
+        // the falling stream's collisions push on nothing, nor those whose pulse another
+        // one writes (`Collision::bed_weight` 0)
+        let stream = collision(CollisionKind::GrainGrain, 0.8);
+        assert_eq!(physics(&k, &stream).cup, None);
+        assert_eq!(physics(&k, &Collision { bed_m: 0.02, ..stream }).cup, None);
         let mut last: Option<CupPulse> = None;
         for bed_m in [1e-4, 0.005, 0.02, 0.05, 0.09] {
             let p = on_pile(bed_m);
@@ -437,7 +443,7 @@ mod tests {
                 "{bed_m}: {} vs {want_time}",
                 f.time
             );
-            let want_amp = p.impulse_ns as f64 * 2.0 * (-(bed_m as f64) / BED_LOSS_LENGTH_M as f64).exp();
+            let want_amp = p.impulse_ns as f64 * 2.0 * 1.5 * (-(bed_m as f64) / BED_LOSS_LENGTH_M as f64).exp();
             assert!((f.amplitude as f64 / want_amp - 1.0).abs() < 1e-4, "{bed_m}");
             let want_len = ((p.ln_duration as f64).exp() + travel).ln();
             assert!((f.ln_duration as f64 - want_len).abs() < 1e-4, "{bed_m}");

@@ -200,7 +200,7 @@ impl DiffuseResonator {
     }
 
     /// Centres of the bands that take energy from the cup's force now (those above the
-    /// highest mode), Hz.
+    /// highest mode), lowest first, Hz.
     pub fn band_centres(&self) -> impl Iterator<Item = f32> + '_ {
         self.active().map(|b| self.centre[b])
     }
@@ -215,22 +215,33 @@ impl DiffuseResonator {
         })
     }
 
+    /// The bands that take energy, lowest first (band 0 is the grid's highest).
     fn active(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.count).filter(|&b| self.input_gain[b / LANES][b % LANES] > 0.0)
+        (0..self.count)
+            .rev()
+            .filter(|&b| self.input_gain[b / LANES][b % LANES] > 0.0)
     }
 
     /// Sets the bands from the cup's state. The bands lie on a fixed grid (half octaves
-    /// from 1 kHz to the top of the band), so their filters never move; a band whose centre
-    /// lies below the highest mode (`DiffuseParams::low_hz`) takes no new energy, and what it
-    /// holds decays at its own rate. So when the modes move (the cup fills, its modes fall)
-    /// a band fades in or out, never switches, and no energy is lost or made (no click).
+    /// from 1 kHz to the top of the band; band 0 is the highest), so their filters never
+    /// move; a band whose centre lies below the highest mode (`DiffuseParams::low_hz`) takes
+    /// no new energy, and what it holds decays at its own rate. So when the modes move (the
+    /// cup fills, its modes fall) a band fades in or out, never switches, and no energy is
+    /// lost or made (no click). Only the bands down to the lowest that takes energy or still
+    /// holds some are run (`count`): the grid's low bands, under the modes, cost nothing.
     pub fn set(&mut self, p: &DiffuseParams, modes_in_band: impl Fn(f32, f32) -> usize) {
         let fs = self.sample_rate;
         let top = (0.45 * fs).min(20_000.0);
         let t = 1.0 / fs;
+        let mut grid = [0.0f64; MAX_BANDS];
+        let mut n = 0;
         let mut f = 1000.0 * 2f64.powf(BAND_OCTAVES / 2.0);
-        let mut count = 0;
-        while f < top && count < MAX_BANDS {
+        while f < top && n < MAX_BANDS {
+            grid[n] = f;
+            n += 1;
+            f *= 2f64.powf(BAND_OCTAVES);
+        }
+        for (band, &f) in grid[..n].iter().rev().enumerate() {
             let lo = f * 2f64.powf(-BAND_OCTAVES / 2.0);
             let hi = f * 2f64.powf(BAND_OCTAVES / 2.0);
             let b3 = hi - lo;
@@ -241,15 +252,15 @@ impl DiffuseResonator {
             let density = if f < p.low_hz as f64 { 0.0 } else { missing / b_noise };
             let m = p.mass_kg.max(1e-4) as f64;
             let w = 2.0 * PI * f;
-            if (self.centre[count] as f64 - f).abs() > 1e-3 {
+            if (self.centre[band] as f64 - f).abs() > 1e-3 {
                 let q = Biquad::bandpass(fs, f, BAND_OCTAVES);
-                self.analysis.set(count, &q);
+                self.analysis.set(band, &q);
                 for s in &mut self.synthesis {
-                    s.set(count, &q);
+                    s.set(band, &q);
                 }
             }
-            let (g, k) = (count / LANES, count % LANES);
-            self.centre[count] = f as f32;
+            let (g, k) = (band / LANES, band % LANES);
+            self.centre[band] = f as f32;
             self.input_gain[g][k] = (t * density / (4.0 * m * m)) as f32;
             self.decay[g][k] = (-(p.loss_factor as f64) * w * t).exp() as f32; // exp(-2 delta T)
             let sigma = radiation_efficiency(f, p);
@@ -258,24 +269,29 @@ impl DiffuseResonator {
             // uniform white noise on [-1, 1] has RMS 1/sqrt(3); the band keeps 2 B / fs of it.
             let noise_norm = (3.0 * fs / (2.0 * b_noise)).sqrt();
             self.output_gain[g][k] = (radiation * noise_norm) as f32;
-            f *= 2f64.powf(BAND_OCTAVES);
-            count += 1;
         }
-        // lanes past the grid stay silent
-        for b in count..SLOTS {
+        let lane = |a: &[Lane; GROUPS], b: usize| a[b / LANES][b % LANES];
+        let live = (0..n)
+            .rev()
+            .find(|&b| lane(&self.input_gain, b) > 0.0 || lane(&self.energy, b) > 0.0)
+            .map_or(0, |b| b + 1);
+        // bands past the live ones are silent and stay so until they are live again
+        for b in live..SLOTS {
             let (g, k) = (b / LANES, b % LANES);
             self.energy[g][k] = 0.0;
-            self.input_gain[g][k] = 0.0;
-            self.output_gain[g][k] = 0.0;
-            if b < MAX_BANDS {
-                self.centre[b] = 0.0;
+            if b >= n {
+                self.input_gain[g][k] = 0.0;
+                self.output_gain[g][k] = 0.0;
+                if b < MAX_BANDS {
+                    self.centre[b] = 0.0;
+                }
             }
             self.analysis.clear_band(b);
             for s in &mut self.synthesis {
                 s.clear_band(b);
             }
         }
-        self.count = count;
+        self.count = live;
     }
 
     /// One sample: total cup force in (N), pressure (L, R) out (Pa). The scalar version of

@@ -56,6 +56,14 @@ pub const CULL_ENERGY_SHARE: f32 = 0.01;
 /// (`tests/engine.rs`, the grouping test).
 pub const RENDERED_PER_CELL_PER_S: f32 = 12_000.0;
 
+/// Most pulses through the bed a cell writes into the cup per second (`Collision::bed_weight`):
+/// one rendered collision in k pushes on the cup, with sqrt(k) times its amplitude (an
+/// incoherent sum keeps its power). The cup hears these pulses through its modes, which ring
+/// for tens of milliseconds and longer, so a few thousand a second are a dense, steady push;
+/// writing all of a dense pour's (up to `RENDERED_PER_CELL_PER_S` a cell) would cost more
+/// than the grains' own sound.
+pub const BED_PULSES_PER_CELL_PER_S: f32 = 3_000.0;
+
 /// The per-window budget of one cell (`RENDERED_PER_CELL_PER_S`) at `sample_rate`.
 pub fn max_rendered_per_cell(sample_rate: f32) -> u32 {
     let n = (RENDERED_PER_CELL_PER_S * WINDOW as f32 / sample_rate.max(1.0)).ceil();
@@ -136,6 +144,10 @@ pub struct Collision {
     /// to the wall (`bed_path`). 0 for a collision with no bed beneath it (grain–cup hits,
     /// the falling stream): its force reaches the cup directly or not at all.
     pub bed_m: f32,
+    /// The pulses through the bed this collision's stands for, as an amplitude: a cell's
+    /// pushes on the cup are rendered as energy-preserving groups (`BED_PULSES_PER_CELL_PER_S`),
+    /// so one collision in k writes its pulse, times sqrt(k), and the others write none (0).
+    pub bed_weight: f32,
 }
 
 /// The cells of the pour scene.
@@ -523,7 +535,8 @@ pub fn generate(
     } = *setup;
     let mut total = [0u64; 3];
     let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, restitution, window_s));
-    let bed = Bed::new(state, &geometry.cup);
+    let mut bed = Bed::new(state, &geometry.cup);
+    let bed_budget = ((BED_PULSES_PER_CELL_PER_S * window_s).ceil() as u64).max(1);
     // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
     // loudest cell of its stem
     let energy: [f32; CELLS.len()] = std::array::from_fn(|i| match &pdfs[i] {
@@ -556,6 +569,7 @@ pub fn generate(
         } else {
             (count, 1.0)
         };
+        bed.start_cell(rendered.div_ceil(bed_budget));
         // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
         let v_cull = if shapes.cull_share > 0.0 {
             (shapes.cut[cell_index] * pdf.mean_v).max(V_MIN)
@@ -621,10 +635,10 @@ pub fn generate(
             batch.ln_v0[lane] = log2_v0 * std::f32::consts::LN_2;
             batch.len += 1;
             if batch.len == TRIG_BATCH {
-                batch.finish(cell, cell_index, weight, &bed, &lanes, out, &mut overflow);
+                batch.finish(cell, cell_index, weight, &mut bed, &lanes, out, &mut overflow);
             }
         }
-        batch.finish(cell, cell_index, weight, &bed, &lanes, out, &mut overflow);
+        batch.finish(cell, cell_index, weight, &mut bed, &lanes, out, &mut overflow);
     }
     total
 }
@@ -639,7 +653,7 @@ impl TrigBatch {
         cell: Cell,
         cell_index: usize,
         weight: f32,
-        bed: &Bed,
+        bed: &mut Bed,
         lanes: &Lanes,
         out: &mut Vec<Collision>,
         overflow: &mut impl FnMut(&Collision),
@@ -652,10 +666,15 @@ impl TrigBatch {
         let kind = cell.kind();
         for i in 0..self.len {
             let position = [f.position[0][i], f.position[1][i], f.position[2][i]];
-            let (bus, bed_m) = match cell {
-                Cell::WallRing(k) => (wall_bus(k, self.sector[i] as usize), 0.0),
-                Cell::ImpactZone | Cell::PileSurface | Cell::Settling => bed_path(position, bed),
-                Cell::CupFloor | Cell::Stream => (FLOOR_BUS, 0.0),
+            let (bus, bed_m, bed_weight) = match cell {
+                Cell::WallRing(k) => (wall_bus(k, self.sector[i] as usize), 0.0, 0.0),
+                Cell::ImpactZone | Cell::PileSurface | Cell::Settling => {
+                    let (bus, path) = bed_path(position, bed);
+                    let writes = bed.count.is_multiple_of(bed.every);
+                    bed.count += 1;
+                    (bus, path, if writes { bed.weight } else { 0.0 })
+                }
+                Cell::CupFloor | Cell::Stream => (FLOOR_BUS, 0.0, 0.0),
             };
             let c = || Collision {
                 time: self.time[i],
@@ -668,6 +687,7 @@ impl TrigBatch {
                 ln_v0: self.ln_v0[i],
                 weight,
                 bed_m,
+                bed_weight,
             };
             // built in place in `out` (a copy through the stack, read back as soon as its
             // fields are written, stalls the CPU: failed store forwarding)
@@ -684,6 +704,11 @@ impl TrigBatch {
 /// Where the pile's collisions push on the cup: the pile's top radius and the wall rings'
 /// and sectors' places (`bed_path`).
 struct Bed {
+    /// One rendered collision in `every` of the cell writes its pulse, `weight` = sqrt(every)
+    /// times its amplitude; `count` counts the cell's collisions so far.
+    every: u64,
+    weight: f32,
+    count: u64,
     pile_radius_m: f32,
     ring_edges: [f32; WALL_RINGS + 1],
     /// Unit vectors towards the wall sectors' azimuths.
@@ -693,10 +718,22 @@ struct Bed {
 impl Bed {
     fn new(state: &PourState, cup: &Cup) -> Bed {
         Bed {
+            every: 1,
+            weight: 1.0,
+            count: 0,
             pile_radius_m: state.pile_radius_m,
             ring_edges: cup.ring_edges,
             sectors: cup.sector_azimuths.map(|a| [a.cos(), a.sin()]),
         }
+    }
+}
+
+impl Bed {
+    /// A new cell, one of whose collisions in `every` writes its pulse through the bed.
+    fn start_cell(&mut self, every: u64) {
+        self.every = every.max(1);
+        self.weight = (self.every as f32).sqrt();
+        self.count = 0;
     }
 }
 

@@ -127,6 +127,11 @@ fn random_collision(rng: &mut Xoshiro256PlusPlus) -> Collision {
         } else {
             0.0
         },
+        bed_weight: if grain_cup {
+            0.0
+        } else {
+            rng.random_range(0.0..4.0f32).max(1.0)
+        },
     }
 }
 
@@ -221,6 +226,7 @@ fn an_injected_collision_sounds_as_the_exact_rigid_sphere_solution_below_the_ban
             ln_v0: v0.ln(),
             weight: 1.0,
             bed_m: 0.0,
+            bed_weight: 0.0,
         };
         let r = run(settings, fs, 12, |w| if w == 2 { vec![collision] } else { vec![] });
         let (k, _) = r.windows[2];

@@ -169,6 +169,7 @@ fn steel_cup_rings_longer_than_plastic() {
             ln_v0: 0.0,
             weight: 1.0,
             bed_m: 0.0,
+            bed_weight: 0.0,
         };
         assert!(e.inject(hit));
         let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 4 * 48_000]);

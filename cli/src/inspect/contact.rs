@@ -216,6 +216,7 @@ impl ContactSetup {
             ln_v0: v0.ln(),
             weight: 1.0,
             bed_m: 0.0,
+            bed_weight: 0.0,
         }
     }
 
