@@ -53,6 +53,12 @@ pub struct Staged {
 impl Staged {
     /// Checks every target ([`check_target`]) and creates its temporary beside it.
     pub fn new(targets: &[PathBuf]) -> Result<Staged, String> {
+        Staged::with_suffix(targets, ".tmp")
+    }
+
+    /// As [`Staged::new`], the temporaries' names ending in `suffix` (e.g. `.png`, for
+    /// writers that choose the format by the name).
+    pub fn with_suffix(targets: &[PathBuf], suffix: &str) -> Result<Staged, String> {
         for t in targets {
             check_target(t)?;
         }
@@ -68,7 +74,7 @@ impl Staged {
             };
             let prefix = format!(".{name}.");
             let mut builder = tempfile::Builder::new();
-            builder.prefix(&prefix).suffix(".tmp");
+            builder.prefix(&prefix).suffix(suffix);
             // as a file the command created itself: read-write for all, less the umask
             #[cfg(unix)]
             builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
@@ -83,6 +89,11 @@ impl Staged {
     /// The temporaries, in the order of the targets.
     pub fn files(&self) -> Vec<&File> {
         self.items.iter().map(|(_, t)| t.as_file()).collect()
+    }
+
+    /// The temporaries' paths, in the order of the targets.
+    pub fn temp_paths(&self) -> Vec<&Path> {
+        self.items.iter().map(|(_, t)| t.path()).collect()
     }
 
     /// The targets, in their order.
