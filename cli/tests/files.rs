@@ -164,7 +164,8 @@ fn a_signal_during_a_render_leaves_nothing_and_says_so() {
     }
 }
 
-/// Peak resident memory of a finished child, kB (`wait4`).
+/// Peak resident memory of a finished child, kB (`wait4`, which also reaps it).
+#[allow(clippy::zombie_processes)]
 fn run_measuring_peak_rss_kb(cmd: &mut Command) -> (i32, i64) {
     let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     let mut status = 0;
