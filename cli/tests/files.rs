@@ -100,20 +100,50 @@ fn a_blocked_stem_path_writes_nothing() {
 
 #[test]
 fn force_replaces_regular_files_only() {
-    let out = granary(&["presets", "save", "--name", "Mine", "-o", "/dev/full", "--force"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("/dev/full is not a regular file"),
-        "{}",
-        stderr(&out)
-    );
     use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device());
-    let out = granary(&["render", "--seconds", "1.5", "-o", "/dev/null"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
-    // a directory, even with --force
+    // a device and a FIFO of the test's own (a regression must not replace /dev/full)
     let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    let fifo = dir.path().join("fifo.wav");
+    let c = |p: &Path| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    let made = unsafe { libc::mknod(c(&full).as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 7)) } == 0;
+    assert_eq!(unsafe { libc::mkfifo(c(&fifo).as_ptr(), 0o666) }, 0);
+    if made {
+        let out = granary(&[
+            "presets",
+            "save",
+            "--name",
+            "Mine",
+            "-o",
+            full.to_str().unwrap(),
+            "--force",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        let want = format!("{} is not a regular file", full.display());
+        assert!(stderr(&out).contains(&want), "{}", stderr(&out));
+        assert!(std::fs::metadata(&full).unwrap().file_type().is_char_device());
+    } else {
+        eprintln!("cannot make a device node here (not root): the FIFO stands for it");
+    }
+    let out = granary(&[
+        "presets",
+        "save",
+        "--name",
+        "Mine",
+        "-o",
+        fifo.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a regular file"), "{}", stderr(&out));
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    if made {
+        let out = granary(&["render", "--seconds", "1.5", "-o", full.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains("is not a regular file"), "{}", stderr(&out));
+        assert!(std::fs::metadata(&full).unwrap().file_type().is_char_device());
+    }
+    // a directory, even with --force
     let d = dir.path().join("d.json");
     std::fs::create_dir(&d).unwrap();
     let out = granary(&["presets", "save", "--name", "M", "-o", d.to_str().unwrap(), "--force"]);
