@@ -4,4 +4,6 @@
 
 pub mod bench;
 pub mod inspect;
-pub mod wav;
+pub mod levels;
+pub mod output;
+pub mod render;

@@ -2,10 +2,12 @@
 
 use ::clap::{Parser, Subcommand};
 use granary_cli::inspect::cli::InspectCommand;
-use granary_cli::wav::write_wav;
+use granary_cli::levels;
+use granary_cli::output::{check_target, Interrupt, Staged};
+use granary_cli::render::{self, Failure};
 use granary_engine::params::ParamValues;
 use granary_engine::preset::{self, Preset};
-use granary_engine::render::{render, render_notes, NoteEvent, PourCurve, RenderOptions};
+use granary_engine::render::{NoteEvent, PourCurve, RenderOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -31,25 +33,34 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Render a pour to a 32-bit float WAV file.
+    /// Render a pour to 32-bit float WAV files, streamed to disk; prints the levels
+    /// (integrated loudness, true peak, the limiter's gain reduction).
+    ///
+    /// Files appear whole or not at all: each is written beside its target and renamed when
+    /// every one is complete; on an error or Ctrl+C (exit code 130; SIGTERM 143) nothing is
+    /// left. Only regular files are replaced.
+    #[command(allow_negative_numbers = true)]
     Render {
-        /// Factory preset name (see `presets list`) or a preset JSON file. Default: the default preset.
+        /// Factory preset id or name (see `presets list`), or a preset file: a path (with a
+        /// `/` or ending in `.json`). Default: the default preset.
         #[arg(long)]
         preset: Option<String>,
         /// Override a parameter: ID=VALUE (repeatable), e.g. --set pour_rate=40 --set cup_material=steel.
+        /// Booleans: on/off, true/false, yes/no, 1/0.
         #[arg(long = "set", value_name = "ID=VALUE")]
         set: Vec<String>,
-        /// Length in seconds.
+        /// Length in seconds, (0, 3600] (and what fits a 4 GiB WAV file: up to 2796 s at 192 kHz).
         #[arg(long, default_value_t = 6.0)]
         seconds: f64,
-        #[arg(long, default_value_t = 48_000.0)]
-        sample_rate: f32,
-        /// Processing block size (the output does not depend on it).
-        #[arg(long, default_value_t = 512)]
-        block_size: usize,
-        /// Random seed (overrides the preset's).
-        #[arg(long)]
-        seed: Option<u32>,
+        /// Sample rate, a whole number of Hz within 8000..=384000.
+        #[arg(long, default_value_t = 48_000.0, value_name = "HZ")]
+        sample_rate: f64,
+        /// Processing block size, 1..=65536 samples (the output does not depend on it).
+        #[arg(long, default_value_t = 512, value_name = "N")]
+        block_size: i64,
+        /// Random seed, 0..=999999 (overrides the preset's).
+        #[arg(long, value_name = "N")]
+        seed: Option<i64>,
         /// Pour-rate curve in g/s over seconds: T:RATE,T:RATE,... (piecewise linear).
         /// Without it: the preset's pour_rate until one second before the end.
         #[arg(long)]
@@ -57,12 +68,14 @@ enum Command {
         /// Play a MIDI note instead of a pour curve: START:END[:VEL] in seconds, MIDI
         /// velocity 1..=127 (default 100); repeatable, notes may overlap. The result equals a
         /// DAW bounce of the same notes, settings and seed (after the host's latency compensation).
+        /// Refused with trigger_mode=continuous, where the plugin ignores notes.
         #[arg(long = "note", value_name = "START:END[:VEL]", conflicts_with = "pour")]
         notes: Vec<String>,
         /// Also write FILE.grains.wav and FILE.cup.wav.
         #[arg(long)]
         stems: bool,
-        #[arg(long, short)]
+        /// The WAV file to write (replaced if it is a regular file).
+        #[arg(long, short, value_name = "FILE.wav")]
         output: PathBuf,
     },
     /// Physics you can check: one collision's numbers, the seeds' published tables.
@@ -105,23 +118,27 @@ enum PresetsCommand {
     },
     /// Write a preset file: a factory preset or file, with changes, under a new name.
     Save {
-        /// Starting point: factory preset name or preset file. Default: the default preset.
+        /// Starting point: factory preset id or name, or a preset file (a path: with a `/` or
+        /// ending in `.json`). Default: the default preset.
         #[arg(long)]
         preset: Option<String>,
-        /// Change a parameter: ID=VALUE (repeatable).
+        /// Change a parameter: ID=VALUE (repeatable). Booleans: on/off, true/false, yes/no, 1/0.
         #[arg(long = "set", value_name = "ID=VALUE")]
         set: Vec<String>,
+        /// The preset's display name (shown in the editor's list).
         #[arg(long)]
         name: String,
+        /// One line on how it sounds.
         #[arg(long, default_value = "")]
         description: String,
         /// Comma-separated tags.
         #[arg(long, default_value = "")]
         tags: String,
-        /// Refuse to overwrite unless given.
+        /// Overwrite FILE if it exists (regular files only; anything else is never replaced).
         #[arg(long)]
         force: bool,
-        #[arg(long, short)]
+        /// The preset file to write.
+        #[arg(long, short, value_name = "FILE.json")]
         output: PathBuf,
     },
 }
@@ -146,12 +163,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("granary: {e}");
-            ExitCode::from(2)
+            ExitCode::from(e.exit_code())
         }
     }
 }
 
-fn run(command: Command) -> Result<(), String> {
+fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Render {
             preset,
@@ -167,18 +184,16 @@ fn run(command: Command) -> Result<(), String> {
         } => {
             let p = preset_with_changes(preset.as_deref(), &set)?;
             let mut values: ParamValues = p.values.clone();
+            let mut changes = set.clone();
             if let Some(seed) = seed {
-                values.set_text("seed", &seed.to_string()).map_err(|e| e.to_string())?;
+                values
+                    .set_text("seed", &seed.to_string())
+                    .map_err(|e| format!("--seed: {e}"))?;
+                changes.push(format!("seed={seed}"));
             }
-            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
-                return Err("--seconds must be within (0, 3600]".into());
-            }
-            if !(sample_rate.is_finite() && (8_000.0..=384_000.0).contains(&sample_rate)) {
-                return Err("--sample-rate must be within 8000..=384000 Hz".into());
-            }
-            if block_size == 0 || block_size > 1 << 16 {
-                return Err("--block-size must be within 1..=65536".into());
-            }
+            let rate = render::sample_rate(sample_rate)?;
+            let seconds = render::seconds(seconds, rate)?;
+            let block_size = render::block_size(block_size)?;
             let pour = pour
                 .as_deref()
                 .map(PourCurve::parse)
@@ -189,42 +204,57 @@ fn run(command: Command) -> Result<(), String> {
                 .map(|n| NoteEvent::parse(n))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("--note: {e}"))?;
-            let started = std::time::Instant::now();
-            let opts = RenderOptions {
-                seconds,
-                sample_rate,
-                block_size,
-                pour,
+            let job = render::Job {
+                values,
+                opts: RenderOptions {
+                    seconds,
+                    sample_rate: rate as f32,
+                    block_size,
+                    pour,
+                },
+                sample_rate: rate,
+                notes,
+                stems,
+                output,
             };
-            let r = if notes.is_empty() {
-                render(&values, &opts)
-            } else {
-                render_notes(&values, &opts, &notes)
-            };
-            let cpu = started.elapsed().as_secs_f64();
-            write_wav(&output, sample_rate, &r.main).map_err(|e| format!("{}: {e}", output.display()))?;
-            let mut written = vec![output.display().to_string()];
-            if stems {
-                for (suffix, data) in [("grains", &r.grains), ("cup", &r.cup)] {
-                    let path = output.with_extension(format!("{suffix}.wav"));
-                    write_wav(&path, sample_rate, data).map_err(|e| format!("{}: {e}", path.display()))?;
-                    written.push(path.display().to_string());
-                }
+            job.check()?;
+            for w in job.warnings() {
+                eprintln!("granary: warning: {w}");
             }
-            let peak = r.main.iter().flatten().fold(0.0f32, |m, x| m.max(x.abs()));
-            let rms = (r.main[0].iter().map(|x| (x * x) as f64).sum::<f64>() / r.main[0].len().max(1) as f64).sqrt();
+            let interrupt = Interrupt::install()?;
+            let started = std::time::Instant::now();
+            let r = job.run(&interrupt)?;
+            let cpu = started.elapsed().as_secs_f64();
+            let l = &r.levels;
+            if l.silent() {
+                eprintln!("granary: warning: the render is silent (every sample is zero)");
+            }
+            let what = if changes.is_empty() {
+                p.name.clone()
+            } else {
+                format!("{} ({})", p.name, changes.join(", "))
+            };
             out!(
-                "{}: {:.2} s at {} Hz, {} collisions ({} grain-grain, {} grain-cup), peak {:.1} dBFS, rms {:.1} dBFS",
-                p.name,
-                seconds,
-                sample_rate,
+                "{what}: {seconds} s at {rate} Hz, {} collisions ({} grain-grain, {} grain-cup)",
                 r.stats.collisions,
                 r.stats.grain_grain,
                 r.stats.grain_cup,
-                20.0 * peak.max(1e-12).log10(),
-                20.0 * rms.max(1e-12).log10()
+            );
+            out!(
+                "levels: {:.1} LUFS integrated, true peak {:.1} dBTP, peak {:.1} dBFS, rms {:.1} dBFS (both channels)",
+                l.integrated_lufs,
+                l.true_peak_dbtp,
+                l.peak_dbfs,
+                l.rms_dbfs
+            );
+            out!(
+                "limiter: largest gain reduction {:.2} dB, active (more than {} dB) on {:.2} % of the samples",
+                l.max_gain_reduction_db,
+                levels::ACTIVE_DB,
+                100.0 * l.limiter_active
             );
             out!("rendered in {cpu:.2} s ({:.0}x real time)", seconds / cpu.max(1e-9));
+            let written: Vec<String> = r.written.iter().map(|p| p.display().to_string()).collect();
             out!("wrote {}", written.join(", "));
             Ok(())
         }
@@ -241,7 +271,7 @@ fn run(command: Command) -> Result<(), String> {
             cases,
             list,
             seconds,
-        } => bench(json, &cases, list, seconds),
+        } => Ok(bench(json, &cases, list, seconds)?),
         Command::Presets {
             command:
                 PresetsCommand::Save {
@@ -256,10 +286,10 @@ fn run(command: Command) -> Result<(), String> {
         } => {
             let mut p = preset_with_changes(preset.as_deref(), &set)?;
             if name.trim().is_empty() {
-                return Err("--name must not be empty".into());
+                return Err(Failure::Error("--name must not be empty".into()));
             }
-            if output.exists() && !force {
-                return Err(format!("{} exists; pass --force to overwrite", output.display()));
+            if check_target(&output)? && !force {
+                return Err(format!("{} exists; pass --force to overwrite it", output.display()).into());
             }
             p.name = name.trim().to_string();
             p.description = description;
@@ -269,7 +299,14 @@ fn run(command: Command) -> Result<(), String> {
                 .filter(|t| !t.is_empty())
                 .map(String::from)
                 .collect();
-            p.save(&output).map_err(|e| e.to_string())?;
+            let staged = Staged::new(std::slice::from_ref(&output))?;
+            {
+                use std::io::Write as _;
+                let mut f = staged.files()[0];
+                f.write_all(p.to_json().as_bytes())
+                    .map_err(|e| format!("{}: {}", output.display(), granary_cli::output::io_message(&e)))?;
+            }
+            staged.commit()?;
             out!("wrote {}", output.display());
             Ok(())
         }
@@ -295,7 +332,7 @@ fn run(command: Command) -> Result<(), String> {
                 }
             }
             if bad > 0 {
-                Err(format!("{bad} of {} preset files are bad", files.len()))
+                Err(format!("{bad} of {} preset files are bad", files.len()).into())
             } else {
                 Ok(())
             }

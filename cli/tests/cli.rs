@@ -252,3 +252,265 @@ fn inspect_ends_quietly_when_its_reader_closes_the_pipe() {
     assert!(out.status.success(), "exit {:?}: {err}", out.status.code());
     assert!(!err.contains("Broken pipe"), "{err}");
 }
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn render_prints_what_was_rendered_and_its_levels() {
+    let wav = tmp("summary.wav");
+    let out = granary(&[
+        "render",
+        "--seconds",
+        "2",
+        "--set",
+        "grain_material=rice",
+        "--seed",
+        "7",
+        "-o",
+        wav.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("Sugar, ceramic mug (grain_material=rice, seed=7): 2 s at 48000 Hz"),
+        "{text}"
+    );
+    // the levels line reads back as the file's own figures
+    let r = hound::WavReader::open(&wav).unwrap();
+    let x: Vec<f32> = r.into_samples::<f32>().map(Result::unwrap).collect();
+    let rms = (x.iter().map(|v| (v * v) as f64).sum::<f64>() / x.len() as f64).sqrt();
+    let figure = |line: &str, after: &str| -> f64 {
+        let rest = &line[line.find(after).unwrap_or_else(|| panic!("{after} in {line}")) + after.len()..];
+        rest.split_whitespace()
+            .next()
+            .unwrap()
+            .trim_end_matches(',')
+            .parse()
+            .unwrap()
+    };
+    let levels = text.lines().find(|l| l.starts_with("levels:")).expect("a levels line");
+    assert!(
+        (figure(levels, "rms ") - 20.0 * rms.log10()).abs() < 0.06,
+        "{levels}: rms {rms}"
+    );
+    let lufs = figure(levels, "levels: ");
+    assert!(lufs < 0.0 && lufs > -60.0, "{levels}");
+    assert!(
+        figure(levels, "true peak ") >= figure(levels, "peak ") - 0.05,
+        "{levels}"
+    );
+    let limiter = text
+        .lines()
+        .find(|l| l.starts_with("limiter:"))
+        .expect("a limiter line");
+    assert!(figure(limiter, "gain reduction ") >= 0.0, "{limiter}");
+    assert!(limiter.contains("% of the samples"), "{limiter}");
+}
+
+#[test]
+fn silent_renders_and_notes_outside_the_render_are_warned_about() {
+    let wav = tmp("silent.wav");
+    let w = wav.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["render", "--seconds", "1", "-o", w], "leaves no pour"),
+        (
+            vec!["render", "--note", "5:6", "--seconds", "3", "-o", w],
+            "starts after the render ends",
+        ),
+        (vec!["render", "--seconds", "1e-9", "-o", w], "less than one sample"),
+    ] {
+        let out = granary(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(needle) && err.contains("the render is silent"),
+            "{args:?}: {err}"
+        );
+    }
+    // a sounding render says nothing
+    let out = granary(&["render", "--seconds", "1.5", "-o", w]);
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn render_arguments_get_the_tools_own_messages() {
+    let wav = tmp("args.wav");
+    let w = wav.to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["render", "--seconds", "-1", "-o", w],
+            "--seconds must be within (0, 3600], got -1",
+        ),
+        (
+            vec!["render", "--sample-rate", "44100.5", "-o", w],
+            "--sample-rate must be a whole number of Hz within 8000..=384000, got 44100.5",
+        ),
+        (
+            vec!["render", "--block-size", "-4", "-o", w],
+            "--block-size must be within 1..=65536, got -4",
+        ),
+        (
+            vec!["render", "--seed", "-1", "-o", w],
+            "`seed`: -1 is outside 0..=999999",
+        ),
+        (
+            vec!["render", "--seconds", "3600", "--sample-rate", "384000", "-o", w],
+            "does not fit a WAV file",
+        ),
+        (
+            vec!["render", "--note", "0:1", "--set", "trigger_mode=continuous", "-o", w],
+            "trigger_mode is continuous, where the plugin ignores notes",
+        ),
+        (
+            vec!["render", "--set", "stereo_width=1.7", "-o", w],
+            "`stereo_width`: 1.7 is outside 0..=1",
+        ),
+        (
+            vec!["render", "--set", "auto_fill=maybe", "-o", w],
+            "expected on/off, true/false, yes/no or 1/0, got maybe",
+        ),
+    ] {
+        let out = granary(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!wav.exists());
+    for yes in ["yes", "no", "on", "TRUE"] {
+        let out = granary(&[
+            "render",
+            "--seconds",
+            "1.5",
+            "--set",
+            &format!("auto_fill={yes}"),
+            "-o",
+            w,
+        ]);
+        assert!(out.status.success(), "{yes}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn preset_files_are_paths_and_named_in_errors() {
+    let dir = tmp("presets-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        "\u{feff}{\"format\":\"granary-preset\",\"version\":1,\"name\":\"x\",\"params\":{\"auto_fill\":\"yes\",\"fill\":2}}",
+    )
+    .unwrap();
+    let wav = dir.join("x.wav");
+    let out = granary(&["render", "--preset", bad.to_str().unwrap(), "-o", wav.to_str().unwrap()]);
+    assert_eq!(
+        stderr(&out).trim(),
+        format!("granary: {}: `fill`: 2 is outside 0..=1", bad.display())
+    );
+    // a file named like a factory preset does not shadow it
+    std::fs::write(dir.join("rice_plastic_bowl"), "junk").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_granary"))
+        .current_dir(&dir)
+        .args([
+            "render",
+            "--preset",
+            "rice_plastic_bowl",
+            "--seconds",
+            "1.5",
+            "-o",
+            "x.wav",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("Rice, plastic bowl:"), "{}", stdout(&out));
+}
+
+#[test]
+fn help_tells_the_limits_and_every_option() {
+    let help = |args: &[&str]| stdout(&granary(args));
+    let render = help(&["render", "--help"]);
+    for needle in [
+        "(0, 3600]",
+        "8000..=384000",
+        "1..=65536",
+        "The WAV file to write",
+        "yes/no",
+        "Ctrl+C",
+    ] {
+        assert!(render.contains(needle), "render --help lacks {needle}:\n{render}");
+    }
+    let save = help(&["presets", "save", "--help"]);
+    for needle in [
+        "Overwrite FILE if it exists",
+        "display name",
+        "The preset file to write",
+    ] {
+        assert!(save.contains(needle), "presets save --help lacks {needle}:\n{save}");
+    }
+    let contact = help(&["inspect", "contact", "--help"]);
+    assert!(contact.contains("[1e-6, 100]"), "{contact}");
+}
+
+#[test]
+fn inspect_contact_keeps_every_input_in_its_physical_range() {
+    for (extra, needle) in [
+        (&["--v0", "1e37"][..], "--v0 must be within [1e-6, 100] m/s, got 1e37"),
+        (&["--v0", "1e25"], "--v0 must be within"),
+        (&["--v0", "1e300"], "got 1e300"),
+        (
+            &["--v0", "1", "--a-radius-mm", "1e9"],
+            "--a-radius-mm must be within [0.001, 1000] mm, got 1e9",
+        ),
+        (
+            &["--v0", "1", "--a-nu", "0.7"],
+            "--a-nu must be within [-1, 0.5), got 0.7",
+        ),
+        (
+            &["--v0", "1", "--b", "rigid", "--b-e", "1e9"],
+            "--b-e cannot be used with --b rigid",
+        ),
+        (
+            &["--v0", "1", "--a-e", "1e20"],
+            "--a-e must be within [100000, 1e13] Pa, got 1e20",
+        ),
+        (
+            &["--v0", "100", "--a-radius-mm", "900"],
+            "--distance 0.15 m must be larger than A's radius, 0.9 m",
+        ),
+        (
+            &["--v0", "1", "--a-radius-mm", "1000", "--a-e", "1e5", "--distance", "50"],
+            "contact would last",
+        ),
+    ] {
+        let mut args = vec!["inspect", "contact", "--a", "glass_beads_1mm"];
+        args.extend_from_slice(extra);
+        let out = granary(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+    let out = granary(&[
+        "inspect",
+        "contact",
+        "--a",
+        "glass_beads_1mm",
+        "--v0",
+        "1",
+        "--plot",
+        "/nonexistent/p.png",
+    ]);
+    assert_eq!(
+        stderr(&out).trim(),
+        "granary: /nonexistent/p.png: cannot write there: No such file or directory"
+    );
+    let out = granary(&["inspect", "cup", "--material", "steel", "--fill", "-1"]);
+    assert!(
+        stderr(&out).contains("--fill must be within 0..=1, got -1"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -414,6 +414,40 @@ pub fn choice_name(id: &str, index: usize) -> &'static str {
     }
 }
 
+/// The words a boolean parameter takes, true then false: on the command line (`--set
+/// auto_fill=yes`, any case) and, as JSON strings, in preset files (which also take the JSON
+/// `true` and `false`).
+pub const BOOL_WORDS: [[&str; 4]; 2] = [["on", "true", "yes", "1"], ["off", "false", "no", "0"]];
+
+/// A boolean written as one of [`BOOL_WORDS`] (any case, surrounding spaces ignored).
+pub fn parse_bool(text: &str) -> Option<bool> {
+    let t = text.trim();
+    let is = |words: &[&str; 4]| words.iter().any(|w| w.eq_ignore_ascii_case(t));
+    if is(&BOOL_WORDS[0]) {
+        Some(true)
+    } else if is(&BOOL_WORDS[1]) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A number as a message shows it: the shortest decimal that reads back as the same f32 (the
+/// precision the engine keeps: `0.7`, not `0.699999988079071`), in exponent form when very
+/// large or small; numbers beyond f32's range as f64 (`1e300`).
+pub fn show_number(x: f64) -> String {
+    let f = x as f32;
+    if x.is_finite() && !f.is_finite() {
+        return format!("{x:e}");
+    }
+    let a = f.abs();
+    if a != 0.0 && !(1e-4..1e7).contains(&a) {
+        format!("{f:e}")
+    } else {
+        format!("{f}")
+    }
+}
+
 /// A bad parameter value: what and why.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ValueError {
@@ -425,11 +459,14 @@ pub enum ValueError {
         expected: &'static str,
         got: String,
     },
-    #[error("`{id}`: {value} is outside {min}..={max}")]
+    #[error("`{id}`: {} is outside {}..={}", show_number(*value), show_number(*min as f64), show_number(*max as f64))]
     OutOfRange { id: String, value: f64, min: f32, max: f32 },
     #[error("`{id}`: `{value}` is not one of: {choices}")]
     UnknownChoice { id: String, value: String, choices: String },
 }
+
+/// What a boolean parameter expects, in messages.
+const BOOL_EXPECTED: &str = "on/off, true/false, yes/no or 1/0";
 
 /// The plain value of one parameter, in the table's unit: what hosts and presets hold.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -495,7 +532,14 @@ impl Spec {
     /// A JSON value (number, bool or choice id) checked against the table.
     pub fn from_json(&self, value: &Value) -> Result<Plain, ValueError> {
         let id = self.id.to_string();
-        let describe = |v: &Value| v.to_string();
+        let describe = |v: &Value| match v {
+            Value::Null => "null".to_string(),
+            Value::Bool(b) => format!("the boolean {b}"),
+            Value::Number(n) => format!("the number {}", n.as_f64().map_or(n.to_string(), show_number)),
+            Value::String(t) => format!("the string {v}", v = Value::from(t.as_str())),
+            Value::Array(_) => "a list".to_string(),
+            Value::Object(_) => "an object".to_string(),
+        };
         match self.kind {
             Kind::Float { min, max, .. } => {
                 let x = value.as_f64().ok_or_else(|| ValueError::WrongType {
@@ -534,11 +578,15 @@ impl Spec {
                 }
                 Ok(Plain::Int(x as i32))
             }
-            Kind::Bool { .. } => value.as_bool().map(Plain::Bool).ok_or(ValueError::WrongType {
-                id,
-                expected: "true or false",
-                got: describe(value),
-            }),
+            Kind::Bool { .. } => match value {
+                Value::Bool(b) => Ok(Plain::Bool(*b)),
+                Value::String(t) if parse_bool(t).is_some() => Ok(Plain::Bool(parse_bool(t) == Some(true))),
+                _ => Err(ValueError::WrongType {
+                    id,
+                    expected: BOOL_EXPECTED,
+                    got: describe(value),
+                }),
+            },
             Kind::Enum { ids, .. } => {
                 let v = value.as_str().ok_or_else(|| ValueError::WrongType {
                     id: id.clone(),
@@ -622,13 +670,12 @@ impl ParamValues {
                     })
                 }
             },
-            Kind::Bool { .. } => match text.trim() {
-                "true" | "1" | "on" => Value::from(true),
-                "false" | "0" | "off" => Value::from(false),
-                _ => {
+            Kind::Bool { .. } => match parse_bool(text) {
+                Some(b) => Value::from(b),
+                None => {
                     return Err(ValueError::WrongType {
                         id: id.into(),
-                        expected: "true or false",
+                        expected: BOOL_EXPECTED,
                         got: text.into(),
                     })
                 }
@@ -987,5 +1034,62 @@ mod tests {
         assert!(err.to_string().contains("`seed`: expected a whole number"), "{err}");
         let err = serde_json::from_str::<ParamValues>(r#"{"colour": 1}"#).unwrap_err();
         assert!(err.to_string().contains("unknown parameter id `colour`"), "{err}");
+    }
+
+    #[test]
+    fn booleans_take_one_documented_set_of_words_everywhere() {
+        let mut v = ParamValues::default();
+        for (words, want) in BOOL_WORDS.iter().zip([true, false]) {
+            for w in words.iter().flat_map(|w| [w.to_string(), w.to_uppercase()]) {
+                v.set_text("auto_fill", "off").unwrap();
+                v.set_text("auto_fill", if want { "off" } else { "on" }).unwrap();
+                v.set_text("auto_fill", &w).unwrap();
+                assert_eq!(v.bool("auto_fill"), want, "--set auto_fill={w}");
+                v.set_text("auto_fill", if want { "off" } else { "on" }).unwrap();
+                v.set("auto_fill", &Value::from(w.as_str())).unwrap();
+                assert_eq!(v.bool("auto_fill"), want, "\"{w}\" in a preset");
+            }
+        }
+        v.set("auto_fill", &Value::from(false)).unwrap();
+        assert!(!v.bool("auto_fill"));
+        let err = v.set_text("auto_fill", "maybe").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "`auto_fill`: expected on/off, true/false, yes/no or 1/0, got maybe"
+        );
+        // a JSON number is a number, not a boolean
+        let err = v.set("auto_fill", &Value::from(1)).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "`auto_fill`: expected on/off, true/false, yes/no or 1/0, got the number 1"
+        );
+    }
+
+    #[test]
+    fn messages_show_numbers_as_written_and_types_by_name() {
+        let mut v = ParamValues::default();
+        // an f32 widened to f64 (as a host or a converted preset hands it) shows as the f32
+        let err = v
+            .set("stereo_width", &Value::from(1.7f32 as f64))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "`stereo_width`: 1.7 is outside 0..=1");
+        let err = v
+            .set("fall_height", &Value::from(0.15 * 1000.0))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "`fall_height`: 150 is outside 1..=100");
+        let err = v.set_text("pour_rate", "1e300").unwrap_err().to_string();
+        assert_eq!(err, "`pour_rate`: 1e300 is outside 0..=200");
+        let err = v.set("pour_rate", &Value::from("fast")).unwrap_err().to_string();
+        assert_eq!(err, "`pour_rate`: expected a number, got the string \"fast\"");
+        let err = v.set("grain_material", &Value::from(3)).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "`grain_material`: expected a choice name (string), got the number 3"
+        );
+        assert_eq!(show_number(1e9), "1e9");
+        assert_eq!(show_number(0.0005000000237487257), "0.0005");
+        assert_eq!(show_number(1000.0000000000001), "1000");
     }
 }

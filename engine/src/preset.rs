@@ -33,7 +33,7 @@ pub const VERSION: u32 = 1;
 pub enum PresetError {
     #[error("not valid JSON: {0}")]
     Json(#[from] serde_json::Error),
-    #[error("not a Granary preset (`format` is {0:?}, expected \"{FORMAT}\")")]
+    #[error("not a Granary preset (`format` is {}, expected \"{FORMAT}\")", .0.as_deref().unwrap_or("missing or not a string"))]
     Format(Option<String>),
     #[error(
         "preset format version {0} is not supported (this build reads 0..={VERSION}; newer files need a newer Granary)"
@@ -52,8 +52,11 @@ pub enum PresetError {
     Invalid(String),
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
-    #[error("no preset named `{0}` (see `granary presets list`)")]
+    #[error("no preset named `{0}` (see `granary presets list`; a preset file is read by its path: with a `/` or ending in `.json`)")]
     NotFound(String),
+    /// A preset file that cannot be read, named.
+    #[error("{path}: {source}")]
+    File { path: String, source: Box<PresetError> },
     #[error("preset format version {from}: {problem}")]
     Migration { from: u32, problem: String },
 }
@@ -171,6 +174,8 @@ impl Preset {
     /// `format` and `version` are read first (they decide how the rest is read), older
     /// versions go through [`MIGRATIONS`], then serde reads the current format.
     pub fn from_json(text: &str) -> Result<Preset, PresetError> {
+        // a byte-order mark, as some editors save UTF-8
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let Value::Object(mut doc) = serde_json::from_str(text)? else {
             return Err(PresetError::Field {
                 field: "preset",
@@ -179,12 +184,15 @@ impl Preset {
         };
         let format = doc.get("format").and_then(Value::as_str);
         if format != Some(FORMAT) {
-            return Err(PresetError::Format(format.map(str::to_string)));
+            return Err(PresetError::Format(format.map(|f| Value::from(f).to_string())));
         }
-        let version = doc
-            .get("version")
-            .and_then(Value::as_i64)
-            .ok_or(PresetError::Missing("version"))?;
+        let version = match doc.get("version") {
+            None | Some(Value::Null) => return Err(PresetError::Missing("version")),
+            Some(v) => v.as_i64().ok_or(PresetError::Field {
+                field: "version",
+                expected: "a whole number",
+            })?,
+        };
         if version < 0 || version > VERSION as i64 {
             return Err(PresetError::Version(version));
         }
@@ -228,15 +236,19 @@ impl Preset {
         s
     }
 
-    /// Writes the preset; the file is written whole (via a temporary) or not at all.
+    /// Writes the preset; the file is written whole (via a temporary) or not at all (the
+    /// temporary is removed on an error).
     pub fn save(&self, path: &Path) -> Result<(), PresetError> {
         let tmp = path.with_extension("json.tmp");
         let io = |source| PresetError::Io {
             path: path.display().to_string(),
             source,
         };
-        std::fs::write(&tmp, self.to_json()).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        let written = std::fs::write(&tmp, self.to_json()).and_then(|()| std::fs::rename(&tmp, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written.map_err(io)
     }
 
     /// A file-name-friendly form of the name: `Sugar into a mug` -> `sugar_into_a_mug`.
@@ -320,11 +332,27 @@ pub fn factory() -> Vec<(&'static str, Preset)> {
         .collect()
 }
 
-/// Finds a factory preset by file stem or by name (case-insensitive), or loads a file.
+/// Whether a `--preset` argument is a file's path (it has a `/` or ends in `.json`) rather
+/// than a factory preset's id or name.
+pub fn is_path(name_or_path: &str) -> bool {
+    name_or_path.contains('/')
+        || name_or_path.contains(std::path::MAIN_SEPARATOR)
+        || name_or_path.to_ascii_lowercase().ends_with(".json")
+}
+
+/// Loads a preset file ([`is_path`]; its errors name the file), or finds a factory preset by
+/// id or by name (case-insensitive). A file in the working directory never stands in for a
+/// factory preset.
 pub fn find(name_or_path: &str) -> Result<Preset, PresetError> {
-    let path = Path::new(name_or_path);
-    if path.extension().is_some_and(|e| e == "json") || path.exists() {
-        return Preset::load(path);
+    if is_path(name_or_path) {
+        let path = Path::new(name_or_path);
+        return Preset::load(path).map_err(|e| match e {
+            e @ PresetError::Io { .. } => e,
+            e => PresetError::File {
+                path: path.display().to_string(),
+                source: Box::new(e),
+            },
+        });
     }
     let wanted = slug(name_or_path);
     factory()
@@ -584,5 +612,66 @@ mod tests {
         p.save(&path).unwrap();
         assert_eq!(Preset::load(&path).unwrap(), p);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn files_are_named_in_errors_read_with_a_bom_and_never_shadow_factory_presets() {
+        let dir = std::env::temp_dir().join(format!("granary-find-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ok = factory().remove(2).1;
+        // a UTF-8 byte-order mark before the JSON
+        let bom = dir.join("bom.json");
+        std::fs::write(&bom, format!("\u{feff}{}", ok.to_json())).unwrap();
+        assert_eq!(find(bom.to_str().unwrap()).unwrap(), ok);
+        // a bad file is named
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, ok.to_json().replace("\"fill\": 0.0", "\"fill\": 7.0")).unwrap();
+        let err = find(bad.to_str().unwrap()).unwrap_err().to_string();
+        assert_eq!(err, format!("{}: `fill`: 7 is outside 0..=1", bad.display()));
+        // a name is a factory id, whatever lies in the working directory
+        assert!(!is_path("sugar_ceramic_mug") && is_path("./sugar_ceramic_mug") && is_path("x.JSON"));
+        let cwd = std::env::current_dir().unwrap();
+        std::fs::write(cwd.join("sugar_ceramic_mug"), "not a preset").unwrap();
+        let found = find("sugar_ceramic_mug");
+        std::fs::remove_file(cwd.join("sugar_ceramic_mug")).unwrap();
+        assert_eq!(found.unwrap().name, factory().remove(0).1.name);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn wrong_types_are_wrong_types_and_no_rust_values_show() {
+        let ok = factory().remove(0).1.to_json();
+        let err = Preset::from_json(&ok.replace("\"version\": 1", "\"version\": \"1\"")).unwrap_err();
+        assert_eq!(err.to_string(), "`version` must be a whole number");
+        let err = Preset::from_json(&ok.replace("granary-preset", "other")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "not a Granary preset (`format` is \"other\", expected \"granary-preset\")"
+        );
+        let err = Preset::from_json(&ok.replace("\"format\": \"granary-preset\"", "\"format\": 3")).unwrap_err();
+        assert!(err.to_string().contains("`format` is missing or not a string"), "{err}");
+    }
+
+    #[test]
+    fn a_save_that_fails_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("granary-save-fail-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("x.json")).unwrap();
+        // the target is a directory: the rename fails
+        assert!(factory().remove(0).1.save(&dir.join("x.json")).is_err());
+        assert!(!dir.join("x.json.tmp").exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn migrated_presets_save_without_rounding_noise() {
+        let text = v0_text().replace(
+            "\"listener_distance_m\": 0.4",
+            "\"listener_distance_m\": 0.4000000059604645",
+        );
+        let json = Preset::from_json(&text).unwrap().to_json();
+        assert!(
+            json.contains("\"listener_distance\": 0.4,") && json.contains("\"fall_height\": 15.0,"),
+            "{json}"
+        );
     }
 }

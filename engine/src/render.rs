@@ -7,7 +7,7 @@
 
 use crate::events::{self, Event, Timed};
 use crate::params::{Param, ParamValues};
-use crate::{Engine, Settings, Stats, TriggerMode};
+use crate::{Engine, Outputs, Settings, Stats, TriggerMode};
 
 /// A piecewise-linear pour-rate curve: (time s, rate g/s) points, times non-decreasing.
 /// Before the first point the first rate holds; after the last, the last rate.
@@ -87,6 +87,13 @@ pub struct RenderOptions {
     pub pour: Option<PourCurve>,
 }
 
+impl RenderOptions {
+    /// Frames in the render: `seconds` at the sample rate, rounded.
+    pub fn frames(&self) -> usize {
+        (self.seconds.max(0.0) * self.sample_rate as f64).round() as usize
+    }
+}
+
 /// Rendered audio, aligned: the main output's limiter latency is removed.
 pub struct Rendered {
     pub sample_rate: f32,
@@ -94,26 +101,6 @@ pub struct Rendered {
     pub grains: [Vec<f32>; 2],
     pub cup: [Vec<f32>; 2],
     pub stats: Stats,
-}
-
-/// Renders a pour of `values` (trigger mode is forced to Continuous: the curve pours).
-pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
-    let mut settings: Settings = values.to_settings();
-    settings.trigger_mode = TriggerMode::Continuous;
-    let curve = opts
-        .pour
-        .clone()
-        .unwrap_or_else(|| PourCurve::until(settings.pour_rate_g_s, opts.seconds - 1.0));
-    settings.pour_rate_g_s = curve.rate_at(0.0);
-    let fs = opts.sample_rate;
-    let engine = Engine::new(settings, fs, opts.block_size.max(1));
-    let window = engine.window_len();
-    // the curve's rate at every window boundary, from the first
-    let pour = (0..).step_by(window).map(|t| {
-        settings.pour_rate_g_s = curve.rate_at(t as f64 / fs as f64);
-        Timed::new(t, Event::Settings(settings))
-    });
-    run(engine, opts, pour)
 }
 
 /// One held note of a MIDI pour, as a DAW would send it: note-on at `start_s`, note-off at
@@ -172,6 +159,11 @@ impl NoteEvent {
     }
 }
 
+/// Renders a pour of `values` (trigger mode is forced to Continuous: the curve pours).
+pub fn render(values: &ParamValues, opts: &RenderOptions) -> Rendered {
+    Renderer::pour(values, opts).collect()
+}
+
 /// Renders a MIDI pour: `notes` drive the engine exactly as the plugin does when a host
 /// plays them (trigger mode MIDI; each note-on and note-off lands on its own sample,
 /// `round(t * sample_rate)`; notes may overlap). The engine only reads events at its window
@@ -179,56 +171,198 @@ impl NoteEvent {
 /// the same notes, settings and seed once the host's output is aligned by the plugin's
 /// latency (`tests/host_vst3.py` checks this in a real VST3 host).
 pub fn render_notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEvent]) -> Rendered {
-    let mut settings: Settings = values.to_settings();
-    settings.trigger_mode = TriggerMode::Midi;
-    let fs = opts.sample_rate;
-    let engine = Engine::new(settings, fs, opts.block_size.max(1));
-    let at = |t: f64| (t * fs as f64).round() as usize;
-    // note-offs before note-ons at the same sample
-    let mut events: Vec<Timed> = notes
-        .iter()
-        .flat_map(|n| {
-            [
-                Timed::new(
-                    at(n.start_s),
-                    Event::NoteOn {
-                        velocity: n.velocity_01(),
-                    },
-                ),
-                Timed::new(at(n.end_s), Event::NoteOff),
-            ]
-        })
-        .collect();
-    events.sort_by_key(|e| (e.at, matches!(e.event, Event::NoteOn { .. })));
-    run(engine, opts, events)
+    Renderer::notes(values, opts, notes).collect()
 }
 
-/// Renders `opts.seconds` (plus the main output's latency) in blocks of `opts.block_size`
-/// with `events` (sample times from the start), then aligns the outputs.
-fn run(mut engine: Engine, opts: &RenderOptions, events: impl IntoIterator<Item = Timed>) -> Rendered {
-    let fs = opts.sample_rate;
-    let latency = engine.latency_samples();
-    let frames = (opts.seconds.max(0.0) * fs as f64).round() as usize;
-    let total = frames + latency;
-    let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; total]);
-    events::render_blocks(&mut engine, &mut out, opts.block_size, events);
-    aligned(out, latency, frames, fs, engine.stats())
+/// One block of a streaming render, aligned as [`Rendered`] is: sample `i` of each output
+/// is the same instant (the main output's limiter latency removed). All six slices have
+/// the same length, at most the render's block size.
+pub struct Block<'a> {
+    pub main: [&'a [f32]; 2],
+    pub grains: [&'a [f32]; 2],
+    pub cup: [&'a [f32]; 2],
 }
 
-/// Removes the main output's latency and trims everything to `frames`.
-fn aligned(out: [Vec<f32>; 6], latency: usize, frames: usize, fs: f32, stats: Stats) -> Rendered {
-    let [mut ml, mut mr, mut gl, mut gr, mut cl, mut cr] = out;
-    ml.drain(..latency);
-    mr.drain(..latency);
-    for v in [&mut gl, &mut gr, &mut cl, &mut cr] {
-        v.truncate(frames);
+impl Block<'_> {
+    pub fn len(&self) -> usize {
+        self.main[0].len()
     }
-    Rendered {
-        sample_rate: fs,
-        main: [ml, mr],
-        grains: [gl, gr],
-        cup: [cl, cr],
-        stats,
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A render that hands its output over block by block ([`Renderer::next_block`]), so a
+/// render of any length needs memory for one block only (plus the limiter's latency). The
+/// samples are those of [`render`] and [`render_notes`], which collect them.
+pub struct Renderer {
+    engine: Engine,
+    events: std::iter::Peekable<Box<dyn Iterator<Item = Timed> + Send>>,
+    block_size: usize,
+    latency: usize,
+    /// Aligned frames to hand out in all.
+    frames: usize,
+    /// Engine samples rendered so far (the main output runs `latency` ahead of the stems).
+    rendered: usize,
+    /// Aligned frames handed out so far.
+    emitted: usize,
+    /// One engine block: main, grains and cup, left and right.
+    scratch: [Vec<f32>; 6],
+    /// Samples rendered but not yet handed out: the main output (from its `latency`-th
+    /// sample on) and the stems (up to `frames`).
+    queue: [std::collections::VecDeque<f32>; 6],
+    /// The block handed out last.
+    out: [Vec<f32>; 6],
+}
+
+impl Renderer {
+    /// A pour of `values` driven by `opts.pour` (trigger mode forced to Continuous; without
+    /// a curve the preset's rate pours until one second before the end), as [`render`].
+    pub fn pour(values: &ParamValues, opts: &RenderOptions) -> Renderer {
+        let mut settings: Settings = values.to_settings();
+        settings.trigger_mode = TriggerMode::Continuous;
+        let curve = opts
+            .pour
+            .clone()
+            .unwrap_or_else(|| PourCurve::until(settings.pour_rate_g_s, opts.seconds - 1.0));
+        settings.pour_rate_g_s = curve.rate_at(0.0);
+        let fs = opts.sample_rate;
+        let engine = Engine::new(settings, fs, opts.block_size.max(1));
+        let window = engine.window_len();
+        // the curve's rate at every window boundary, from the first
+        let pour = (0..).step_by(window).map(move |t| {
+            settings.pour_rate_g_s = curve.rate_at(t as f64 / fs as f64);
+            Timed::new(t, Event::Settings(settings))
+        });
+        Renderer::new(engine, opts, Box::new(pour))
+    }
+
+    /// A MIDI pour of `notes`, as [`render_notes`].
+    pub fn notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEvent]) -> Renderer {
+        let mut settings: Settings = values.to_settings();
+        settings.trigger_mode = TriggerMode::Midi;
+        let fs = opts.sample_rate;
+        let engine = Engine::new(settings, fs, opts.block_size.max(1));
+        let at = |t: f64| (t * fs as f64).round() as usize;
+        // note-offs before note-ons at the same sample
+        let mut events: Vec<Timed> = notes
+            .iter()
+            .flat_map(|n| {
+                [
+                    Timed::new(
+                        at(n.start_s),
+                        Event::NoteOn {
+                            velocity: n.velocity_01(),
+                        },
+                    ),
+                    Timed::new(at(n.end_s), Event::NoteOff),
+                ]
+            })
+            .collect();
+        events.sort_by_key(|e| (e.at, matches!(e.event, Event::NoteOn { .. })));
+        Renderer::new(engine, opts, Box::new(events.into_iter()))
+    }
+
+    fn new(engine: Engine, opts: &RenderOptions, events: Box<dyn Iterator<Item = Timed> + Send>) -> Renderer {
+        let block_size = opts.block_size.max(1);
+        let latency = engine.latency_samples();
+        Renderer {
+            engine,
+            events: events.peekable(),
+            block_size,
+            latency,
+            frames: opts.frames(),
+            rendered: 0,
+            emitted: 0,
+            scratch: std::array::from_fn(|_| vec![0.0; block_size]),
+            queue: std::array::from_fn(|_| std::collections::VecDeque::with_capacity(block_size + latency)),
+            out: std::array::from_fn(|_| Vec::with_capacity(block_size + latency)),
+        }
+    }
+
+    /// Aligned frames in the whole render.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// Aligned frames handed out so far.
+    pub fn position(&self) -> usize {
+        self.emitted
+    }
+
+    /// Collision counts so far.
+    pub fn stats(&self) -> Stats {
+        self.engine.stats()
+    }
+
+    /// The next block, or `None` once all `frames` are out. The engine renders in host
+    /// blocks of the block size, each with the events that fall in it, as
+    /// `events::render_blocks` does.
+    pub fn next_block(&mut self) -> Option<Block<'_>> {
+        let total = self.frames + self.latency;
+        // until every output has a sample to hand out (the stems run `latency` ahead of
+        // the main output; at the end both reach `frames` together)
+        while self.queue.iter().any(|q| q.is_empty()) && self.rendered < total {
+            let (start, end) = (self.rendered, (self.rendered + self.block_size).min(total));
+            let n = end - start;
+            let events = &mut self.events;
+            let in_block = std::iter::from_fn(|| events.next_if(|e| e.at < end))
+                .map(|e| Timed::new(e.at.saturating_sub(start), e.event));
+            let [ml, mr, gl, gr, cl, cr] = &mut self.scratch;
+            events::process_outputs(
+                &mut self.engine,
+                Outputs {
+                    main: [&mut ml[..n], &mut mr[..n]],
+                    grains: [&mut gl[..n], &mut gr[..n]],
+                    cup: [&mut cl[..n], &mut cr[..n]],
+                },
+                in_block,
+            );
+            // main: drop its first `latency` samples; stems: keep the first `frames`
+            let main_from = self.latency.saturating_sub(start).min(n);
+            let stems_to = self.frames.saturating_sub(start).min(n);
+            for (c, (q, s)) in self.queue.iter_mut().zip(&self.scratch).enumerate() {
+                let range = if c < 2 { main_from..n } else { 0..stems_to };
+                q.extend(&s[range]);
+            }
+            self.rendered = end;
+        }
+        let n = self.queue.iter().map(|q| q.len()).min().unwrap_or(0);
+        if n == 0 {
+            return None;
+        }
+        for (q, o) in self.queue.iter_mut().zip(&mut self.out) {
+            o.clear();
+            o.extend(q.drain(..n));
+        }
+        self.emitted += n;
+        let [ml, mr, gl, gr, cl, cr] = &self.out;
+        Some(Block {
+            main: [ml, mr],
+            grains: [gl, gr],
+            cup: [cl, cr],
+        })
+    }
+
+    /// Renders what is left into whole buffers.
+    pub fn collect(mut self) -> Rendered {
+        let frames = self.frames - self.emitted;
+        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| Vec::with_capacity(frames));
+        let fs = self.engine.sample_rate();
+        while let Some(b) = self.next_block() {
+            for (o, s) in out.iter_mut().zip(b.main.iter().chain(&b.grains).chain(&b.cup)) {
+                o.extend_from_slice(s);
+            }
+        }
+        let [ml, mr, gl, gr, cl, cr] = out;
+        Rendered {
+            sample_rate: fs,
+            main: [ml, mr],
+            grains: [gl, gr],
+            cup: [cl, cr],
+            stats: self.engine.stats(),
+        }
     }
 }
 
@@ -297,5 +431,63 @@ mod tests {
         assert!(pour > 1e-3 && tail < pour * 0.0316, "pour {pour}, tail {tail}");
         // silence before the first note
         assert!(a.main[0][..2_000].iter().all(|&x| x == 0.0));
+    }
+
+    /// The whole render in one buffer, through `events::render_blocks`, aligned after.
+    fn whole(values: &ParamValues, opts: &RenderOptions) -> [Vec<f32>; 6] {
+        let mut settings = values.to_settings();
+        settings.trigger_mode = TriggerMode::Continuous;
+        let curve = opts.pour.clone().unwrap();
+        settings.pour_rate_g_s = curve.rate_at(0.0);
+        let fs = opts.sample_rate;
+        let mut engine = Engine::new(settings, fs, opts.block_size);
+        let window = engine.window_len();
+        let latency = engine.latency_samples();
+        let frames = opts.frames();
+        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; frames + latency]);
+        let pour = (0..).step_by(window).map(|t| {
+            settings.pour_rate_g_s = curve.rate_at(t as f64 / fs as f64);
+            Timed::new(t, Event::Settings(settings))
+        });
+        events::render_blocks(&mut engine, &mut out, opts.block_size, pour);
+        for (c, v) in out.iter_mut().enumerate() {
+            if c < 2 {
+                v.drain(..latency);
+            } else {
+                v.truncate(frames);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_streamed_render_is_the_whole_render_aligned() {
+        let values = ParamValues::default();
+        for block_size in [1000, 64, 7] {
+            let opts = RenderOptions {
+                seconds: 0.4,
+                sample_rate: 44_100.0,
+                block_size,
+                pour: Some(PourCurve::parse("0:30,0.2:30,0.2:0").unwrap()),
+            };
+            let want = whole(&values, &opts);
+            let mut r = Renderer::pour(&values, &opts);
+            let latency = r.latency;
+            let mut got: [Vec<f32>; 6] = Default::default();
+            let mut blocks = 0;
+            while let Some(b) = r.next_block() {
+                assert!(b.len() <= block_size + latency && !b.is_empty());
+                for (g, x) in got.iter_mut().zip(b.main.iter().chain(&b.grains).chain(&b.cup)) {
+                    assert_eq!(x.len(), b.len());
+                    g.extend_from_slice(x);
+                }
+                blocks += 1;
+            }
+            assert_eq!(r.position(), r.frames());
+            assert_eq!(got[0].len(), 17_640);
+            assert!(blocks >= 17_640 / (block_size + latency), "{blocks} blocks");
+            assert!(got[0].iter().any(|&x| x != 0.0));
+            assert!(got == want, "block size {block_size}");
+        }
     }
 }

@@ -6,6 +6,7 @@ use super::table::{
     PAN_BALL_BEARING_H_S,
 };
 use granary_engine::materials::Elastic;
+use granary_engine::params::show_number;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -40,40 +41,41 @@ pub struct ContactArgs {
     /// `plane:MATERIAL` (infinitely massive half-space). Default: a sphere identical to A.
     #[arg(long)]
     pub b: Option<String>,
-    /// A's radius, mm. Default: the grain material's proxy radius.
+    /// A's radius, mm, within [0.001, 1000]. Default: the grain material's proxy radius.
     #[arg(long)]
     pub a_radius_mm: Option<f64>,
-    /// B's radius, mm. Default: the grain material's proxy radius, or A's if B is A's material.
+    /// B's radius, mm, within [0.001, 1000] (B a sphere only). Default: the grain material's
+    /// proxy radius, or A's if B is A's material.
     #[arg(long)]
     pub b_radius_mm: Option<f64>,
-    /// Override A's Young's modulus, Pa.
+    /// Override A's Young's modulus, Pa, within [1e5, 1e13].
     #[arg(long)]
     pub a_e: Option<f64>,
-    /// Override A's Poisson ratio.
+    /// Override A's Poisson ratio, within [-1, 0.5).
     #[arg(long)]
     pub a_nu: Option<f64>,
-    /// Override A's density, kg/m^3.
+    /// Override A's density, kg/m^3, within [1, 1e5].
     #[arg(long)]
     pub a_rho: Option<f64>,
-    /// Override B's Young's modulus, Pa.
+    /// Override B's Young's modulus, Pa, within [1e5, 1e13] (not with `--b rigid`).
     #[arg(long)]
     pub b_e: Option<f64>,
-    /// Override B's Poisson ratio.
+    /// Override B's Poisson ratio, within [-1, 0.5) (not with `--b rigid`).
     #[arg(long)]
     pub b_nu: Option<f64>,
-    /// Override B's density, kg/m^3.
+    /// Override B's density, kg/m^3, within [1, 1e5] (B a sphere only).
     #[arg(long)]
     pub b_rho: Option<f64>,
-    /// Coefficient of restitution (impulse m_eff (1 + e) v0). Default 1: elastic.
+    /// Coefficient of restitution, within [0, 1] (impulse m_eff (1 + e) v0). Default 1: elastic.
     #[arg(long, default_value_t = 1.0)]
     pub restitution: f64,
-    /// Normal speed of approach, m/s.
+    /// Normal speed of approach, m/s, within [1e-6, 100] (Hertz's elastic contact).
     #[arg(long)]
     pub v0: f64,
-    /// Distance from A's centre to the listener, m.
+    /// Distance from A's centre to the listener, m, within [0.001, 100] and outside A.
     #[arg(long, default_value_t = 0.15)]
     pub distance: f64,
-    /// Angle between the collision normal (A's acceleration) and the listener, degrees.
+    /// Angle between the collision normal (A's acceleration) and the listener, degrees, within [0, 180].
     #[arg(long, default_value_t = 0.0)]
     pub angle: f64,
     /// One JSON object instead of text.
@@ -82,7 +84,7 @@ pub struct ContactArgs {
     /// Also draw the pressure waveform into this PNG file.
     #[arg(long, value_name = "PNG")]
     pub plot: Option<PathBuf>,
-    /// Sample rate of the engine rendering drawn in the plot, Hz.
+    /// Sample rate of the engine rendering drawn in the plot, Hz, within [8000, 768000].
     #[arg(long, default_value_t = 96_000.0)]
     pub plot_rate: f32,
 }
@@ -100,9 +102,94 @@ fn with_overrides(mut e: Elastic, youngs: Option<f64>, nu: Option<f64>, rho: Opt
     e
 }
 
+/// The physical range of each numeric argument: (flag, value, low, high, high excluded, unit).
+type Range = (&'static str, Option<f64>, f64, f64, bool, &'static str);
+
 impl ContactArgs {
+    /// Every numeric argument given, with its range.
+    fn ranges(&self) -> [Range; 13] {
+        const MM: (f64, f64) = (1e-3, 1e3);
+        const E: (f64, f64) = (1e5, 1e13);
+        const RHO: (f64, f64) = (1.0, 1e5);
+        [
+            ("--v0", Some(self.v0), 1e-6, 100.0, false, "m/s"),
+            ("--a-radius-mm", self.a_radius_mm, MM.0, MM.1, false, "mm"),
+            ("--b-radius-mm", self.b_radius_mm, MM.0, MM.1, false, "mm"),
+            ("--a-e", self.a_e, E.0, E.1, false, "Pa"),
+            ("--b-e", self.b_e, E.0, E.1, false, "Pa"),
+            ("--a-nu", self.a_nu, -1.0, 0.5, true, ""),
+            ("--b-nu", self.b_nu, -1.0, 0.5, true, ""),
+            ("--a-rho", self.a_rho, RHO.0, RHO.1, false, "kg/m^3"),
+            ("--b-rho", self.b_rho, RHO.0, RHO.1, false, "kg/m^3"),
+            ("--restitution", Some(self.restitution), 0.0, 1.0, false, ""),
+            ("--distance", Some(self.distance), 1e-3, 100.0, false, "m"),
+            ("--angle", Some(self.angle), 0.0, 180.0, false, "degrees"),
+            (
+                "--plot-rate",
+                Some(self.plot_rate as f64),
+                8_000.0,
+                768_000.0,
+                false,
+                "Hz",
+            ),
+        ]
+    }
+
+    /// Checks every argument against its physical range and the combinations; the error
+    /// names the argument at fault.
+    pub fn check(&self) -> Result<(), ContactError> {
+        for (arg, value, lo, hi, open_hi, unit) in self.ranges() {
+            let Some(value) = value else { continue };
+            let above = if open_hi { value >= hi } else { value > hi };
+            if !value.is_finite() || value < lo || above {
+                return Err(ContactError::Arg {
+                    arg,
+                    value,
+                    lo,
+                    hi,
+                    open_hi,
+                    unit,
+                });
+            }
+        }
+        let b = self.b.as_deref().map(str::trim);
+        let given = |v: Option<f64>, flag: &'static str| v.map(|_| flag);
+        let unused: Vec<&str> = match b {
+            Some("rigid") => [
+                given(self.b_e, "--b-e"),
+                given(self.b_nu, "--b-nu"),
+                given(self.b_rho, "--b-rho"),
+                given(self.b_radius_mm, "--b-radius-mm"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            Some(s) if s.starts_with("plane:") => {
+                [given(self.b_rho, "--b-rho"), given(self.b_radius_mm, "--b-radius-mm")]
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        if !unused.is_empty() {
+            let what = if b == Some("rigid") {
+                "`--b rigid` is infinitely stiff and massive: it has no elastic constants, density or radius"
+            } else {
+                "`--b plane:MATERIAL` is an infinitely massive half-space: it has no density or radius"
+            };
+            return Err(ContactError::Combination(format!(
+                "{} cannot be used with --b {}: {what}",
+                unused.join(", "),
+                b.unwrap_or_default()
+            )));
+        }
+        Ok(())
+    }
+
     /// The collision these arguments describe, validated.
     pub fn setup(&self) -> Result<ContactSetup, ContactError> {
+        self.check()?;
         let (a_el, a_diameter) = material(self.a.trim())?;
         let a = with_overrides(a_el, self.a_e, self.a_nu, self.a_rho);
         let a_radius_m = match (self.a_radius_mm, a_diameter) {
@@ -140,6 +227,13 @@ impl ContactArgs {
                 }
             }
         };
+        if self.distance <= a_radius_m {
+            return Err(ContactError::Combination(format!(
+                "--distance {} m must be larger than A's radius, {} m: the listener is outside sphere A",
+                show_number(self.distance),
+                show_number(a_radius_m)
+            )));
+        }
         let setup = ContactSetup {
             a,
             a_radius_m,
@@ -150,9 +244,21 @@ impl ContactArgs {
             angle_rad: self.angle.to_radians(),
         };
         setup.validate()?;
+        let t = setup.contact().duration_s as f64;
+        if !(t.is_finite() && t <= MAX_CONTACT_S) {
+            return Err(ContactError::Combination(format!(
+                "this collision's contact would last {} s, beyond the {} s a collision may last \
+                 (soft, heavy, large or slow): raise --v0 or the Young's modulus, or lower the radius or density",
+                show_number(t),
+                show_number(MAX_CONTACT_S)
+            )));
+        }
         Ok(setup)
     }
 }
+
+/// Longest contact `inspect contact` computes, s (a grain's lasts microseconds).
+pub const MAX_CONTACT_S: f64 = 0.1;
 
 /// Runs one `inspect` command, printing to `out`.
 pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> {
@@ -202,9 +308,6 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
                 .map_err(io)?;
             }
             if let Some(path) = &args.plot {
-                if !(8_000.0..=768_000.0).contains(&args.plot_rate) {
-                    return Err("--plot-rate must be within 8000..=768000 Hz".into());
-                }
                 super::plot::collision_waveform(&setup, args.plot_rate, path).map_err(|e| e.to_string())?;
                 if !args.json {
                     writeln!(out, "wrote {}", path.display()).map_err(io)?;

@@ -15,6 +15,7 @@ use granary_engine::contact::{effective, hertz_peak_force, Body, Contact};
 use granary_engine::generator::{Collision, CollisionKind};
 use granary_engine::kernels::{PulseKernels, HALF};
 use granary_engine::materials::{CupMaterial, Elastic, GrainMaterial, SPEED_OF_SOUND};
+use granary_engine::params::show_number;
 use granary_engine::simd::Isa;
 use serde::Serialize;
 
@@ -28,9 +29,9 @@ pub const REPORT_SAMPLE_RATE: f32 = 48_000.0;
 pub enum ContactError {
     #[error("unknown material '{0}' (grain materials: {grains}; cup materials: {cups})", grains = grain_ids(), cups = cup_ids())]
     UnknownMaterial(String),
-    #[error("{what} must be a finite number > 0, got {value}")]
+    #[error("{what} must be a finite number > 0, got {}", show_number(*value))]
     NotPositive { what: &'static str, value: f64 },
-    #[error("{what} must be within [{lo}, {hi}], got {value}")]
+    #[error("{what} must be within [{}, {}], got {}", show_number(*lo), show_number(*hi), show_number(*value))]
     OutOfRange {
         what: &'static str,
         value: f64,
@@ -39,6 +40,33 @@ pub enum ContactError {
     },
     #[error("material '{0}' has no default radius (it is a cup material): give the radius")]
     NoRadius(String),
+    /// A command-line value outside its physical range.
+    #[error("{arg} must be within {}{}, got {}", range_text(*lo, *hi, *open_hi), unit_text(unit), show_number(*value))]
+    Arg {
+        arg: &'static str,
+        value: f64,
+        lo: f64,
+        hi: f64,
+        /// The upper end is excluded.
+        open_hi: bool,
+        unit: &'static str,
+    },
+    /// Arguments that do not go together.
+    #[error("{0}")]
+    Combination(String),
+}
+
+fn unit_text(unit: &str) -> String {
+    if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    }
+}
+
+fn range_text(lo: f64, hi: f64, open_hi: bool) -> String {
+    let close = if open_hi { ")" } else { "]" };
+    format!("[{}, {}{close}", show_number(lo), show_number(hi))
 }
 
 fn grain_ids() -> String {

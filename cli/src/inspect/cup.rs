@@ -13,6 +13,7 @@ use serde::Serialize;
 use std::io::Write;
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct CupArgs {
     /// Cup material (ceramic, porcelain, glass, steel, aluminium, plastic, wood).
     #[arg(long)]
@@ -20,16 +21,17 @@ pub struct CupArgs {
     /// Cup shape (mug, tumbler, bowl, jar, metal_cup) or `auto` (the material's usual one).
     #[arg(long, default_value = "auto")]
     pub shape: String,
-    /// Size factor: multiplies every length of the shape (0.5..2.5).
+    /// Size factor: multiplies every length of the shape, 0.5..=2.5.
     #[arg(long, default_value_t = 1.0)]
     pub size: f64,
-    /// Fill level, 0..1 of the cup's inner depth.
+    /// Fill level, 0..=1 of the cup's inner depth.
     #[arg(long, default_value_t = 0.0)]
     pub fill: f64,
     /// Grain material filling the cup (added mass; the floor is covered by a few layers).
     #[arg(long, default_value = "sugar")]
     pub grain: String,
-    /// Sample rate the modes are prepared for, Hz (modes above 0.45 of it are dropped).
+    /// Sample rate the modes are prepared for, Hz, within 8000..=768000 (modes above 0.45 of
+    /// it are dropped).
     #[arg(long, default_value_t = 48_000.0)]
     pub sample_rate: f32,
     /// One JSON object instead of text.

@@ -22,16 +22,17 @@ fn fonts() {
 
 /// A plot could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write the plot {path}: {message}")]
+#[error("{message}")]
 pub struct PlotError {
     pub path: String,
     pub message: String,
 }
 
+/// A drawing error; `crate::output` has checked the file can be written, so this is rare.
 fn perr(path: &Path, e: impl std::fmt::Display) -> PlotError {
     PlotError {
         path: path.display().to_string(),
-        message: e.to_string(),
+        message: format!("{}: cannot draw the plot ({e})", path.display()),
     }
 }
 
@@ -39,6 +40,22 @@ fn perr(path: &Path, e: impl std::fmt::Display) -> PlotError {
 /// (thesis eq. 4.1–4.2, Figure 4.3), and the engine's band-limited rendering of the sum at
 /// `sample_rate` as points.
 pub fn collision_waveform(setup: &ContactSetup, sample_rate: f32, path: &Path) -> Result<(), PlotError> {
+    staged(path, |tmp| draw_collision_waveform(setup, sample_rate, tmp))
+}
+
+/// Draws into a temporary beside `path` (`crate::output`) and renames it onto `path` when
+/// complete; errors name `path`.
+fn staged(path: &Path, draw: impl FnOnce(&Path) -> Result<(), PlotError>) -> Result<(), PlotError> {
+    let fail = |message: String| PlotError {
+        path: path.display().to_string(),
+        message,
+    };
+    let staged = crate::output::Staged::with_suffix(&[path.to_path_buf()], ".png").map_err(fail)?;
+    draw(staged.temp_paths()[0]).map_err(|e| fail(e.message))?;
+    staged.commit().map_err(fail)
+}
+
+fn draw_collision_waveform(setup: &ContactSetup, sample_rate: f32, path: &Path) -> Result<(), PlotError> {
     fonts();
     let a = setup.source_a();
     let b = setup.source_b();
@@ -151,6 +168,10 @@ pub fn collision_waveform(setup: &ContactSetup, sample_rate: f32, path: &Path) -
 /// Peak pressure against v0, log-log: the thesis's Table 6.1 beside the engine's values in
 /// both peak-force conventions.
 pub fn table_6_1(rows: &[PressureRow], path: &Path) -> Result<(), PlotError> {
+    staged(path, |tmp| draw_table_6_1(rows, tmp))
+}
+
+fn draw_table_6_1(rows: &[PressureRow], path: &Path) -> Result<(), PlotError> {
     fonts();
     let (vmin, vmax) = rows
         .iter()

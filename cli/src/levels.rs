@@ -1,0 +1,166 @@
+//! Levels of a render, measured as it streams: integrated loudness (EBU R128 / ITU-R BS.1770,
+//! the `ebur128` crate), true peak, sample peak, RMS over both channels, and how hard the
+//! main output's limiter worked.
+//!
+//! The limiter's gain reduction is read from the aligned outputs: the limiter is stereo-linked
+//! and its input is the grains stem plus the cup stem, so at each frame its gain is the main
+//! output over that sum (taken on the louder channel of the sum). A frame counts as limited
+//! when the reduction exceeds [`ACTIVE_DB`]; frames whose sum is below [`GATE`] are too quiet
+//! to read a ratio from and count as not limited.
+
+use ebur128::{EbuR128, Mode};
+use granary_engine::render::Block;
+
+/// Gain reduction above which the limiter counts as active, dB.
+pub const ACTIVE_DB: f64 = 0.01;
+/// Below this |grains + cup| (−120 dBFS) a frame's gain reduction is not read.
+pub const GATE: f32 = 1e-6;
+
+/// Accumulates the levels of a render block by block.
+pub struct Meter {
+    r128: EbuR128,
+    frames: u64,
+    sum_sq: f64,
+    peak: f32,
+    /// Smallest main / (grains + cup) ratio seen (1 = no reduction).
+    min_gain: f64,
+    limited: u64,
+}
+
+/// The figures `granary render` prints.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Levels {
+    /// Integrated loudness, LUFS (−inf when the render is silent or shorter than 400 ms).
+    pub integrated_lufs: f64,
+    /// True peak over both channels, dBTP (4× oversampled below 96 kHz).
+    pub true_peak_dbtp: f64,
+    /// Sample peak, dBFS.
+    pub peak_dbfs: f64,
+    /// RMS over both channels, dBFS.
+    pub rms_dbfs: f64,
+    /// Largest gain reduction of the limiter, dB (0 when it never acted).
+    pub max_gain_reduction_db: f64,
+    /// Share of the frames where the limiter took more than [`ACTIVE_DB`] off, 0..1.
+    pub limiter_active: f64,
+    pub frames: u64,
+}
+
+impl Levels {
+    /// Whether every sample of the main output is zero.
+    pub fn silent(&self) -> bool {
+        self.peak_dbfs == f64::NEG_INFINITY
+    }
+}
+
+fn db(x: f64) -> f64 {
+    if x > 0.0 {
+        20.0 * x.log10()
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
+impl Meter {
+    /// A meter for a stereo render at `sample_rate` Hz.
+    pub fn new(sample_rate: u32) -> Result<Meter, String> {
+        let r128 = EbuR128::new(2, sample_rate, Mode::I | Mode::TRUE_PEAK)
+            .map_err(|e| format!("loudness meter at {sample_rate} Hz: {e}"))?;
+        Ok(Meter {
+            r128,
+            frames: 0,
+            sum_sq: 0.0,
+            peak: 0.0,
+            min_gain: 1.0,
+            limited: 0,
+        })
+    }
+
+    /// Adds one block of the render.
+    pub fn add(&mut self, b: &Block<'_>) {
+        // planar input of equal lengths cannot fail
+        let _ = self.r128.add_frames_planar_f32(&b.main);
+        let [ml, mr] = b.main;
+        for t in 0..b.len() {
+            let (l, r) = (ml[t], mr[t]);
+            self.sum_sq += (l as f64) * (l as f64) + (r as f64) * (r as f64);
+            self.peak = self.peak.max(l.abs()).max(r.abs());
+            let pre = [b.grains[0][t] + b.cup[0][t], b.grains[1][t] + b.cup[1][t]];
+            let (pre, post) = if pre[0].abs() >= pre[1].abs() {
+                (pre[0], l)
+            } else {
+                (pre[1], r)
+            };
+            if pre.abs() > GATE {
+                let gain = (post as f64 / pre as f64).abs();
+                self.min_gain = self.min_gain.min(gain);
+                if -db(gain) > ACTIVE_DB {
+                    self.limited += 1;
+                }
+            }
+        }
+        self.frames += b.len() as u64;
+    }
+
+    /// The figures so far.
+    pub fn levels(&self) -> Levels {
+        let true_peak = (0..2)
+            .filter_map(|c| self.r128.true_peak(c).ok())
+            .fold(0.0f64, f64::max);
+        let n = self.frames.max(1) as f64;
+        Levels {
+            integrated_lufs: self.r128.loudness_global().unwrap_or(f64::NEG_INFINITY),
+            true_peak_dbtp: db(true_peak),
+            peak_dbfs: db(self.peak as f64),
+            rms_dbfs: db((self.sum_sq / (2.0 * n)).sqrt()),
+            max_gain_reduction_db: (-db(self.min_gain)).max(0.0),
+            limiter_active: self.limited as f64 / n,
+            frames: self.frames,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block<'a>(main: [&'a [f32]; 2], grains: [&'a [f32]; 2], cup: [&'a [f32]; 2]) -> Block<'a> {
+        Block { main, grains, cup }
+    }
+
+    #[test]
+    fn a_full_scale_sine_reads_as_its_standard_level() {
+        // BS.1770: a 1 kHz sine peaking at 0 dBFS in both channels reads 0 LUFS; here at
+        // half scale, -6.02 LUFS
+        let fs = 48_000;
+        let x: Vec<f32> = (0..fs * 3)
+            .map(|i| (2.0 * std::f32::consts::PI * 1000.0 * i as f32 / fs as f32).sin() * 0.5)
+            .collect();
+        let zero = vec![0.0f32; x.len()];
+        let mut m = Meter::new(fs as u32).unwrap();
+        for (c, z) in x.chunks(1000).zip(zero.chunks(1000)) {
+            // the whole signal came through the limiter untouched
+            m.add(&block([c, c], [c, c], [z, z]));
+        }
+        let l = m.levels();
+        assert!((l.integrated_lufs - -6.02).abs() < 0.1, "{l:?}");
+        assert!((l.true_peak_dbtp - -6.02).abs() < 0.1, "{l:?}");
+        assert!((l.rms_dbfs - -9.03).abs() < 0.01, "{l:?}");
+        assert_eq!((l.max_gain_reduction_db, l.limiter_active), (0.0, 0.0));
+        assert!(!l.silent());
+    }
+
+    #[test]
+    fn gain_reduction_is_main_over_the_stems_sum() {
+        let pre = [0.5f32, 2.0, -4.0, 1e-9];
+        // the limiter halves the second frame, quarters the third; the fourth is gated
+        let main = [0.5f32, 1.0, -1.0, 0.0];
+        let zero = [0.0f32; 4];
+        let mut m = Meter::new(48_000).unwrap();
+        m.add(&block([&main, &main], [&pre, &pre], [&zero, &zero]));
+        let l = m.levels();
+        assert!((l.max_gain_reduction_db - 12.041).abs() < 0.01, "{l:?}");
+        assert_eq!(l.limiter_active, 0.5);
+        let silent = Meter::new(48_000).unwrap();
+        assert!(silent.levels().silent());
+    }
+}

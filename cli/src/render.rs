@@ -1,0 +1,348 @@
+//! `granary render`: a pour streamed to 32-bit float WAV files as it is rendered (memory for
+//! one block, whatever the length), metered on the way ([`crate::levels`]), the files written
+//! beside their targets and renamed together when complete ([`crate::output`]).
+
+use crate::levels::{Levels, Meter};
+use crate::output::{io_message, Interrupt, Staged};
+use granary_engine::params::{ParamValues, TRIGGER_IDS};
+use granary_engine::render::{NoteEvent, RenderOptions, Renderer};
+use granary_engine::Stats;
+use std::io::{BufWriter, Seek, Write};
+use std::path::{Path, PathBuf};
+
+/// Longest render, s.
+pub const MAX_SECONDS: f64 = 3600.0;
+/// Sample rates, Hz (whole numbers).
+pub const SAMPLE_RATES: (u32, u32) = (8_000, 384_000);
+/// Block sizes, samples.
+pub const BLOCK_SIZES: (i64, i64) = (1, 65_536);
+/// Largest WAV data chunk: its size field has 32 bits.
+const MAX_WAV_DATA_BYTES: u64 = u32::MAX as u64 - 64;
+
+/// Why a command stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// A bad argument or a failed write: the message.
+    Error(String),
+    /// A signal (SIGINT, SIGTERM, SIGHUP) stopped it; nothing was written.
+    Interrupted(i32),
+}
+
+impl From<String> for Failure {
+    fn from(e: String) -> Self {
+        Failure::Error(e)
+    }
+}
+
+impl Failure {
+    /// The exit code: 2 for an error, 128 + the signal's number when interrupted.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Error(_) => 2,
+            Failure::Interrupted(sig) => (128 + sig).clamp(0, 255) as u8,
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Error(e) => f.write_str(e),
+            Failure::Interrupted(sig) => {
+                let name = match *sig {
+                    2 => "SIGINT",
+                    15 => "SIGTERM",
+                    1 => "SIGHUP",
+                    _ => "a signal",
+                };
+                write!(f, "interrupted by {name}: nothing written")
+            }
+        }
+    }
+}
+
+/// A hound error as a sentence.
+fn wav_message(e: hound::Error) -> String {
+    match e {
+        hound::Error::IoError(e) => io_message(&e),
+        e => e.to_string(),
+    }
+}
+
+/// The render's sample rate from the command line: a whole number of Hz in range.
+pub fn sample_rate(hz: f64) -> Result<u32, String> {
+    let (lo, hi) = SAMPLE_RATES;
+    if !(hz.is_finite() && hz.fract() == 0.0 && hz >= lo as f64 && hz <= hi as f64) {
+        return Err(format!(
+            "--sample-rate must be a whole number of Hz within {lo}..={hi}, got {hz}"
+        ));
+    }
+    Ok(hz as u32)
+}
+
+/// Checks `--seconds` and that the render fits a WAV file at `rate`.
+pub fn seconds(s: f64, rate: u32) -> Result<f64, String> {
+    if !(s.is_finite() && s > 0.0 && s <= MAX_SECONDS) {
+        return Err(format!("--seconds must be within (0, {MAX_SECONDS}], got {s}"));
+    }
+    let frames = (s * rate as f64).round() as u64;
+    if frames * 8 > MAX_WAV_DATA_BYTES {
+        let max = MAX_WAV_DATA_BYTES as f64 / 8.0 / rate as f64;
+        return Err(format!(
+            "--seconds {s} at {rate} Hz does not fit a WAV file (4 GiB): at most {max:.0} s at this rate"
+        ));
+    }
+    Ok(s)
+}
+
+/// Checks `--block-size`.
+pub fn block_size(n: i64) -> Result<usize, String> {
+    let (lo, hi) = BLOCK_SIZES;
+    if !(lo..=hi).contains(&n) {
+        return Err(format!("--block-size must be within {lo}..={hi}, got {n}"));
+    }
+    Ok(n as usize)
+}
+
+/// What to render, checked.
+pub struct Job {
+    pub values: ParamValues,
+    pub opts: RenderOptions,
+    pub sample_rate: u32,
+    pub notes: Vec<NoteEvent>,
+    pub stems: bool,
+    pub output: PathBuf,
+}
+
+/// What was rendered.
+pub struct Report {
+    pub levels: Levels,
+    pub stats: Stats,
+    pub written: Vec<PathBuf>,
+}
+
+impl Job {
+    /// The output files: the mix, then (with stems) `FILE.grains.wav` and `FILE.cup.wav`.
+    pub fn targets(&self) -> Vec<PathBuf> {
+        let mut t = vec![self.output.clone()];
+        if self.stems {
+            for suffix in ["grains", "cup"] {
+                t.push(self.output.with_extension(format!("{suffix}.wav")));
+            }
+        }
+        t
+    }
+
+    /// Refuses what the plugin would not play: notes in continuous mode (the plugin then
+    /// ignores notes and pours from `pour_rate`).
+    pub fn check(&self) -> Result<(), String> {
+        let continuous = TRIGGER_IDS[self.values.choice("trigger_mode")] == "continuous";
+        if continuous && !self.notes.is_empty() {
+            return Err(
+                "--note plays MIDI notes, but trigger_mode is continuous, where the plugin ignores \
+                 notes and pours from pour_rate: drop --note (and use --pour), or --set trigger_mode=midi"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// What the listener would not hear, as warnings for stderr (before rendering).
+    pub fn warnings(&self) -> Vec<String> {
+        let s = self.opts.seconds;
+        let mut w = Vec::new();
+        if self.opts.frames() == 0 {
+            w.push(format!(
+                "--seconds {s} is less than one sample at {} Hz",
+                self.sample_rate
+            ));
+        }
+        for n in &self.notes {
+            if n.start_s >= s {
+                w.push(format!(
+                    "--note {}:{}:{} starts after the render ends ({s} s); it is not heard",
+                    n.start_s, n.end_s, n.velocity
+                ));
+            }
+        }
+        if self.notes.is_empty() && self.opts.pour.is_none() && s <= 1.0 && self.opts.frames() > 0 {
+            w.push(format!(
+                "without --pour the preset pours until one second before the end: --seconds {s} leaves no pour"
+            ));
+        }
+        w
+    }
+
+    /// The renderer for this job.
+    pub fn renderer(&self) -> Renderer {
+        if self.notes.is_empty() {
+            Renderer::pour(&self.values, &self.opts)
+        } else {
+            Renderer::notes(&self.values, &self.opts, &self.notes)
+        }
+    }
+
+    /// Renders into the targets: temporaries beside them, renamed together at the end; on
+    /// an error or a signal nothing is left.
+    pub fn run(&self, interrupt: &Interrupt) -> Result<Report, Failure> {
+        let staged = Staged::new(&self.targets())?;
+        let sinks: Vec<_> = staged.files().into_iter().map(BufWriter::new).collect();
+        let mut r = self.renderer();
+        let levels = stream(&mut r, sinks, self.sample_rate, interrupt).map_err(|e| match e {
+            Failure::Error(e) => Failure::Error(format!("{}: {e}", self.output.display())),
+            e => e,
+        })?;
+        if let Some(sig) = interrupt.signal() {
+            return Err(Failure::Interrupted(sig));
+        }
+        let written = staged.targets().into_iter().map(Path::to_path_buf).collect();
+        staged.commit()?;
+        Ok(Report {
+            levels,
+            stats: r.stats(),
+            written,
+        })
+    }
+}
+
+/// Streams `renderer` into stereo 32-bit float WAV files, one per sink (the mix, then the
+/// grains and cup stems if there are three sinks), metering the mix. Stops at the first
+/// write error, or when `interrupt` reports a signal.
+pub fn stream<W: Write + Seek>(
+    renderer: &mut Renderer,
+    sinks: Vec<W>,
+    sample_rate: u32,
+    interrupt: &Interrupt,
+) -> Result<Levels, Failure> {
+    let spec = hound::WavSpec {
+        channels: 2,
+        sample_rate,
+        bits_per_sample: 32,
+        sample_format: hound::SampleFormat::Float,
+    };
+    let mut writers = sinks
+        .into_iter()
+        .map(|s| hound::WavWriter::new(s, spec))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(wav_message)?;
+    let mut meter = Meter::new(sample_rate)?;
+    while let Some(b) = renderer.next_block() {
+        if let Some(sig) = interrupt.signal() {
+            return Err(Failure::Interrupted(sig));
+        }
+        meter.add(&b);
+        for (w, [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup]) {
+            for (x, y) in l.iter().zip(r) {
+                w.write_sample(*x).map_err(wav_message)?;
+                w.write_sample(*y).map_err(wav_message)?;
+            }
+        }
+    }
+    for w in writers {
+        w.finalize().map_err(wav_message)?;
+    }
+    Ok(meter.levels())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use granary_engine::render::PourCurve;
+    use std::io::{self, SeekFrom};
+
+    /// A writer on a disk that fills after `room` bytes.
+    struct Full<W> {
+        inner: W,
+        room: usize,
+    }
+
+    impl<W: Write> Write for Full<W> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::from_raw_os_error(28));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            self.inner.write(&buf[..n])
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.inner.flush()
+        }
+    }
+
+    impl<W: Seek> Seek for Full<W> {
+        fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+            self.inner.seek(pos)
+        }
+    }
+
+    fn job(dir: &Path) -> Job {
+        let opts = RenderOptions {
+            seconds: 1.0,
+            sample_rate: 48_000.0,
+            block_size: 512,
+            pour: Some(PourCurve::parse("0:20").unwrap()),
+        };
+        Job {
+            values: ParamValues::default(),
+            opts,
+            sample_rate: 48_000,
+            notes: Vec::new(),
+            stems: true,
+            output: dir.join("pour.wav"),
+        }
+    }
+
+    fn entries(dir: &Path) -> usize {
+        std::fs::read_dir(dir).unwrap().count()
+    }
+
+    #[test]
+    fn a_full_disk_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = job(dir.path());
+        // the disk fills while the grains stem is written, 100 kB in
+        let err = {
+            let staged = Staged::new(&j.targets()).unwrap();
+            let sinks: Vec<_> = staged
+                .files()
+                .into_iter()
+                .enumerate()
+                .map(|(i, f)| Full {
+                    inner: BufWriter::new(f),
+                    room: if i == 1 { 100_000 } else { usize::MAX },
+                })
+                .collect();
+            assert_eq!(entries(dir.path()), 3, "three temporaries while writing");
+            stream(&mut j.renderer(), sinks, 48_000, &Interrupt::never()).unwrap_err()
+        };
+        assert_eq!(err, Failure::Error("No space left on device".into()));
+        assert_eq!(entries(dir.path()), 0, "temporaries removed");
+    }
+
+    #[test]
+    fn a_signal_stops_the_render_and_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = job(dir.path());
+        let stop = Interrupt::never();
+        stop.raise(15);
+        assert_eq!(j.run(&stop).err(), Some(Failure::Interrupted(15)));
+        assert_eq!(Failure::Interrupted(15).exit_code(), 143);
+        assert_eq!(entries(dir.path()), 0);
+        // and without one, all three files
+        let r = j.run(&Interrupt::never()).unwrap();
+        assert_eq!(r.written.len(), 3);
+        assert_eq!(entries(dir.path()), 3);
+        assert!(r.levels.integrated_lufs.is_finite() && r.stats.collisions > 0);
+    }
+
+    #[test]
+    fn limits() {
+        assert_eq!(sample_rate(44_100.0), Ok(44_100));
+        assert!(sample_rate(44_100.5).unwrap_err().contains("whole number"));
+        assert!(seconds(-1.0, 48_000).unwrap_err().contains("(0, 3600], got -1"));
+        assert!(seconds(3600.0, 96_000).is_ok());
+        assert!(seconds(3600.0, 192_000).unwrap_err().contains("at most 2796 s"));
+        assert!(block_size(0).is_err() && block_size(65_537).is_err() && block_size(-3).is_err());
+    }
+}
