@@ -126,7 +126,7 @@ impl Meters {
             egui::Color32::WHITE,
             width,
         );
-        4.0 * ROW_H + 3.0 * ui.spacing().item_spacing.y + caption.size().y + ui.spacing().item_spacing.y + 2.0
+        4.0 * ROW_H + 4.0 * ui.spacing().item_spacing.y + caption.size().y + 10.0
     }
 
     /// Draws three horizontal meters, `width` points wide.
