@@ -100,11 +100,16 @@ fn float_param(id: &str) -> FloatParam {
         panic!("{id} is not a float")
     };
     let range = if log {
-        // ranges that start at 0 (pour rate) need a stronger skew to feel logarithmic
+        // a range that starts at 0 (pour rate) is a cube law, 200 n^3 g/s: the default
+        // 20 g/s sits near the middle, 1 g/s at a sixth and 0.1 g/s at a twelfth
         FloatRange::Skewed {
             min,
             max,
-            factor: FloatRange::skew_factor(if min > 0.0 { -1.5 } else { -2.5 }),
+            factor: if min > 0.0 {
+                FloatRange::skew_factor(-1.5)
+            } else {
+                1.0 / 3.0
+            },
         }
     } else {
         FloatRange::Linear { min, max }
@@ -124,9 +129,28 @@ fn float_param(id: &str) -> FloatParam {
     } else {
         1
     };
+    let to_string = if log && min == 0.0 {
+        // down to the table's step (0.01) below 10, so a trickle never reads as 0
+        significant_v2s(digits)
+    } else {
+        formatters::v2s_f32_rounded(digits)
+    };
     FloatParam::new(s.name, default, range)
         .with_unit(unit)
-        .with_value_to_string(formatters::v2s_f32_rounded(digits))
+        .with_value_to_string(to_string)
+}
+
+/// `digits` decimals from 10 up, one more below 10 (0.02 g/s, 9.95 g/s, 10.0 g/s): the
+/// decimals are chosen on the rounded text, so a text parses back to itself.
+fn significant_v2s(digits: usize) -> Arc<dyn Fn(f32) -> String + Send + Sync> {
+    Arc::new(move |v| {
+        let fine = format!("{v:.*}", digits + 1);
+        if fine.parse::<f32>().is_ok_and(|x| x.abs() < 10.0) {
+            fine
+        } else {
+            format!("{v:.digits$}")
+        }
+    })
 }
 
 fn enum_param(id: &'static str) -> IntParam {

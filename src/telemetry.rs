@@ -10,7 +10,7 @@
 //!
 //! What is published: output samples of the main mix (mono sum) for the spectrum analyser;
 //! peak and RMS of the main output and of each stem; running collision totals (all, and per
-//! generator cell) with the sample clock, from which the GUI derives collisions per second
+//! generator cell) with the sample clock, the limiter's largest gain reduction, from which the GUI derives collisions per second
 //! and the flashes per cell; the pour state (fill, pile height, flow, impact speed) and the
 //! cup geometry for the scene view.
 
@@ -60,6 +60,8 @@ struct Shared {
     peak: [AtomicF32; 3],
     /// RMS over `RMS_TIME_S`, per meter (both channels).
     rms: [AtomicF32; 3],
+    /// The limiter's largest gain reduction since the GUI last read it, dB (>= 0).
+    gain_reduction_db: AtomicF32,
     /// Physical collisions since the engine's last reset.
     collisions: AtomicU64,
     /// Collisions per generator cell since the engine's last reset.
@@ -158,6 +160,9 @@ impl TelemetryWriter {
     /// Publishes the engine's counters, pour state and geometry (once per host block).
     pub fn write_engine(&mut self, engine: &Engine) {
         let s = &self.shared;
+        let gain = engine.limiter_gain();
+        let reduction_db = if gain > 0.0 { -20.0 * gain.log10() } else { 120.0 };
+        s.gain_reduction_db.fetch_max(reduction_db.max(0.0), Ordering::Relaxed);
         s.collisions.store(engine.stats().collisions, Ordering::Relaxed);
         for (a, &c) in s.cell_collisions.iter().zip(engine.cell_collisions().iter()) {
             a.store(c, Ordering::Relaxed);
@@ -201,6 +206,8 @@ pub struct Snapshot {
     pub peak: [f32; 3],
     /// RMS (linear full scale), per `Meter`.
     pub rms: [f32; 3],
+    /// The limiter's largest gain reduction since the previous snapshot, dB (>= 0).
+    pub gain_reduction_db: f32,
     pub collisions: u64,
     /// Collisions per cell since the previous snapshot (the flashes).
     pub cell_delta: [u64; CELL_COUNT],
@@ -239,6 +246,7 @@ impl TelemetryReader {
             dropped: s.dropped.load(Ordering::Relaxed),
             peak: [0, 1, 2].map(|k| s.peak[k].swap(0.0, Ordering::Relaxed)),
             rms: [0, 1, 2].map(|k| s.rms[k].load(Ordering::Relaxed)),
+            gain_reduction_db: s.gain_reduction_db.swap(0.0, Ordering::Relaxed),
             collisions: s.collisions.load(Ordering::Relaxed),
             cell_delta,
             fill: s.fill.load(Ordering::Relaxed),

@@ -229,6 +229,11 @@ impl Engine {
         &self.settings
     }
 
+    /// The limiter's gain on the last sample of the main output, 0..=1 (1: not limiting).
+    pub fn limiter_gain(&self) -> f32 {
+        self.limiter.gain()
+    }
+
     /// Latency of the main output (the limiter's look-ahead), samples.
     pub fn latency_samples(&self) -> usize {
         self.limiter.latency()

@@ -76,6 +76,11 @@ impl Limiter {
         self.ceiling
     }
 
+    /// The gain on the last sample out, 0..=1 (1: not limiting; for a gain-reduction meter).
+    pub fn gain(&self) -> f32 {
+        ((self.avg_sum / self.len as f64) as f32).clamp(0.0, 1.0)
+    }
+
     pub fn reset(&mut self) {
         for d in &mut self.delay {
             d.fill(0.0);

@@ -207,38 +207,28 @@ impl CupMaterial {
         };
         let (name, elastic, loss_factor, source) = match self {
             // Stoneware mug: QJ2 "ceramics".
-            CupMaterial::Ceramic => ("Ceramic mug", e(7.2e10, 0.19, 2700.0), 4.0e-3, "QJ2; eta CH (ceramics)"),
-            CupMaterial::Porcelain => (
-                "Porcelain cup",
-                e(1.0e11, 0.22, 2400.0),
-                3.0e-3,
-                "HB; eta CH (ceramics)",
-            ),
-            CupMaterial::Glass => ("Glass tumbler", e(7.2e10, 0.22, 2520.0), 2.0e-3, "T6.1; eta CH (glass)"),
+            CupMaterial::Ceramic => ("Ceramic", e(7.2e10, 0.19, 2700.0), 4.0e-3, "QJ2; eta CH (ceramics)"),
+            CupMaterial::Porcelain => ("Porcelain", e(1.0e11, 0.22, 2400.0), 3.0e-3, "HB; eta CH (ceramics)"),
+            CupMaterial::Glass => ("Glass", e(7.2e10, 0.22, 2520.0), 2.0e-3, "T6.1; eta CH (glass)"),
             CupMaterial::Steel => (
-                "Steel cup",
+                "Steel",
                 e(1.965e11, 0.27, 7955.0),
                 8.0e-4,
                 "QJ2; eta CH (steel) + mounting",
             ),
             CupMaterial::Aluminium => (
-                "Aluminium cup",
+                "Aluminium",
                 e(6.9e10, 0.33, 2700.0),
                 1.2e-3,
                 "HB; eta CH (aluminium) + mounting",
             ),
             CupMaterial::Plastic => (
-                "Plastic bowl",
+                "Plastic",
                 e(1.4e9, 0.35, 1070.0),
                 2.0e-2,
                 "QJ2 (ABS); eta CH (plastics)",
             ),
-            CupMaterial::Wood => (
-                "Wooden bowl",
-                e(1.1e10, 0.25, 750.0),
-                3.0e-2,
-                "QJ2 (MDF); eta CH (wood)",
-            ),
+            CupMaterial::Wood => ("Wood", e(1.1e10, 0.25, 750.0), 3.0e-2, "QJ2 (MDF); eta CH (wood)"),
         };
         CupMaterialData {
             name,

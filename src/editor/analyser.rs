@@ -144,6 +144,40 @@ pub fn band_levels(bins_db: &[f32], sample_rate: f32, fft_len: usize, points: us
         .collect()
 }
 
+/// Height of a level label, points (labels closer than this are left out).
+const LABEL_H: f32 = 12.0;
+/// The frequency axis' grid lines and labels.
+const FREQ_LABELS: [(f32, &str); 9] = [
+    (50.0, "50"),
+    (100.0, "100"),
+    (200.0, "200"),
+    (500.0, "500"),
+    (1000.0, "1k"),
+    (2000.0, "2k"),
+    (5000.0, "5k"),
+    (10000.0, "10k"),
+    (20000.0, "20k"),
+];
+
+/// The frequency grid of a plot `width` points wide from `left`: (x, label, whether the
+/// label is drawn). A label is drawn only where it keeps a gap from the last one drawn and
+/// stays inside the plot; `text_width` measures a label.
+pub fn freq_labels(left: f32, width: f32, text_width: impl Fn(&str) -> f32) -> Vec<(f32, &'static str, bool)> {
+    let mut right_of_last = f32::NEG_INFINITY;
+    FREQ_LABELS
+        .iter()
+        .map(|&(f, label)| {
+            let x = left + axis_pos(f) * width;
+            let half = 0.5 * text_width(label);
+            let shown = x - half >= right_of_last + 4.0 && x + half <= left + width + 14.0;
+            if shown {
+                right_of_last = x + half;
+            }
+            (x, label, shown)
+        })
+        .collect()
+}
+
 /// Draws the analyser into `rect`: grid, frequency and level labels, the spectrum.
 pub fn draw(ui: &mut egui::Ui, rect: egui::Rect, levels: &[f32]) {
     use egui::{pos2, Align2, Color32, FontId, Stroke};
@@ -155,49 +189,40 @@ pub fn draw(ui: &mut egui::Ui, rect: egui::Rect, levels: &[f32]) {
     let text = visuals.text_color();
     let font = FontId::proportional(11.0);
     let y_of = |db: f32| egui::remap_clamp(db, DB_FLOOR..=DB_TOP, plot.bottom()..=plot.top());
+    let mut last_y = f32::INFINITY;
     for db in (DB_FLOOR as i32..=DB_TOP as i32).step_by(24) {
         let y = y_of(db as f32);
         painter.line_segment([pos2(plot.left(), y), pos2(plot.right(), y)], grid);
-        painter.text(
-            pos2(plot.left() - 4.0, y),
-            Align2::RIGHT_CENTER,
-            format!("{db}"),
-            font.clone(),
-            text,
-        );
+        // a label only where it clears the one below (a short window)
+        if last_y - y >= LABEL_H {
+            painter.text(
+                pos2(plot.left() - 4.0, y),
+                Align2::RIGHT_CENTER,
+                format!("{db}"),
+                font.clone(),
+                text,
+            );
+            last_y = y;
+        }
     }
-    for (f, label) in [
-        (50.0, "50"),
-        (100.0, "100"),
-        (200.0, "200"),
-        (500.0, "500"),
-        (1000.0, "1k"),
-        (2000.0, "2k"),
-        (5000.0, "5k"),
-        (10000.0, "10k"),
-        (20000.0, "20k"),
-    ] {
-        let x = plot.left() + axis_pos(f) * plot.width();
+    for (x, label, shown) in freq_labels(plot.left(), plot.width(), |t| {
+        painter.layout_no_wrap(t.to_string(), font.clone(), text).size().x
+    }) {
         painter.line_segment([pos2(x, plot.top()), pos2(x, plot.bottom())], grid);
-        painter.text(
-            pos2(x, plot.bottom() + 2.0),
-            Align2::CENTER_TOP,
-            label,
-            font.clone(),
-            text,
-        );
+        if shown {
+            painter.text(
+                pos2(x, plot.bottom() + 2.0),
+                Align2::CENTER_TOP,
+                label,
+                font.clone(),
+                text,
+            );
+        }
     }
-    painter.text(
-        pos2(plot.left() + 2.0, plot.bottom() + 2.0),
-        Align2::LEFT_TOP,
-        "Hz",
-        font.clone(),
-        visuals.weak_text_color(),
-    );
     painter.text(
         pos2(plot.left() + 4.0, plot.top() + 2.0),
         Align2::LEFT_TOP,
-        "Output spectrum, dBFS",
+        "Output spectrum: dBFS over Hz",
         font,
         text,
     );
@@ -276,6 +301,27 @@ mod tests {
         let mut quiet = Analyser::new();
         quiet.push(&vec![0.0; 100]);
         assert!(quiet.update(fs, 50, 0.0).iter().all(|&d| d == DB_FLOOR));
+    }
+
+    #[test]
+    fn frequency_labels_never_overlap() {
+        // 7 points a character at the 11-point font, a generous measure
+        let width = |t: &str| 7.0 * t.len() as f32;
+        for plot_w in [120.0, 180.0, 240.0, 600.0] {
+            let labels = freq_labels(0.0, plot_w, width);
+            assert_eq!(labels.len(), FREQ_LABELS.len());
+            let shown: Vec<_> = labels.iter().filter(|l| l.2).collect();
+            assert!(shown.len() >= 3, "{plot_w}: {shown:?}");
+            for w in shown.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                assert!(
+                    a.0 + 0.5 * width(a.1) + 4.0 <= b.0 - 0.5 * width(b.1),
+                    "{plot_w}: {a:?} and {b:?} overlap"
+                );
+            }
+        }
+        // wide enough, every label shows
+        assert!(freq_labels(0.0, 2000.0, width).iter().all(|l| l.2));
     }
 
     #[test]

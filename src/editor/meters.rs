@@ -1,4 +1,5 @@
-//! Level meters (main output and each stem: peak with hold, RMS) and the scene view's
+//! Level meters (main output and each stem: peak with hold, RMS; the limiter's gain
+//! reduction on the main output) and the scene view's
 //! collision flashes, from telemetry snapshots. Ballistics are in seconds, so they look the
 //! same at any frame rate.
 
@@ -7,6 +8,8 @@ use granary_engine::generator::{CollisionKind, CELLS};
 
 /// Meter scale, dBFS.
 pub const METER_FLOOR_DB: f32 = -72.0;
+/// Full scale of the gain-reduction meter, dB.
+pub const GR_SCALE_DB: f32 = 24.0;
 /// Peak display fall rate, dB/s, and how long the peak-hold tick stays, s.
 pub const PEAK_FALL_DB_PER_S: f32 = 24.0;
 pub const HOLD_S: f32 = 1.5;
@@ -62,11 +65,45 @@ impl MeterState {
     }
 }
 
-/// Meters for the main output and both stems.
+/// The limiter's gain reduction as shown: the largest since the last frame, falling back
+/// at the peak meters' rate, and held for `HOLD_S`, dB (>= 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GainReduction {
+    pub now_db: f32,
+    pub hold_db: f32,
+    hold_left_s: f32,
+}
+
+impl GainReduction {
+    pub fn update(&mut self, reduction_db: f32, dt: f32) {
+        let dt = dt.clamp(0.0, 0.5);
+        let r = if reduction_db.is_finite() {
+            reduction_db.clamp(0.0, -METER_FLOOR_DB)
+        } else {
+            0.0
+        };
+        self.now_db = r.max(self.now_db - PEAK_FALL_DB_PER_S * dt);
+        if r >= self.hold_db {
+            self.hold_db = r;
+            self.hold_left_s = HOLD_S;
+        } else {
+            self.hold_left_s -= dt;
+            if self.hold_left_s <= 0.0 {
+                self.hold_db = self.now_db;
+            }
+        }
+    }
+}
+
+/// Meters for the main output and both stems, and the limiter's gain reduction.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Meters {
     pub state: [MeterState; 3],
+    pub gain_reduction: GainReduction,
 }
+
+/// Height of one meter row, points.
+const ROW_H: f32 = 20.0;
 
 impl Meters {
     pub fn update(&mut self, s: &Snapshot, dt: f32) {
@@ -74,6 +111,22 @@ impl Meters {
             let k = m as usize;
             self.state[k].update(s.peak[k], s.rms[k], dt);
         }
+        self.gain_reduction.update(s.gain_reduction_db, dt);
+    }
+
+    /// The caption under the meters.
+    pub const CAPTION: &'static str =
+        "bar: RMS (300 ms), shade: peak, tick: peak hold; figures: peak / RMS, dBFS. Limiter: gain reduction on Main, dB";
+
+    /// The height `draw` takes at `width` points (four rows and the wrapped caption).
+    pub fn height(ui: &egui::Ui, width: f32) -> f32 {
+        let caption = ui.painter().layout(
+            Self::CAPTION.into(),
+            egui::FontId::proportional(12.0),
+            egui::Color32::WHITE,
+            width,
+        );
+        4.0 * ROW_H + 4.0 * ui.spacing().item_spacing.y + caption.size().y + 10.0
     }
 
     /// Draws three horizontal meters, `width` points wide.
@@ -83,7 +136,7 @@ impl Meters {
         let value_w = 124.0;
         for m in Meter::ALL {
             let st = self.state[m as usize];
-            let (rect, _) = ui.allocate_exact_size(vec2(width, 20.0), Sense::hover());
+            let (rect, _) = ui.allocate_exact_size(vec2(width, ROW_H), Sense::hover());
             let painter = ui.painter_at(rect);
             let text = ui.visuals().text_color();
             let font = FontId::proportional(13.0);
@@ -140,10 +193,58 @@ impl Meters {
                 text,
             );
         }
-        ui.label(
-            egui::RichText::new("bar: RMS (300 ms), shade: peak, tick: peak hold; figures: peak / RMS, dBFS")
-                .size(12.0)
-                .color(ui.visuals().weak_text_color()),
+        self.draw_gain_reduction(ui, width, label_w, value_w);
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new(Self::CAPTION)
+                    .size(12.0)
+                    .color(ui.visuals().weak_text_color()),
+            )
+            .wrap(),
+        );
+    }
+
+    /// The gain-reduction row: a red bar from the right end, 0 to `GR_SCALE_DB`.
+    fn draw_gain_reduction(&self, ui: &mut egui::Ui, width: f32, label_w: f32, value_w: f32) {
+        use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Sense, Stroke};
+        let gr = self.gain_reduction;
+        let (rect, _) = ui.allocate_exact_size(vec2(width, ROW_H), Sense::hover());
+        let painter = ui.painter_at(rect);
+        let text = ui.visuals().text_color();
+        painter.text(
+            pos2(rect.left(), rect.center().y),
+            Align2::LEFT_CENTER,
+            "Limiter",
+            FontId::proportional(13.0),
+            text,
+        );
+        let bar = Rect::from_min_max(
+            pos2(rect.left() + label_w, rect.top() + 3.0),
+            pos2(rect.right() - value_w, rect.bottom() - 3.0),
+        );
+        painter.rect_filled(bar, 2.0, ui.visuals().extreme_bg_color);
+        let x_of = |db: f32| egui::remap_clamp(db, 0.0..=GR_SCALE_DB, bar.right()..=bar.left());
+        if gr.now_db > 0.01 {
+            let r = Rect::from_min_max(pos2(x_of(gr.now_db), bar.top()), bar.max);
+            painter.rect_filled(r, 2.0, Color32::from_rgb(235, 80, 60));
+        }
+        if gr.hold_db > 0.01 {
+            let hx = x_of(gr.hold_db);
+            painter.line_segment([pos2(hx, bar.top()), pos2(hx, bar.bottom())], Stroke::new(2.0, text));
+        }
+        for db in [1.0, 3.0, 6.0, 12.0] {
+            let x = x_of(db);
+            painter.line_segment(
+                [pos2(x, bar.bottom() - 3.0), pos2(x, bar.bottom())],
+                Stroke::new(1.0, ui.visuals().weak_text_color()),
+            );
+        }
+        painter.text(
+            pos2(rect.right(), rect.center().y),
+            Align2::RIGHT_CENTER,
+            format!("GR {:.1} dB", gr.hold_db),
+            FontId::monospace(12.0),
+            text,
         );
     }
 }
@@ -202,6 +303,24 @@ mod tests {
         assert!(m.peak_db < -40.0);
         m.update(f32::NAN, f32::INFINITY, 0.1);
         assert!(m.peak_db.is_finite() && m.rms_db == METER_FLOOR_DB);
+    }
+
+    #[test]
+    fn gain_reduction_shows_the_largest_and_falls_back() {
+        let mut g = GainReduction::default();
+        g.update(0.0, 1.0 / 60.0);
+        assert_eq!((g.now_db, g.hold_db), (0.0, 0.0));
+        g.update(6.0, 1.0 / 60.0);
+        assert_eq!((g.now_db, g.hold_db), (6.0, 6.0));
+        // no more limiting: the bar falls at the peak rate, the hold stays for HOLD_S
+        g.update(0.0, 0.125);
+        assert!((g.now_db - 3.0).abs() < 1e-4 && g.hold_db == 6.0);
+        for _ in 0..4 {
+            g.update(0.0, 0.5);
+        }
+        assert_eq!((g.now_db, g.hold_db), (0.0, 0.0));
+        g.update(f32::NAN, 0.1);
+        assert_eq!(g.now_db, 0.0);
     }
 
     #[test]

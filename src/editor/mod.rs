@@ -7,8 +7,9 @@
 //!
 //! Threads: the GUI reads telemetry (`crate::telemetry`) once per frame and never blocks
 //! the audio thread; parameter changes go through the host (begin/set/end gestures).
-//! The window is resizable (drag the corner); its size and zoom (Ctrl +/-) are saved with
-//! the plugin state (`params.editor_size`).
+//! The window is resizable (drag the corner); its size and zoom (Ctrl + / Ctrl - / Ctrl 0)
+//! are saved with the plugin state (`params.editor_size`). Zooming never makes the window
+//! larger than the screen. Only the primary mouse button acts (`PrimaryButtonOnly`).
 
 pub mod analyser;
 pub mod meters;
@@ -35,6 +36,66 @@ pub use panel::GROUPS;
 pub const FRAME_RATE: f32 = 60.0;
 /// Collisions per second are averaged over this long, s (a steady readout).
 const RATE_WINDOW_S: f32 = 0.5;
+
+/// Zoom range and step of the zoom buttons and keys.
+pub const ZOOM_MIN: f32 = 0.5;
+pub const ZOOM_MAX: f32 = 3.0;
+pub const ZOOM_STEP: f32 = 0.25;
+/// Share of the screen the window may take (window decorations, panels).
+const SCREEN_SHARE: [f32; 2] = [0.96, 0.9];
+
+/// The largest zoom at which the editor's minimum size fits on a screen of `screen`
+/// pixels with `pixels_per_point` system scale.
+pub fn max_zoom(screen: Option<[f32; 2]>, pixels_per_point: f32) -> f32 {
+    let Some([w, h]) = screen else { return ZOOM_MAX };
+    let min = EditorSize::MIN;
+    let ppp = pixels_per_point.max(0.1);
+    let fit = (SCREEN_SHARE[0] * w / (min.0 as f32 * ppp)).min(SCREEN_SHARE[1] * h / (min.1 as f32 * ppp));
+    fit.clamp(ZOOM_MIN, ZOOM_MAX)
+}
+
+/// The window size, in points at `zoom`, that keeps `size` (points) on a screen of `screen`
+/// pixels, never below the editor's minimum.
+pub fn fit_to_screen(size: egui::Vec2, zoom: f32, screen: Option<[f32; 2]>, pixels_per_point: f32) -> egui::Vec2 {
+    let Some([w, h]) = screen else { return size };
+    let min = EditorSize::MIN;
+    let px = zoom.max(0.1) * pixels_per_point.max(0.1);
+    egui::vec2(
+        size.x.min(SCREEN_SHARE[0] * w / px).max(min.0 as f32),
+        size.y.min(SCREEN_SHARE[1] * h / px).max(min.1 as f32),
+    )
+}
+
+/// The screen's size in pixels, if the windowing system tells it (the X screen on Linux).
+fn screen_size() -> Option<[f32; 2]> {
+    #[cfg(target_os = "linux")]
+    {
+        let (conn, screen) = x11rb::connect(None).ok()?;
+        let s = x11rb::connection::Connection::setup(&conn).roots.get(screen)?;
+        Some([s.width_in_pixels as f32, s.height_in_pixels as f32])
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// An egui plugin that drops every mouse button but the primary one before the widgets see
+/// it: a right or middle click on a slider never changes its value (the framework's
+/// `ParamSlider` treats any button as a drag).
+pub struct PrimaryButtonOnly;
+
+impl egui::Plugin for PrimaryButtonOnly {
+    fn debug_name(&self) -> &'static str {
+        "granary: primary button only"
+    }
+
+    fn input_hook(&mut self, _ctx: &egui::Context, input: &mut egui::RawInput) {
+        input.events.retain(
+            |e| !matches!(e, egui::Event::PointerButton { button, .. } if *button != egui::PointerButton::Primary),
+        );
+    }
+}
 
 /// The editor's window state for a saved size (size in logical points, zoom).
 pub fn default_state(size: EditorSize) -> Arc<EguiEditorState> {
@@ -80,6 +141,15 @@ pub struct GranaryEditor {
     grain_grain_share: f32,
     last_time: Option<f64>,
     opened_at: Option<f64>,
+    /// The fill a loaded preset starts its pour at, shown until the next pour starts (the
+    /// engine keeps the last pour's fill until then).
+    loaded_fill: Option<f32>,
+    /// The screen's size in pixels (read when the window opens).
+    screen: Option<[f32; 2]>,
+    /// The zoom of the last pass (`None`: the window just opened).
+    last_zoom: Option<f32>,
+    /// The columns of the last frame (presets, parameters, live view).
+    columns: [egui::Rect; 3],
 }
 
 impl GranaryEditor {
@@ -102,6 +172,71 @@ impl GranaryEditor {
             grain_grain_share: 0.0,
             last_time: None,
             opened_at: None,
+            loaded_fill: None,
+            screen: None,
+            last_zoom: None,
+            columns: [egui::Rect::NOTHING; 3],
+        }
+    }
+
+    /// Sends a preset's values to the host; the scene shows its fill until the next pour.
+    fn load(&mut self, setter: &ParamSetter, preset: &Preset) {
+        apply_preset(&self.params, setter, preset);
+        self.loaded_fill = presets::plain(&preset.values, "fill");
+    }
+
+    /// Sets the zoom, within `ZOOM_MIN` and the largest that fits the screen, and keeps the
+    /// window on the screen.
+    fn set_zoom(&self, ctx: &egui::Context, zoom: f32) {
+        let ppp = ctx.native_pixels_per_point().unwrap_or(1.0);
+        let zoom = zoom.clamp(ZOOM_MIN, max_zoom(self.screen, ppp));
+        let old = ctx.zoom_factor();
+        if (zoom - old).abs() < 1e-3 {
+            return;
+        }
+        // takes effect in the next pass, where `keep_on_screen` sizes the window
+        ctx.set_zoom_factor(zoom);
+    }
+
+    /// When the window opens, and in the pass where a new zoom takes effect (where the
+    /// window library grows the window by the zoom's ratio; a size sent in the same pass
+    /// replaces that): a window size that stays on the screen.
+    fn keep_on_screen(&mut self, ctx: &egui::Context) {
+        let zoom = ctx.zoom_factor();
+        if self.last_zoom == Some(zoom) {
+            return;
+        }
+        let ppp = ctx.native_pixels_per_point().unwrap_or(1.0);
+        // egui has scaled the window's size in points by the zoom's ratio already (the same
+        // pixels); the window library will grow the pixels by the ratio: the old size in
+        // points, unless that leaves the screen
+        let size = ctx.content_rect().size() * zoom / self.last_zoom.unwrap_or(zoom);
+        let fitted = fit_to_screen(size, zoom, self.screen, ppp);
+        if self.last_zoom.is_some() || (fitted - size).length() > 1.0 {
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(fitted));
+        }
+        self.last_zoom = Some(zoom);
+    }
+
+    /// Ctrl + (or Ctrl =), Ctrl - and Ctrl 0.
+    fn zoom_keys(&self, ctx: &egui::Context) {
+        let zoom = ctx.zoom_factor();
+        let (plus, minus, reset) = ctx.input_mut(|i| {
+            let c = egui::Modifiers::COMMAND;
+            let plus = i.consume_key(c, egui::Key::Plus)
+                || i.consume_key(c, egui::Key::Equals)
+                || i.consume_key(c | egui::Modifiers::SHIFT, egui::Key::Plus)
+                || i.consume_key(c | egui::Modifiers::SHIFT, egui::Key::Equals);
+            let minus = i.consume_key(c, egui::Key::Minus);
+            let reset = i.consume_key(c, egui::Key::Num0);
+            (plus, minus, reset)
+        });
+        if plus {
+            self.set_zoom(ctx, zoom + ZOOM_STEP);
+        } else if minus {
+            self.set_zoom(ctx, zoom - ZOOM_STEP);
+        } else if reset {
+            self.set_zoom(ctx, 1.0);
         }
     }
 
@@ -117,6 +252,13 @@ impl GranaryEditor {
         self.flashes.update(&snap.cell_delta, dt);
         if snap.collisions < self.snapshot.collisions {
             self.rate_history.clear(); // the engine was reset
+        }
+        // a loaded preset's fill shows until a pour starts (or the fill is edited)
+        let fill_edited = self
+            .loaded_fill
+            .is_some_and(|f| (f - self.params.fill.value()).abs() > 1e-3);
+        if snap.flow_kg_s > 0.0 || snap.collisions > self.snapshot.collisions || fill_edited {
+            self.loaded_fill = None;
         }
         self.rate_history.push_back((now, snap));
         while self.rate_history.len() > 2 && now - self.rate_history[0].0 > RATE_WINDOW_S as f64 {
@@ -159,12 +301,12 @@ impl GranaryEditor {
             ui.add_space(16.0);
             if ui.button("< Prev").on_hover_text("Previous preset").clicked() {
                 if let Some(p) = self.browser.step(-1).cloned() {
-                    apply_preset(&self.params, setter, &p);
+                    self.load(setter, &p);
                 }
             }
             if ui.button("Next >").on_hover_text("Next preset").clicked() {
                 if let Some(p) = self.browser.step(1).cloned() {
-                    apply_preset(&self.params, setter, &p);
+                    self.load(setter, &p);
                 }
             }
             let name = self
@@ -181,11 +323,12 @@ impl GranaryEditor {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let zoom = ui.ctx().zoom_factor();
                 if ui.button("+").on_hover_text("Larger (Ctrl +)").clicked() {
-                    ui.ctx().set_zoom_factor((zoom + 0.25).min(3.0));
+                    self.set_zoom(ui.ctx(), zoom + ZOOM_STEP);
                 }
-                ui.label(format!("{:.0} %", 100.0 * zoom));
+                ui.label(format!("{:.0} %", 100.0 * zoom))
+                    .on_hover_text("Ctrl 0: 100 %");
                 if ui.button("-").on_hover_text("Smaller (Ctrl -)").clicked() {
-                    ui.ctx().set_zoom_factor((zoom - 0.25).max(0.5));
+                    self.set_zoom(ui.ctx(), zoom - ZOOM_STEP);
                 }
                 ui.label("Zoom");
             });
@@ -197,13 +340,7 @@ impl GranaryEditor {
         let Some(entry) = self.browser.current() else {
             return false;
         };
-        let now = self.params.values();
-        SPECS.iter().any(
-            |s| match (presets::plain(&now, s.id), presets::plain(&entry.preset.values, s.id)) {
-                (Some(a), Some(b)) => (a - b).abs() > 1e-4 * (1.0 + b.abs()),
-                _ => false,
-            },
-        )
+        !presets::same_values(&self.params.values(), &entry.preset.values)
     }
 
     fn preset_column(&mut self, ui: &mut egui::Ui, setter: &ParamSetter) {
@@ -244,7 +381,7 @@ impl GranaryEditor {
             });
         if let Some(i) = clicked {
             if let Some(p) = self.browser.select(i).cloned() {
-                apply_preset(&self.params, setter, &p);
+                self.load(setter, &p);
             }
         }
         ui.separator();
@@ -292,18 +429,46 @@ impl GranaryEditor {
         }
     }
 
+    /// What the scene shows: the snapshot, with a loaded preset's fill until its pour starts.
+    fn scene_snapshot(&self, cup: &granary_engine::cups::Cup) -> Snapshot {
+        let mut snap = self.snapshot;
+        if let Some(fill) = self.loaded_fill {
+            snap.fill = fill;
+            snap.pile_height_m = fill * cup.depth;
+        }
+        snap
+    }
+
+    /// The collision mix readout; dashes when nothing collides.
+    fn mix_readout(&self) -> String {
+        let flow = 1e3 * self.snapshot.flow_kg_s;
+        if self.collisions_per_s < 0.5 {
+            format!("grain–grain – · grain–cup – · flow {flow:.1} g/s")
+        } else {
+            format!(
+                "grain–grain {:.0} % · grain–cup {:.0} % · flow {flow:.1} g/s",
+                100.0 * self.grain_grain_share,
+                100.0 * (1.0 - self.grain_grain_share),
+            )
+        }
+    }
+
     fn live_column(&mut self, ui: &mut egui::Ui, dt: f32, now: f64) {
         let w = ui.available_width();
         let h = ui.available_height();
-        let scene_h = (0.46 * h).max(180.0);
+        let scene_h = (0.42 * h).max(160.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, scene_h), egui::Sense::hover());
+        let settings = self.params.settings();
+        let cup = granary_engine::cups::Cup::for_settings(&settings);
+        let snap = self.scene_snapshot(&cup);
         let info = scene::SceneInfo {
             fall_height_m: self.params.fall_height.value() * 0.01,
-            cup: granary_engine::cups::Cup::for_settings(&self.params.settings()),
+            cup,
             grain_colour: scene::grain_colour(self.params.grain_material.value().max(0) as usize),
+            cup_material: settings.cup_material,
             time_s: now - self.opened_at.unwrap_or(now),
         };
-        scene::draw(ui, rect, &self.snapshot, &self.flashes, &info);
+        scene::draw(ui, rect, &snap, &self.flashes, &info);
         ui.horizontal(|ui| {
             ui.set_max_width(w);
             ui.label(
@@ -314,16 +479,9 @@ impl GranaryEditor {
             );
             ui.label("collisions/s");
         });
-        ui.label(
-            egui::RichText::new(format!(
-                "grain–grain {:.0} %  ·  grain–cup {:.0} %  ·  flow {:.1} g/s",
-                100.0 * self.grain_grain_share,
-                100.0 * (1.0 - self.grain_grain_share),
-                1e3 * self.snapshot.flow_kg_s
-            ))
-            .size(12.0),
-        );
-        let analyser_h = (ui.available_height() - 100.0).max(120.0);
+        ui.add(egui::Label::new(egui::RichText::new(self.mix_readout()).size(12.0)).wrap());
+        let meters_h = meters::Meters::height(ui, w) + 6.0;
+        let analyser_h = (ui.available_height() - meters_h).max(80.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, analyser_h), egui::Sense::hover());
         let points = (rect.width() / 3.0).clamp(32.0, 400.0) as usize;
         let sample_rate = if self.snapshot.sample_rate > 0.0 {
@@ -336,6 +494,25 @@ impl GranaryEditor {
         ui.add_space(6.0);
         self.meters.draw(ui, w);
     }
+}
+
+/// Space between two columns (a separator line in the middle), points.
+const COLUMN_GAP: f32 = 13.0;
+
+/// The three columns (presets, parameters, live view) of the area below the header: fixed
+/// shares of its width, so no column moves with what another draws.
+pub fn columns(area: egui::Rect) -> [egui::Rect; 3] {
+    let w = area.width();
+    let preset_w = (0.23 * w).clamp(170.0, 300.0);
+    let params_w = (0.37 * w).clamp(300.0, 440.0);
+    let x1 = area.left() + preset_w + COLUMN_GAP;
+    let x2 = x1 + params_w + COLUMN_GAP;
+    let col = |l: f32, r: f32| egui::Rect::from_x_y_ranges(l..=r.max(l), area.y_range());
+    [
+        col(area.left(), area.left() + preset_w),
+        col(x1, x1 + params_w),
+        col(x2, area.right()),
+    ]
 }
 
 /// "12 345" style thousands for the collision rate.
@@ -384,6 +561,8 @@ impl GranaryEditor {
         let now = ctx.input(|i| i.time);
         self.opened_at.get_or_insert(now);
         let dt = self.read_telemetry(now);
+        self.keep_on_screen(&ctx);
+        self.zoom_keys(&ctx);
         let min = EditorSize::MIN;
         ResizableWindow::new("granary editor")
             .min_size(egui::vec2(min.0 as f32, min.1 as f32))
@@ -391,44 +570,38 @@ impl GranaryEditor {
                 egui::Frame::new().inner_margin(10.0).show(ui, |ui| {
                     self.header(ui, &setter);
                     ui.separator();
-                    let h = ui.available_height();
-                    let total_w = ui.available_width();
-                    let preset_w = (0.23 * total_w).clamp(190.0, 300.0);
-                    let params_w = (0.37 * total_w).clamp(300.0, 440.0);
-                    ui.horizontal_top(|ui| {
-                        ui.allocate_ui_with_layout(
-                            egui::vec2(preset_w, h),
-                            egui::Layout::top_down(egui::Align::Min),
-                            |ui| {
-                                ui.set_min_size(egui::vec2(preset_w, h));
-                                ui.set_max_width(preset_w);
-                                self.preset_column(ui, &setter);
-                            },
-                        );
-                        ui.separator();
-                        ui.allocate_ui_with_layout(
-                            egui::vec2(params_w, h),
-                            egui::Layout::top_down(egui::Align::Min),
-                            |ui| {
-                                ui.set_min_size(egui::vec2(params_w, h));
-                                ui.set_max_width(params_w);
-                                egui::ScrollArea::vertical().id_salt("parameters").show(ui, |ui| {
-                                    panel::show(ui, &self.params, &setter);
-                                });
-                            },
-                        );
-                        ui.separator();
-                        let live_w = ui.available_width();
-                        ui.allocate_ui_with_layout(
-                            egui::vec2(live_w, h),
-                            egui::Layout::top_down(egui::Align::Min),
-                            |ui| {
-                                ui.set_min_size(egui::vec2(live_w, h));
-                                ui.set_max_width(live_w);
-                                self.live_column(ui, dt, now);
-                            },
-                        );
+                    // three columns at fixed places: what one draws never moves another
+                    let area = ui.available_rect_before_wrap();
+                    self.columns = columns(area);
+                    let sep = ui.visuals().widgets.noninteractive.bg_stroke;
+                    for c in &self.columns[1..] {
+                        let x = c.left() - 0.5 * COLUMN_GAP;
+                        ui.painter().vline(x, area.y_range(), sep);
+                    }
+                    let [presets_rect, params_rect, live_rect] = self.columns;
+                    let column = |r: egui::Rect| {
+                        egui::UiBuilder::new()
+                            .max_rect(r)
+                            .layout(egui::Layout::top_down(egui::Align::Min))
+                    };
+                    ui.scope_builder(column(presets_rect), |ui| {
+                        ui.set_clip_rect(presets_rect.intersect(ui.clip_rect()));
+                        self.preset_column(ui, &setter);
                     });
+                    ui.scope_builder(column(params_rect), |ui| {
+                        ui.set_clip_rect(params_rect.intersect(ui.clip_rect()));
+                        egui::ScrollArea::vertical()
+                            .id_salt("parameters")
+                            .auto_shrink([false, false])
+                            .show(ui, |ui| {
+                                panel::show(ui, &self.params, &setter);
+                            });
+                    });
+                    ui.scope_builder(column(live_rect), |ui| {
+                        ui.set_clip_rect(live_rect.intersect(ui.clip_rect()));
+                        self.live_column(ui, dt, now);
+                    });
+                    ui.allocate_rect(area, egui::Sense::hover());
                 });
             });
     }
@@ -443,8 +616,14 @@ impl NiceEguiApp for GranaryEditor {
     ) -> Result<(), nice_plug_egui::baseview::HandlerError> {
         self.gui = Some(gui);
         self.browser.rescan();
+        self.browser.select_matching(&self.params.values());
         self.last_time = None;
         self.opened_at = None;
+        self.last_zoom = None;
+        self.screen = screen_size();
+        // zoom keys are ours (`zoom_keys`: within the screen); other mouse buttons do nothing
+        egui_ctx.options_mut(|o| o.zoom_with_keyboard = false);
+        egui_ctx.add_plugin(PrimaryButtonOnly);
         // A state restored after the editor's window state was made (the host loads the
         // project after creating the plugin): open at the saved size.
         let saved = self.params.editor_size.lock().map(|s| s.sanitized()).ok();
@@ -633,6 +812,354 @@ mod tests {
         assert!(editor.snapshot.fill > 0.0);
         // drawing alone never changes a parameter
         assert!(host.log.lock().unwrap().is_empty());
+    }
+
+    /// One headless frame of `editor` at `size` points, with `events`.
+    fn frame(
+        ctx: &egui::Context,
+        editor: &mut GranaryEditor,
+        size: egui::Vec2,
+        time: f64,
+        events: Vec<egui::Event>,
+    ) -> egui::FullOutput {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+            time: Some(time),
+            events,
+            ..Default::default()
+        };
+        let mut out = ctx.run_ui(input, |ui| editor.draw(ui));
+        out.textures_delta.clear();
+        out
+    }
+
+    /// The context as `build` sets it up.
+    fn context() -> egui::Context {
+        let ctx = egui::Context::default();
+        ctx.options_mut(|o| o.zoom_with_keyboard = false);
+        ctx.add_plugin(PrimaryButtonOnly);
+        ctx
+    }
+
+    /// Every text drawn: (text, its rectangle, the clip rectangle it was drawn in).
+    fn texts(out: &egui::FullOutput) -> Vec<(String, egui::Rect, egui::Rect)> {
+        fn walk(shape: &egui::Shape, clip: egui::Rect, found: &mut Vec<(String, egui::Rect, egui::Rect)>) {
+            match shape {
+                egui::Shape::Text(t) => found.push((t.galley.text().to_string(), t.visual_bounding_rect(), clip)),
+                egui::Shape::Vec(v) => v.iter().for_each(|s| walk(s, clip, found)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        for c in &out.shapes {
+            walk(&c.shape, c.clip_rect, &mut found);
+        }
+        found
+    }
+
+    fn set(editor: &GranaryEditor, id: &str, plain: f32) {
+        let ptr = editor.params.ptr(id).unwrap();
+        // Safety: the pointer is into `editor.params`
+        unsafe { ptr._internal_set_normalized_value(ptr.preview_normalized(plain)) };
+    }
+
+    fn pointer_clicks(button: egui::PointerButton, at: egui::Pos2) -> Vec<Vec<egui::Event>> {
+        let press = |pressed| egui::Event::PointerButton {
+            pos: at,
+            button,
+            pressed,
+            modifiers: Default::default(),
+        };
+        vec![
+            vec![egui::Event::PointerMoved(at)],
+            vec![press(true)],
+            vec![egui::Event::PointerMoved(at + egui::vec2(7.0, 0.0))],
+            vec![press(false)],
+        ]
+    }
+
+    /// Clicks with `button` over the whole parameter column; returns the host's log.
+    fn click_over_parameters(button: egui::PointerButton) -> Vec<(char, String, f32)> {
+        let (mut editor, host, _) = editor_with_host();
+        let ctx = context();
+        let size = egui::vec2(1060.0, 800.0);
+        let mut t = 0.0;
+        frame(&ctx, &mut editor, size, t, vec![]);
+        let params = editor.columns[1];
+        for y in (0..40).map(|k| params.top() + 8.0 + 14.0 * k as f32) {
+            for x in [0.55, 0.75] {
+                let at = egui::pos2(params.left() + x * params.width(), y);
+                for events in pointer_clicks(button, at) {
+                    t += 0.05;
+                    frame(&ctx, &mut editor, size, t, events);
+                }
+            }
+        }
+        let log = host.log.lock().unwrap().clone();
+        log
+    }
+
+    #[test]
+    fn only_the_primary_button_changes_a_parameter() {
+        // the control: left clicks over the sliders set values
+        assert!(!click_over_parameters(egui::PointerButton::Primary).is_empty());
+        for button in [egui::PointerButton::Secondary, egui::PointerButton::Middle] {
+            let log = click_over_parameters(button);
+            assert!(log.is_empty(), "{button:?} changed {log:?}");
+        }
+    }
+
+    fn key(key: egui::Key) -> egui::Event {
+        egui::Event::Key {
+            key,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::COMMAND,
+        }
+    }
+
+    #[test]
+    fn ctrl_plus_minus_and_zero_zoom_within_the_screen() {
+        let (mut editor, _, _) = editor_with_host();
+        let ctx = context();
+        let size = egui::vec2(1060.0, 800.0);
+        frame(&ctx, &mut editor, size, 0.0, vec![]);
+        let mut t = 0.0;
+        // a key, then a pass where the new zoom takes effect
+        let mut press = |editor: &mut GranaryEditor, k: egui::Key| {
+            t += 0.1;
+            frame(&ctx, editor, size, t, vec![key(k)]);
+            frame(&ctx, editor, size, t + 0.05, vec![]);
+            ctx.zoom_factor()
+        };
+        assert_eq!(press(&mut editor, egui::Key::Plus), 1.0 + ZOOM_STEP);
+        press(&mut editor, egui::Key::Minus);
+        assert_eq!(press(&mut editor, egui::Key::Minus), 1.0 - ZOOM_STEP);
+        press(&mut editor, egui::Key::Equals);
+        assert_eq!(press(&mut editor, egui::Key::Equals), 1.0 + ZOOM_STEP);
+        assert_eq!(press(&mut editor, egui::Key::Num0), 1.0);
+        // on a large screen the window grows by the zoom's ratio: the same size in points
+        frame(&ctx, &mut editor, size, 5.0, vec![key(egui::Key::Plus)]);
+        let out = frame(&ctx, &mut editor, size, 5.1, vec![]);
+        let asked: Vec<_> = out.viewport_output[&egui::ViewportId::ROOT]
+            .commands
+            .iter()
+            .filter_map(|c| match c {
+                egui::ViewportCommand::InnerSize(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert!((asked[0] - size).length() < 0.5, "{asked:?}");
+        frame(&ctx, &mut editor, size, 5.2, vec![key(egui::Key::Num0)]);
+        frame(&ctx, &mut editor, size, 5.3, vec![]);
+        // a 1000-pixel screen: zooming in stops where the minimum size fits, and every size
+        // the editor asks for stays on the screen
+        editor.screen = Some([1600.0, 1000.0]);
+        let mut asked = Vec::new();
+        for k in 0..13 {
+            let events = if k < 12 { vec![key(egui::Key::Plus)] } else { vec![] };
+            let out = frame(&ctx, &mut editor, size, 10.0 + k as f64 * 0.1, events);
+            for c in &out.viewport_output[&egui::ViewportId::ROOT].commands {
+                if let egui::ViewportCommand::InnerSize(v) = c {
+                    asked.push(*v * ctx.zoom_factor());
+                }
+            }
+        }
+        let zoom = ctx.zoom_factor();
+        assert!(zoom > 1.25 && zoom <= max_zoom(Some([1600.0, 1000.0]), 1.0), "{zoom}");
+        assert!(!asked.is_empty());
+        for px in asked {
+            assert!(px.x <= 1600.0 && px.y <= 1000.0, "{px:?}");
+        }
+    }
+
+    #[test]
+    fn zoom_limits_fit_the_screen() {
+        assert_eq!(max_zoom(None, 1.0), ZOOM_MAX);
+        // the minimum size (760 x 560) on a 1000-pixel-high screen
+        let z = max_zoom(Some([1920.0, 1000.0]), 1.0);
+        assert!(z * 560.0 <= 1000.0 && z > 1.5, "{z}");
+        assert_eq!(max_zoom(Some([800.0, 600.0]), 2.0), ZOOM_MIN);
+        let fitted = fit_to_screen(egui::vec2(1060.0, 800.0), 1.5, Some([1920.0, 1000.0]), 1.0);
+        assert!(fitted.y * 1.5 <= 1000.0 && fitted.x == 1060.0, "{fitted:?}");
+        let tiny = fit_to_screen(egui::vec2(1060.0, 800.0), 3.0, Some([800.0, 600.0]), 1.0);
+        assert_eq!(tiny, egui::vec2(760.0, 560.0));
+    }
+
+    #[test]
+    fn readouts_are_never_stale() {
+        let (mut editor, _, mut writer) = editor_with_host();
+        let ctx = context();
+        let size = egui::vec2(1060.0, 800.0);
+        // before any collision: no mix to show
+        frame(&ctx, &mut editor, size, 0.0, vec![]);
+        assert!(
+            editor.mix_readout().contains("grain–grain –"),
+            "{}",
+            editor.mix_readout()
+        );
+        assert!(!editor.mix_readout().contains('%'));
+        // a pour with auto fill fills the cup
+        set(&editor, "auto_fill", 1.0);
+        set(&editor, "pour_rate", 150.0);
+        let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
+        writer.set_sample_rate(48_000.0);
+        engine.note_on(1.0);
+        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut run = |engine: &mut granary_engine::Engine, blocks: usize| {
+            for _ in 0..blocks {
+                let [a, b, c, d, e, f] = &mut bufs;
+                engine.process(granary_engine::Outputs {
+                    main: [a, b],
+                    grains: [c, d],
+                    cup: [e, f],
+                });
+                writer.write_audio([a, b], [c, d], [e, f]);
+                writer.write_engine(engine);
+            }
+        };
+        for k in 0..40 {
+            run(&mut engine, 20);
+            frame(&ctx, &mut editor, size, 0.1 + k as f64 / 60.0, vec![]);
+        }
+        assert!(editor.snapshot.fill > 0.02, "{}", editor.snapshot.fill);
+        assert!(editor.mix_readout().contains('%'));
+        // the pour stops; a preset with an empty cup is loaded: the scene shows it empty
+        engine.note_off();
+        run(&mut engine, 400);
+        frame(&ctx, &mut editor, size, 2.0, vec![]);
+        let preset = granary_engine::preset::find("rice_plastic_bowl").unwrap();
+        assert_eq!(presets::plain(&preset.values, "fill"), Some(0.0));
+        let gui = editor.gui.clone().unwrap();
+        editor.load(&gui.param_setter(), &preset);
+        engine.set_settings(&editor.params.settings());
+        run(&mut engine, 4);
+        frame(&ctx, &mut editor, size, 2.1, vec![]);
+        let cup = granary_engine::cups::Cup::for_settings(&editor.params.settings());
+        let shown = editor.scene_snapshot(&cup);
+        assert_eq!((shown.fill, shown.pile_height_m), (0.0, 0.0));
+        let fill_text = texts(&frame(&ctx, &mut editor, size, 2.2, vec![]))
+            .into_iter()
+            .find(|t| t.0.starts_with("fill "))
+            .unwrap();
+        assert!(fill_text.0.starts_with("fill 0 %"), "{}", fill_text.0);
+        // and the next pour shows the engine's fill again
+        engine.note_on(1.0);
+        run(&mut engine, 40);
+        frame(&ctx, &mut editor, size, 2.3, vec![]);
+        assert!(editor.loaded_fill.is_none());
+    }
+
+    #[test]
+    fn at_start_up_the_default_presets_name_shows() {
+        let (mut editor, _, _) = editor_with_host();
+        editor.browser = PresetBrowser::new(None);
+        assert!(editor.browser.current().is_none());
+        assert!(editor.browser.select_matching(&editor.params.values()));
+        let default = granary_engine::preset::find(granary_engine::preset::DEFAULT_PRESET).unwrap();
+        assert_eq!(editor.browser.current().unwrap().preset.name, default.name);
+        let ctx = context();
+        let out = frame(&ctx, &mut editor, egui::vec2(1060.0, 800.0), 0.0, vec![]);
+        let all = texts(&out);
+        assert!(
+            all.iter().any(|t| t.0 == default.name),
+            "the header names the default preset"
+        );
+        assert!(!all.iter().any(|t| t.0.contains("no preset")));
+    }
+
+    #[test]
+    fn the_live_column_stays_put_and_everything_fits_at_the_minimum_size() {
+        let (mut editor, _, _) = editor_with_host();
+        let ctx = context();
+        let min = egui::vec2(EditorSize::MIN.0 as f32, EditorSize::MIN.1 as f32);
+        // the minimum, and as wide as 1536 x 900 pixels at the largest zoom a 1000-pixel screen allows
+        for min in [min, egui::vec2(955.0, 560.0)] {
+            let mut live_left = Vec::new();
+            for (k, material) in ["Sugar", "Glass beads 0.5 mm", "Coffee beans"].iter().enumerate() {
+                let p = &editor.params.grain_material;
+                use nice_plug::prelude::Param;
+                let n = p.string_to_normalized_value(material).unwrap();
+                set(&editor, "grain_material", p.preview_plain(n) as f32);
+                let out = frame(&ctx, &mut editor, min, k as f64, vec![]);
+                live_left.push(editor.columns[2].left());
+                let live = editor.columns[2];
+                let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, min);
+                let all = texts(&out);
+                let find = |needle: &str| {
+                    all.iter()
+                        .find(|t| t.0.contains(needle))
+                        .unwrap_or_else(|| panic!("{needle:?} not drawn"))
+                        .1
+                };
+                // the scene's label, the meters' caption: whole, inside the column and window
+                let cup = granary_engine::cups::Cup::for_settings(&editor.params.settings());
+                let label = scene::cup_label(&cup, editor.params.settings().cup_material);
+                for needle in [label.as_str(), "fill ", "gain reduction", "GR ", "Output spectrum"] {
+                    let r = find(needle);
+                    assert!(
+                        live.expand(1.0).contains_rect(r) && screen.contains_rect(r),
+                        "{needle:?} at {r:?} is cut (column {live:?})"
+                    );
+                }
+                // the legend is clear of the spout and the fall label
+                let legend = find("grain–grain").union(find("grain–cup"));
+                assert!(!legend.intersects(find(&label)));
+                assert!(!legend.intersects(find("fill ")));
+                // the spectrum's labels do not overlap each other
+                let labels: Vec<egui::Rect> = all
+                    .iter()
+                    .filter(|t| ["50", "100", "200", "500", "1k", "2k", "5k", "10k", "20k"].contains(&t.0.as_str()))
+                    .map(|t| t.1)
+                    .collect();
+                assert!(labels.len() >= 3);
+                for (i, a) in labels.iter().enumerate() {
+                    for b in &labels[i + 1..] {
+                        assert!(!a.intersects(*b), "{a:?} and {b:?} overlap");
+                    }
+                }
+            }
+            assert!(live_left.windows(2).all(|w| w[0] == w[1]), "{live_left:?}");
+        }
+    }
+
+    #[test]
+    fn the_meters_show_the_limiters_gain_reduction() {
+        let (mut editor, _, mut writer) = editor_with_host();
+        set(&editor, "output_gain", 80.0);
+        set(&editor, "pour_rate", 150.0);
+        writer.set_sample_rate(48_000.0);
+        let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
+        engine.note_on(1.0);
+        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+        let ctx = context();
+        let mut out = None;
+        for k in 0..40 {
+            for _ in 0..4 {
+                let [a, b, c, d, e, f] = &mut bufs;
+                engine.process(granary_engine::Outputs {
+                    main: [a, b],
+                    grains: [c, d],
+                    cup: [e, f],
+                });
+                writer.write_audio([a, b], [c, d], [e, f]);
+                writer.write_engine(&engine);
+            }
+            out = Some(frame(
+                &ctx,
+                &mut editor,
+                egui::vec2(1060.0, 800.0),
+                k as f64 / 60.0,
+                vec![],
+            ));
+        }
+        let gr = editor.meters.gain_reduction.hold_db;
+        assert!(gr > 6.0, "{gr}");
+        let all = texts(&out.unwrap());
+        let shown = all.iter().find(|t| t.0.starts_with("GR ")).unwrap();
+        assert_eq!(shown.0, format!("GR {gr:.1} dB"));
     }
 
     #[test]

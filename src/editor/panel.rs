@@ -79,7 +79,8 @@ impl<P: Param> PanelParam for P {
 /// a name is the parameter's documentation.
 pub fn show(ui: &mut egui::Ui, p: &GranaryParams, setter: &ParamSetter) {
     let label_w = 118.0;
-    let slider_w = (ui.available_width() - label_w - 96.0).clamp(90.0, 260.0);
+    // room for the longest value text ("Glass beads 0.5 mm") and the scroll bar
+    let slider_w = (ui.available_width() - label_w - 150.0).clamp(70.0, 260.0);
     for (title, ids) in GROUPS {
         ui.label(egui::RichText::new(*title).strong().size(15.0));
         egui::Grid::new(("group", *title))
@@ -155,6 +156,60 @@ mod tests {
             let t = text(s.id);
             assert!(t.ends_with(s.unit), "{}: {t:?} lacks {:?}", s.id, s.unit);
         }
+    }
+
+    #[test]
+    fn cup_materials_are_named_as_materials() {
+        use granary_engine::cups::CupShape;
+        use granary_engine::materials::CupMaterial;
+        let p = GranaryParams::default();
+        let w = widget_param(&p, "cup_material").unwrap();
+        let n = CupMaterial::ALL.len();
+        let names: Vec<String> = (0..n).map(|k| w.text_of(k as f32 / (n - 1) as f32)).collect();
+        assert_eq!(
+            names,
+            ["Ceramic", "Porcelain", "Glass", "Steel", "Aluminium", "Plastic", "Wood"]
+        );
+        for name in &names {
+            for word in CupShape::ALL.iter().map(|s| s.name()).chain(["cup", "bowl", "mug"]) {
+                assert!(
+                    !name.to_lowercase().contains(&word.to_lowercase()),
+                    "{name} names a shape"
+                );
+            }
+        }
+        // ids are unchanged
+        assert_eq!(w.parse("plastic").map(|n| w.text_of(n)).as_deref(), Some("Plastic"));
+    }
+
+    #[test]
+    fn the_pour_rate_reads_what_pours_and_spreads_over_the_slider() {
+        use granary_engine::params::{spec, Plain};
+        let p = GranaryParams::default();
+        let w = widget_param(&p, "pour_rate").unwrap();
+        let s = spec("pour_rate").unwrap();
+        for k in 0..=1000 {
+            let n = k as f32 / 1000.0;
+            use nice_plug::prelude::Param;
+            let plain = p.pour_rate.preview_plain(n);
+            let Plain::Float(poured) = s.snap(Plain::Float(plain)) else {
+                unreachable!()
+            };
+            let text = w.text_of(n);
+            let shown: f32 = text.trim_end_matches(" g/s").parse().unwrap();
+            // what pours (the value on the table's step) is what reads
+            assert!((shown - poured).abs() <= 0.051, "{n}: {text} while {poured} g/s pours");
+            assert!(poured == 0.0 || shown > 0.0, "{n}: {text} while {poured} g/s pours");
+        }
+        assert_eq!(w.text_of(p.pour_rate.preview_normalized(0.02)), "0.02 g/s");
+        assert_eq!(w.text_of(p.pour_rate.preview_normalized(9.5)), "9.50 g/s");
+        // a range a hand can use: 1 g/s past a tenth of the travel, the default near the middle
+        let at = |g: f32| {
+            use nice_plug::prelude::Param;
+            p.pour_rate.preview_normalized(g)
+        };
+        assert!(at(0.1) > 0.05 && at(1.0) > 0.15, "{} {}", at(0.1), at(1.0));
+        assert!((0.35..0.6).contains(&at(20.0)), "{}", at(20.0));
     }
 
     #[test]

@@ -53,9 +53,27 @@ pub struct PresetBrowser {
     pub status: Status,
 }
 
-/// The user's preset folder on this platform (`None` if the platform has no data dir).
+/// Environment variable that replaces the user's preset folder (`cargo xtask screenshot`
+/// points it at an empty folder, so the picture shows the factory state only).
+pub const PRESET_DIR_ENV: &str = "GRANARY_PRESET_DIR";
+
+/// The user's preset folder: `$GRANARY_PRESET_DIR` if set, else the platform's (`None` if
+/// the platform has no data dir).
 pub fn user_dir() -> Option<PathBuf> {
-    dirs::data_dir().map(|d| d.join("granary").join("presets"))
+    match std::env::var_os(PRESET_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => dirs::data_dir().map(|d| d.join("granary").join("presets")),
+    }
+}
+
+/// Whether two sets of values are the same settings (floats to within rounding).
+pub fn same_values(a: &ParamValues, b: &ParamValues) -> bool {
+    granary_engine::params::SPECS
+        .iter()
+        .all(|s| match (plain(a, s.id), plain(b, s.id)) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
+            _ => true,
+        })
 }
 
 impl PresetBrowser {
@@ -119,6 +137,15 @@ impl PresetBrowser {
         (0..self.entries.len())
             .filter(|&i| matches(&self.entries[i].preset, &self.query))
             .collect()
+    }
+
+    /// With nothing selected, selects the first preset whose values are `values` (the
+    /// default preset when the plugin starts), without a message. Whether one is selected.
+    pub fn select_matching(&mut self, values: &ParamValues) -> bool {
+        if self.current.is_none() {
+            self.current = self.entries.iter().position(|e| same_values(&e.preset.values, values));
+        }
+        self.current.is_some()
     }
 
     /// Selects entry `index`; returns its preset to apply.

@@ -9,6 +9,7 @@ use crate::telemetry::Snapshot;
 use egui::{pos2, vec2, Align2, Color32, FontId, Pos2, Rect, Stroke};
 use granary_engine::cups::Cup;
 use granary_engine::generator::{Cell, CollisionKind, CELLS};
+use granary_engine::materials::CupMaterial;
 
 pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
 pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
@@ -21,6 +22,8 @@ pub struct SceneInfo {
     pub cup: Cup,
     /// Grain colour (from the grain material).
     pub grain_colour: Color32,
+    /// The cup's material (its colour and its name in the label).
+    pub cup_material: CupMaterial,
     /// Seconds since the editor opened (animates the stream).
     pub time_s: f64,
 }
@@ -42,6 +45,57 @@ pub fn grain_colour(material: usize) -> Color32 {
         Color32::from_rgb(140, 138, 130), // gravel
     ];
     COLOURS.get(material).copied().unwrap_or(Color32::GRAY)
+}
+
+/// A display colour for each cup material.
+pub fn cup_colour(material: CupMaterial) -> Color32 {
+    match material {
+        CupMaterial::Ceramic => Color32::from_rgb(214, 200, 178),
+        CupMaterial::Porcelain => Color32::from_rgb(242, 242, 248),
+        CupMaterial::Glass => Color32::from_rgb(150, 215, 230),
+        CupMaterial::Steel => Color32::from_rgb(160, 168, 178),
+        CupMaterial::Aluminium => Color32::from_rgb(200, 204, 210),
+        CupMaterial::Plastic => Color32::from_rgb(80, 150, 230),
+        CupMaterial::Wood => Color32::from_rgb(160, 110, 64),
+    }
+}
+
+/// The scene label: the cup's shape, material and inner size (rim diameter x depth).
+pub fn cup_label(cup: &Cup, material: CupMaterial) -> String {
+    format!(
+        "{}, {} · {:.0} x {:.0} mm",
+        cup.shape.name(),
+        material.data().name.to_lowercase(),
+        2e3 * cup.rim_radius,
+        1e3 * cup.depth
+    )
+}
+
+/// The band at the top of the scene (the legend), points.
+const TOP_BAND: f32 = 44.0;
+/// The band at the bottom (two label lines) when the labels do not wrap, points.
+pub const BOTTOM_BAND: f32 = 36.0;
+
+/// Where the scene draws in `rect` above a label band `bottom_band` points high: the
+/// world-to-screen scale (points per m), and the screen position of the floor's centre.
+pub fn placement(rect: Rect, cup: &Cup, fall_height_m: f32, bottom_band: f32) -> (f32, Pos2) {
+    let (r, h) = (cup.widest_radius(), cup.depth);
+    let fall_drawn = fall_height_m.clamp(0.0, 1.2 * h);
+    let world_w = 3.4 * r;
+    let world_h = h + fall_drawn + 0.25 * h;
+    let inner = Rect::from_min_max(rect.min + vec2(12.0, TOP_BAND), rect.max - vec2(12.0, bottom_band));
+    let scale = (inner.width().max(1.0) / world_w).min(inner.height().max(1.0) / world_h);
+    (scale, pos2(inner.center().x, inner.bottom() - 0.05 * h * scale))
+}
+
+/// The cup's outline on screen (its bounding box) when the scene is drawn into `rect`.
+pub fn cup_screen_rect(rect: Rect, cup: &Cup, fall_height_m: f32) -> Rect {
+    let (scale, floor) = placement(rect, cup, fall_height_m, BOTTOM_BAND);
+    let mut out = Rect::NOTHING;
+    for [x, z] in section(cup) {
+        out.extend_with(pos2(floor.x + x * scale, floor.y - z * scale));
+    }
+    out
 }
 
 /// The cup's inner wall in section, (x, z) in m from the floor's centre: the profile
@@ -82,7 +136,7 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
 
     let cup = &info.cup;
     // the widest inner radius sets the drawing's width, the inner depth its height
-    let (r, h) = (cup.widest_radius(), cup.depth);
+    let h = cup.depth;
     // before the audio thread has published a geometry: the engine's smallest stream
     let stream_r = if snap.stream_radius_m > 0.0 {
         snap.stream_radius_m
@@ -93,16 +147,26 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
     // The stream above the rim is drawn at most 1.2 cup heights long (a break marks a
     // longer fall); the cup and the fill are to scale.
     let fall_drawn = info.fall_height_m.clamp(0.0, 1.2 * h);
-    let world_w = 3.4 * r;
-    let world_h = h + fall_drawn + 0.25 * h;
-    let inner = rect.shrink2(vec2(12.0, 24.0));
-    let scale = (inner.width() / world_w).min(inner.height() / world_h);
-    let floor_y = inner.bottom() - 0.05 * h * scale;
-    let cx = inner.center().x;
+    // the labels, wrapped to the width, in a band below the drawing
+    let font = FontId::proportional(12.0);
+    let wrap = (rect.width() - 20.0).max(40.0);
+    let labels = [
+        cup_label(cup, info.cup_material),
+        format!(
+            "fill {:.0} % · fall {:.0} cm · impact {:.2} m/s",
+            100.0 * snap.fill,
+            100.0 * info.fall_height_m,
+            snap.impact_speed_m_s
+        ),
+    ]
+    .map(|t| painter.layout(t, font.clone(), text, wrap));
+    let band = labels.iter().map(|g| g.size().y).sum::<f32>() + 8.0;
+    let (scale, floor) = placement(rect, cup, info.fall_height_m, band);
+    let (cx, floor_y) = (floor.x, floor.y);
     let to_screen = |x: f32, z: f32| pos2(cx + x * scale, floor_y - z * scale);
 
     // the fill (pile) and the cup in section
-    let wall = Stroke::new(4.0, Color32::from_rgb(200, 200, 210));
+    let wall = Stroke::new(4.0, cup_colour(info.cup_material));
     for quad in pile_section(cup, pile) {
         painter.add(egui::Shape::convex_polygon(
             quad.iter().map(|&[x, z]| to_screen(x, z)).collect(),
@@ -192,37 +256,14 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         }
     }
 
-    // labels
-    let font = FontId::proportional(12.0);
-    // clear of the wall flashes
-    let side = 0.2 * h * scale + 6.0;
-    let fill_label = format!("fill {:.0} %", 100.0 * snap.fill);
-    painter.text(
-        to_screen(r, 0.0) + vec2(side, 0.0),
-        Align2::LEFT_BOTTOM,
-        fill_label,
-        font.clone(),
-        text,
-    );
-    painter.text(
-        to_screen(r, h) + vec2(side, 0.0),
-        Align2::LEFT_TOP,
-        format!("{} {:.0} x {:.0} mm", cup.shape.name(), 2e3 * cup.rim_radius, 1e3 * h),
-        font.clone(),
-        text,
-    );
-    painter.text(
-        spout + vec2(24.0, -6.0),
-        Align2::LEFT_CENTER,
-        format!(
-            "fall {:.0} cm, impact {:.2} m/s",
-            100.0 * info.fall_height_m,
-            snap.impact_speed_m_s
-        ),
-        font.clone(),
-        text,
-    );
-    legend(&painter, rect.left_top() + vec2(10.0, 8.0), text);
+    // the labels in their band, the legend in the top band: nothing covers them
+    let mut y = rect.bottom() - band + 4.0;
+    for g in labels {
+        let h = g.size().y;
+        painter.galley(pos2(rect.left() + 10.0, y), g, text);
+        y += h;
+    }
+    legend(&painter, rect.left_top() + vec2(10.0, 4.0), text);
 }
 
 fn legend(painter: &egui::Painter, at: Pos2, text: Color32) {
@@ -261,6 +302,67 @@ mod tests {
         let bowl = Cup::new(CupShape::Bowl, 1.0);
         let tumbler = Cup::new(CupShape::Tumbler, 1.0);
         assert!(2.0 * bowl.rim_radius > 2.0 * bowl.depth && tumbler.depth > 2.0 * tumbler.rim_radius);
+    }
+
+    /// The cup as the plugin's parameters describe it (the preset's values, `cup_shape` set).
+    fn cup_of(preset: &str, shape: Option<&str>) -> (Cup, CupMaterial) {
+        let mut values = granary_engine::preset::find(preset).unwrap().values;
+        if let Some(shape) = shape {
+            values.set_text("cup_shape", shape).unwrap();
+        }
+        let settings = values.to_settings();
+        (Cup::for_settings(&settings), settings.cup_material)
+    }
+
+    #[test]
+    fn the_scene_draws_the_cup_the_engine_uses() {
+        let rect = Rect::from_min_size(pos2(0.0, 0.0), vec2(300.0, 320.0));
+        // "Rice, plastic bowl": a wide low bowl, as wide as the cup is on screen
+        let (bowl, material) = cup_of("rice_plastic_bowl", None);
+        assert_eq!(bowl.shape, CupShape::Bowl);
+        let r = cup_screen_rect(rect, &bowl, 0.15);
+        assert!(r.width() > 2.0 * r.height(), "{r:?}");
+        let ratio = r.width() / r.height();
+        assert!(
+            (ratio / (2.0 * bowl.rim_radius / bowl.depth) - 1.0).abs() < 0.02,
+            "{ratio}"
+        );
+        assert!(rect.contains_rect(r));
+        let label = cup_label(&bowl, material);
+        assert!(label.starts_with("Bowl, plastic"), "{label}");
+        assert!(label.contains(&format!("{:.0} x {:.0} mm", 2e3 * bowl.rim_radius, 1e3 * bowl.depth)));
+        // the cup_shape parameter changes the drawing and the label
+        let mut seen = Vec::new();
+        for shape in CupShape::ALL {
+            let (cup, material) = cup_of("rice_plastic_bowl", Some(shape.id()));
+            assert_eq!(cup.shape, shape);
+            let r = cup_screen_rect(rect, &cup, 0.15);
+            let label = cup_label(&cup, material);
+            assert!(label.starts_with(shape.name()), "{label}");
+            assert!(rect.contains_rect(r), "{label}: {r:?}");
+            seen.push((section(&cup), label));
+        }
+        // every shape its own label, and its own drawing where its geometry differs (the
+        // mug's and the metal cup's assets share one inner profile)
+        for (i, a) in seen.iter().enumerate() {
+            for b in &seen[i + 1..] {
+                assert_ne!(a.1, b.1);
+            }
+        }
+        let mut drawings: Vec<_> = seen.iter().map(|s| format!("{:?}", s.0)).collect();
+        drawings.dedup();
+        drawings.sort();
+        drawings.dedup();
+        assert!(drawings.len() >= 4, "{seen:?}");
+        let (tumbler, _) = cup_of("rice_plastic_bowl", Some("tumbler"));
+        let r = cup_screen_rect(rect, &tumbler, 0.15);
+        assert!(r.height() > r.width(), "a tumbler is tall: {r:?}");
+        // each material its own colour
+        for (i, a) in CupMaterial::ALL.iter().enumerate() {
+            for b in &CupMaterial::ALL[i + 1..] {
+                assert_ne!(cup_colour(*a), cup_colour(*b));
+            }
+        }
     }
 
     #[test]

@@ -3,8 +3,11 @@
 //! - `cargo xtask test`: the whole test suite, as CI runs it: rustfmt, clippy, the bundles, the
 //!   Rust tests (debug build with the allocation checker; the CLAP bundle in clack-host), the
 //!   VST3 bundle in a real host (pedalboard).
-//! - `cargo xtask screenshot`: the editor for real (the standalone build under Xvfb), saved
-//!   as `docs/editor.png` (100 %) and `docs/editor@2x.png` (200 % scale).
+//! - `cargo xtask screenshot`: the editor for real (the standalone build under Xvfb, factory
+//!   state: an empty user preset folder), saved as `docs/editor.png` (100 %) and
+//!   `docs/editor@2x.png` (200 % scale) (module `editor`).
+//! - `cargo xtask editor-test`: the standalone driven under Xvfb with xdotool, its
+//!   screenshots measured (module `editor`; out of CI, see docs/testing.md).
 //! - `cargo xtask modal [SHAPE…]`: finite-element modal analysis of the cups (crate granary-fem),
 //!   regenerating `assets/cups/<shape>.json` (all shapes unless some are named).
 //! - `cargo xtask daw-test [--attempts N] [--keep]`: the VST3 bundle in Ardour 7, headless,
@@ -12,6 +15,7 @@
 //!   of CI, see docs/testing.md).
 
 mod daw;
+mod editor;
 
 use std::process::Command;
 
@@ -20,7 +24,8 @@ fn main() -> nice_plug_xtask::Result<()> {
     match args.first().map(String::as_str) {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
-        Some("screenshot") => screenshot(),
+        Some("screenshot") => editor::screenshot(),
+        Some("editor-test") => editor::editor_test(),
         Some("modal") => modal(&args[1..]),
         Some("daw-test") => daw::daw_test(&args[1..]),
         _ => nice_plug_xtask::main(),
@@ -110,120 +115,6 @@ fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
         "target/release/granary",
     ]);
     run(host)
-}
-
-/// Builds the standalone application (`--features standalone`: needs libasound2-dev and
-/// libjack-jackd2-dev) and photographs its editor under Xvfb (needs xvfb, xdotool,
-/// imagemagick and x11-xserver-utils): at 100 % (`Xft.dpi` 96) and 200 % (`Xft.dpi` 192,
-/// the X11 scale setting the window library reads). The Space bar is held while the
-/// picture is taken, so the pour runs and the scene, analyser and meters show it.
-fn screenshot() -> nice_plug_xtask::Result<()> {
-    nice_plug_xtask::chdir_workspace_root()?;
-    for tool in ["Xvfb", "xdotool", "import", "xrdb"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !found {
-            anyhow::bail!(
-                "`{tool}` not found: apt-get install -y xvfb xdotool imagemagick x11-xserver-utils \
-                 libasound2-dev libjack-jackd2-dev"
-            );
-        }
-    }
-    let mut build = cargo();
-    build.args([
-        "build",
-        "--release",
-        "--features",
-        "standalone",
-        "--bin",
-        "granary-standalone",
-    ]);
-    run(build)?;
-    std::fs::create_dir_all("docs")?;
-    shoot(96, "docs/editor.png")?;
-    shoot(192, "docs/editor@2x.png")?;
-    println!("Wrote docs/editor.png and docs/editor@2x.png");
-    Ok(())
-}
-
-/// One screenshot at `dpi` (96 = 100 %) into `out`.
-fn shoot(dpi: u32, out: &str) -> nice_plug_xtask::Result<()> {
-    use std::io::Write;
-    use std::time::{Duration, Instant};
-    let display = format!(":{}", 90 + std::process::id() % 9);
-    let mut xvfb = Command::new("Xvfb")
-        // -noreset: keep the resources (Xft.dpi) when xrdb, the first client, disconnects
-        .args([
-            display.as_str(),
-            "-screen",
-            "0",
-            "2600x2000x24",
-            "-nolisten",
-            "tcp",
-            "-noreset",
-        ])
-        .spawn()?;
-    let result = (|| -> nice_plug_xtask::Result<()> {
-        std::thread::sleep(Duration::from_millis(800));
-        let mut xrdb = Command::new("xrdb")
-            .args(["-display", &display, "-merge"])
-            .stdin(std::process::Stdio::piped())
-            .spawn()?;
-        xrdb.stdin
-            .take()
-            .expect("piped stdin")
-            .write_all(format!("Xft.dpi: {dpi}\n").as_bytes())?;
-        if !xrdb.wait()?.success() {
-            anyhow::bail!("xrdb failed on {display}");
-        }
-        let mut app = Command::new("target/release/granary-standalone")
-            .args(["--backend", "dummy"])
-            .env("DISPLAY", &display)
-            .spawn()?;
-        let shot = (|| -> nice_plug_xtask::Result<()> {
-            let xdotool = |args: &[&str]| -> nice_plug_xtask::Result<String> {
-                let o = Command::new("xdotool").args(args).env("DISPLAY", &display).output()?;
-                if !o.status.success() {
-                    anyhow::bail!("xdotool {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-                }
-                Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
-            };
-            let start = Instant::now();
-            let window = loop {
-                if let Ok(ids) = xdotool(&["search", "--onlyvisible", "--name", "Granary"]) {
-                    if let Some(id) = ids.lines().last().filter(|l| !l.is_empty()) {
-                        break id.to_string();
-                    }
-                }
-                if start.elapsed() > Duration::from_secs(60) {
-                    anyhow::bail!("the Granary window did not appear on {display}");
-                }
-                std::thread::sleep(Duration::from_millis(300));
-            };
-            // let it draw, then pour (Space held) for a moment and take the picture
-            std::thread::sleep(Duration::from_secs(2));
-            xdotool(&["mousemove", "--window", &window, "5", "5"])?;
-            xdotool(&["windowfocus", "--sync", &window])?;
-            xdotool(&["keydown", "space"])?;
-            std::thread::sleep(Duration::from_millis(2500));
-            let mut import = Command::new("import");
-            import.env("DISPLAY", &display).args(["-window", &window, out]);
-            let status = import.status()?;
-            let _ = xdotool(&["keyup", "space"]);
-            if !status.success() {
-                anyhow::bail!("import failed: {status}");
-            }
-            Ok(())
-        })();
-        let _ = app.kill();
-        let _ = app.wait();
-        shot
-    })();
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
-    result
 }
 
 /// Runs the modal analysis (crate `granary-fem`, built on its own so that xtask, which every
