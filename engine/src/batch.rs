@@ -503,10 +503,11 @@ mod tests {
             } else {
                 0.0
             },
-            bed_weight: if grain_cup {
+            // a pulse that stands for one to four, or none (another collision writes it)
+            bed_weight: if grain_cup || rng.random_bool(0.3) {
                 0.0
             } else {
-                rng.random_range(0.0..4.0f32).max(1.0)
+                rng.random_range(1.0..4.0f32)
             },
         }
     }
@@ -678,9 +679,10 @@ mod tests {
             .collect();
         let bits = |p: &Prepared| {
             let mut v: Vec<u32> = Vec::new();
-            for x in [p.ln_duration, p.cup_amplitude] {
+            for x in [p.ln_duration, p.cup_amplitude, p.cup_ln_duration] {
                 v.extend(x.map(f32::to_bits));
             }
+            v.extend(p.cup_row.map(|r| r as u32));
             for k in 0..2 {
                 for x in [p.a0[k], p.a1[k], p.pan[k]] {
                     v.extend(x.map(f32::to_bits));

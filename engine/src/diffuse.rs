@@ -316,8 +316,21 @@ impl DiffuseResonator {
                 sum[k] += amp * self.synthesis[c].tick(band, noise);
             }
         }
+        self.advance_idle_noise();
         let [l, r] = sums;
         ((l[0] + l[2]) + (l[1] + l[3]), (r[0] + r[2]) + (r[1] + r[3]))
+    }
+
+    /// Advances the noise of the lanes `count` leaves out by one sample, so every band's noise
+    /// is the same function of the samples since the last reseed, whether or not the band ran
+    /// (a band that joins later sounds as it would in a new engine).
+    #[inline(always)]
+    fn advance_idle_noise(&mut self) {
+        for g in self.count.div_ceil(LANES)..GROUPS {
+            for c in 0..2 {
+                uniform(&mut self.noise[c][g]);
+            }
+        }
     }
 
     /// A span: total cup force in (N), pressure (L, R) written to `out_l` / `out_r` (Pa),
@@ -362,6 +375,7 @@ impl DiffuseResonator {
             }
             out_l[t] = (l[0] + l[2]) + (l[1] + l[3]);
             out_r[t] = (r[0] + r[2]) + (r[1] + r[3]);
+            self.advance_idle_noise();
         }
     }
 }

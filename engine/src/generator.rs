@@ -741,7 +741,9 @@ impl Bed {
 /// length of that path, m: the shorter of the way straight down to the floor (the pile's
 /// height there) and straight across to the wall at the pile's top (its radius less the
 /// collision's distance from the axis). A wall is the ring at the contact's height and the
-/// sector nearest its azimuth. At least a grain's contact away: never 0 for a bed collision.
+/// sector whose axis (its azimuth or the opposite one) is nearest the contact's azimuth:
+/// the modes' sector values are sampled on those axes (`cups::Cup::sector_azimuths`). At
+/// least a grain's contact away: never 0 for a bed collision.
 fn bed_path(p: [f32; 3], bed: &Bed) -> (usize, f32) {
     let down = p[2].max(0.0);
     let rho = (p[0] * p[0] + p[1] * p[1]).sqrt();

@@ -302,8 +302,11 @@ impl Engine {
     pub fn inject(&mut self, collision: Collision) -> bool {
         let c = &collision;
         let finite = c.position.iter().chain(&c.normal).all(|x| x.is_finite())
-            && [c.v0, c.ln_v0, c.weight, c.bed_m].iter().all(|x| x.is_finite())
-            && c.bed_m >= 0.0;
+            && [c.v0, c.ln_v0, c.weight, c.bed_m, c.bed_weight]
+                .iter()
+                .all(|x| x.is_finite())
+            && c.bed_m >= 0.0
+            && c.bed_weight >= 0.0;
         let valid =
             finite && (0.0..WINDOW as f32).contains(&c.time) && c.cell < generator::CELLS.len() && c.bus < CUP_BUSES;
         if !valid || self.injected.len() == self.injected.capacity() {

@@ -261,10 +261,11 @@ pub fn diffuse_params(cup: &CupState, modes: &[Mode], distance_m: f32) -> Diffus
 ///
 /// A mode's surface velocity under a steady force is zero: the force holds the surface
 /// displaced, it does not keep it moving (the second-order mode of thesis eq. 3.10 has no
-/// response at 0 Hz). The one-multiply oscillator the bank runs (eq. 3.15) does respond: its
-/// gain at 0 Hz is `1 / |1 - p|`, about `1 / (w T)`. A pour pushes on the cup with a mean
-/// force (the momentum the grains bring, passed on through the pile), so without this the
-/// cup stem carries an offset and a rumble that follows the flow.
+/// response at 0 Hz). The one-multiply oscillator the bank runs (eq. 3.15) does respond: the
+/// real part of its gain at 0 Hz, Re 1 / (1 - p), is about 1/2 + delta T / (w T)^2 for a
+/// lightly damped mode. A pour pushes on the cup with a mean force (the momentum the grains
+/// bring, passed on through the pile, one-sided), so without this the cup stem carries an
+/// offset and a rumble that follows the flow.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DcBlocker {
     r: f32,
@@ -272,7 +273,8 @@ pub struct DcBlocker {
     y1: [f32; 2],
 }
 
-/// Corner of `DcBlocker`, Hz: far below any cup's lowest mode (hundreds of Hz and up).
+/// Corner of `DcBlocker`, Hz: far below any cup's lowest mode (a few hundred Hz for the
+/// largest bowl, about a kilohertz and up for a mug).
 pub const DC_BLOCK_HZ: f64 = 20.0;
 
 impl DcBlocker {

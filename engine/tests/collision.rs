@@ -127,10 +127,11 @@ fn random_collision(rng: &mut Xoshiro256PlusPlus) -> Collision {
         } else {
             0.0
         },
-        bed_weight: if grain_cup {
+        // a pulse that stands for one to four, or none (another collision writes it)
+        bed_weight: if grain_cup || rng.random_bool(0.3) {
             0.0
         } else {
-            rng.random_range(0.0..4.0f32).max(1.0)
+            rng.random_range(1.0..4.0f32)
         },
     }
 }
