@@ -796,7 +796,8 @@ impl Oscillators {
                         xs[k] = dp[h][k] * ni;
                     }
                 }
-                if NL {
+                // the last section drives nothing
+                if NL && gs[h] + 1 < GROUPS {
                     self.section[gs[h]][t] = lane_sum(&xs);
                 }
             }
