@@ -39,6 +39,7 @@ pub mod kernels;
 pub mod limiter;
 pub mod materials;
 pub mod modal;
+pub mod nonlinear;
 pub mod params;
 pub mod preset;
 pub mod render;
@@ -532,6 +533,7 @@ impl Engine {
         let n = build_modes(&cup, max_f, &mut self.modes).min(self.mode_limit);
         let distance = self.cup_distance();
         self.modal.set_modes(&self.modes[..n], distance, s.stereo_width);
+        self.modal.set_nonlinear(nonlinear::Nonlinear::for_cup(&cup));
         // the diffuse resonator takes over above the highest mode (Phya 7.2)
         let params = diffuse_params(&cup, &self.modes[..n], distance);
         let modes = &self.modes[..n];
@@ -587,6 +589,7 @@ impl Engine {
         }
         self.update_cup();
         self.modal.flush_denormals();
+        self.modal.control();
 
         let geometry = self.geometry();
         let window_s = WINDOW as f32 / self.sample_rate;
@@ -743,7 +746,9 @@ impl Engine {
         {
             let forces: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &self.cup_ring[b][range.clone()]);
             let [ml, mr] = &mut modal;
-            self.modal.process(&forces, &mut ml[..len], &mut mr[..len]);
+            // grains buzzing on a ringing metal floor excite the diffuse part (`nonlinear`)
+            self.modal
+                .process_buzz(&forces, &mut ml[..len], &mut mr[..len], &mut total[..len]);
             self.modal_dc.process(0, &mut ml[..len]);
             self.modal_dc.process(1, &mut mr[..len]);
         }

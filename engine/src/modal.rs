@@ -27,6 +27,7 @@
 use crate::cups::{Cup, RINGS};
 use crate::diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams};
 use crate::materials::{CupMaterial, AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::nonlinear::{buzz_force, coupling_force, coupling_gain, glide, stretch, Nonlinear};
 use crate::simd::{madd, Isa, Kernel, Target};
 use std::f64::consts::PI;
 
@@ -318,9 +319,15 @@ pub const MAX_SPAN: usize = 128;
 pub struct ModalBank {
     sample_rate: f32,
     osc: Oscillators,
-    /// A span's per-lane output sums, kept here so a span writes only what it uses.
-    acc: [[Lane; MAX_SPAN]; 2],
+    /// A span's per-lane output sums (L, R, and the floor's acceleration on the nonlinear
+    /// path), kept here so a span writes only what it uses.
+    acc: [[Lane; MAX_SPAN]; 3],
     modes: [Mode; MAX_MODES],
+    /// Each mode's angular frequency (rad/s) and per-sample decay factor at rest, which the
+    /// pitch glide (`control`) starts from.
+    base: [(f64, f64); MAX_MODES],
+    /// The metal cup's nonlinear path (`nonlinear`), or none (a linear bank).
+    nonlinear: Option<Nonlinear>,
     /// The instruction set `process` runs in (`simd`).
     isa: Isa,
 }
@@ -337,6 +344,23 @@ struct Oscillators {
     out: [[Lane; GROUPS]; 2],
     y_re: [Lane; GROUPS],
     y_im: [Lane; GROUPS],
+    /// The nonlinear path (`nonlinear`) runs: mode coupling and the floor's acceleration.
+    nl: bool,
+    /// Displacement per unit Im(y) (1 / w, s), summed over a section for the coupling.
+    disp: [Lane; GROUPS],
+    /// The floor's acceleration per unit Im(y) (-w times the floor shape, 1/s).
+    accel: [Lane; GROUPS],
+    /// Input gain of the coupling force at the mode's peak: T / M (m/s per N sample); zero
+    /// in the first section, which nothing drives.
+    couple_in: [Lane; GROUPS],
+    /// Coupling gain of each section into the next, N/m^2 (`nonlinear::coupling_gain`).
+    kappa: [f32; GROUPS],
+    /// A section's displacement is clipped to +- this (the wall thickness), m.
+    clip: f32,
+    /// Each section's summed displacement over the span, m.
+    section: [[f32; MAX_SPAN]; GROUPS],
+    /// Mass of the grain layer resting on the floor, kg (`nonlinear::buzz_force`).
+    layer_kg: f32,
 }
 
 impl ModalBank {
@@ -351,9 +375,19 @@ impl ModalBank {
                 out: [[[0.0; LANES]; GROUPS]; 2],
                 y_re: [[0.0; LANES]; GROUPS],
                 y_im: [[0.0; LANES]; GROUPS],
+                nl: false,
+                disp: [[0.0; LANES]; GROUPS],
+                accel: [[0.0; LANES]; GROUPS],
+                couple_in: [[0.0; LANES]; GROUPS],
+                kappa: [0.0; GROUPS],
+                clip: 0.0,
+                section: [[0.0; MAX_SPAN]; GROUPS],
+                layer_kg: 0.0,
             },
-            acc: [[[0.0; LANES]; MAX_SPAN]; 2],
+            acc: [[[0.0; LANES]; MAX_SPAN]; 3],
             modes: [Mode::ZERO; MAX_MODES],
+            base: [(0.0, 0.0); MAX_MODES],
+            nonlinear: None,
             isa,
         }
     }
@@ -396,6 +430,7 @@ impl ModalBank {
             self.modes[i] = *m;
             let w = 2.0 * PI * m.freq_hz as f64;
             let r = (-(m.decay_per_s as f64) * t).exp();
+            self.base[i] = (w, r);
             self.osc.pole_re[g][k] = (r * (w * t).cos()) as f32;
             self.osc.pole_im[g][k] = (r * (w * t).sin()) as f32;
             for b in 0..CUP_BUSES {
@@ -410,6 +445,64 @@ impl ModalBank {
             for (out, dir) in self.osc.out.iter_mut().zip(gains) {
                 out[g][k] = (gain * dir) as f32;
             }
+        }
+        self.apply_nonlinear();
+    }
+
+    /// Turns the metal cup's nonlinear path (`nonlinear`) on for the current mode set (and
+    /// the ones `set_modes` installs later), or off with `None`. Never allocates.
+    pub fn set_nonlinear(&mut self, nonlinear: Option<Nonlinear>) {
+        self.nonlinear = nonlinear;
+        self.apply_nonlinear();
+    }
+
+    /// The nonlinear path's coefficients for the installed modes (`Oscillators`).
+    fn apply_nonlinear(&mut self) {
+        let o = &mut self.osc;
+        o.disp = [[0.0; LANES]; GROUPS];
+        o.accel = [[0.0; LANES]; GROUPS];
+        o.couple_in = [[0.0; LANES]; GROUPS];
+        o.kappa = [0.0; GROUPS];
+        o.nl = false;
+        let Some(nl) = self.nonlinear else {
+            return;
+        };
+        o.nl = o.count > 0;
+        o.clip = nl.wall_m as f32;
+        o.layer_kg = nl.layer_kg as f32;
+        let t = 1.0 / self.sample_rate as f64;
+        for (i, m) in self.modes[..o.count].iter().enumerate() {
+            let (g, k) = (i / LANES, i % LANES);
+            let w = self.base[i].0;
+            o.disp[g][k] = (1.0 / w) as f32;
+            o.accel[g][k] = (-w * m.shape[FLOOR_BUS] as f64) as f32;
+            if g > 0 {
+                o.couple_in[g][k] = (t / m.mass_kg as f64) as f32;
+            }
+            if k == 0 {
+                o.kappa[g] = coupling_gain(m.mass_kg as f64, w, nl.wall_m) as f32;
+            }
+        }
+    }
+
+    /// Control step of the nonlinear path, once per engine window (a fixed grid from the
+    /// pour's start, so the result never depends on how blocks are cut): the pitch glide.
+    /// Each mode's frequency is set from the bank's state, `f0 (1 + delta)`
+    /// (`nonlinear::glide`), the decay kept. Does nothing for a linear bank.
+    pub fn control(&mut self) {
+        let Some(nl) = self.nonlinear else {
+            return;
+        };
+        let n = self.osc.count;
+        let s = stretch((0..n).map(|i| (self.state(i), self.base[i].0)));
+        let t = 1.0 / self.sample_rate as f64;
+        let w_max = 2.0 * PI * max_mode_freq_hz(self.sample_rate) as f64;
+        for i in 0..n {
+            let (g, k) = (i / LANES, i % LANES);
+            let (w0, r) = self.base[i];
+            let w = (w0 * (1.0 + glide(s, w0, nl.wall_m))).min(w_max.max(w0));
+            self.osc.pole_re[g][k] = (r * (w * t).cos()) as f32;
+            self.osc.pole_im[g][k] = (r * (w * t).sin()) as f32;
         }
     }
 
@@ -430,11 +523,25 @@ impl ModalBank {
     /// (they add exact zeros), and the lane sums run in a fixed order, so the samples do
     /// not depend on how a block is cut into spans.
     pub fn process(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+        self.process_buzz(force, out_l, out_r, &mut []);
+    }
+
+    /// `process`, and on the nonlinear path the buzzing grains' force (N,
+    /// `nonlinear::buzz_force`) added to `buzz` sample by sample (when `buzz` is as long as
+    /// the span; an empty `buzz` takes nothing).
+    pub fn process_buzz(
+        &mut self,
+        force: &[&[f32]; CUP_BUSES],
+        out_l: &mut [f32],
+        out_r: &mut [f32],
+        buzz: &mut [f32],
+    ) {
         let isa = self.isa;
         isa.run(Process {
             bank: self,
             force,
             out: [out_l, out_r],
+            buzz,
         });
     }
 
@@ -444,11 +551,18 @@ impl ModalBank {
     /// samples at a time (`lane_sums_avx512`). Elsewhere one group a pass (the AVX copy:
     /// a group is two vectors, 16 registers).
     #[inline(always)]
-    fn process_in<T: Target>(&mut self, force: &[&[f32]; CUP_BUSES], out_l: &mut [f32], out_r: &mut [f32]) {
+    fn process_in<T: Target>(
+        &mut self,
+        force: &[&[f32]; CUP_BUSES],
+        out_l: &mut [f32],
+        out_r: &mut [f32],
+        buzz: &mut [f32],
+    ) {
         let len = force
             .iter()
             .map(|f| f.len())
             .fold(out_l.len().min(out_r.len()), usize::min);
+        let buzz = if buzz.len() >= len { &mut buzz[..len] } else { &mut [] };
         let mut done = 0;
         while done < len {
             let n = (len - done).min(MAX_SPAN);
@@ -468,11 +582,29 @@ impl ModalBank {
                     }
                     lane_sums(&acc[t..n], &mut out[t..n]);
                 }
+                let from = done.min(buzz.len());
+                self.buzz(&mut buzz[from..], n);
                 done += n;
                 continue;
             }
             self.span::<1, T>(&piece, l, r);
+            let from = done.min(buzz.len());
+            self.buzz(&mut buzz[from..], n);
             done += n;
+        }
+    }
+
+    /// Adds the buzzing grains' force for the first `n` samples of the span just run to
+    /// `buzz` (nothing for a linear bank or an empty `buzz`).
+    #[inline(always)]
+    fn buzz(&self, buzz: &mut [f32], n: usize) {
+        if !self.osc.nl || buzz.len() < n {
+            return;
+        }
+        let mut a = [0.0f32; MAX_SPAN];
+        lane_sums(&self.acc[2][..n], &mut a[..n]);
+        for (b, &a) in buzz[..n].iter_mut().zip(&a[..n]) {
+            *b += buzz_force(a, self.osc.layer_kg);
         }
     }
 
@@ -501,21 +633,37 @@ impl ModalBank {
                 buses += 1;
             }
         }
-        let [acc_l, acc_r] = &mut self.acc;
-        let acc = [&mut acc_l[..n], &mut acc_r[..n]];
+        let nl = self.osc.nl;
+        let [acc_l, acc_r, acc_a] = &mut self.acc;
+        let acc = [&mut acc_l[..n], &mut acc_r[..n], &mut acc_a[..if nl { n } else { 0 }]];
         // the number of active buses as a constant: the bus loop unrolls and each group's
-        // bus gains stay in registers
+        // bus gains stay in registers; the nonlinear path is its own copy, so the linear
+        // bank pays nothing for it
         let osc = &mut self.osc;
-        match buses {
-            0 => osc.run_groups::<0, W, T>(&active, force, acc),
-            1 => osc.run_groups::<1, W, T>(&active, force, acc),
-            2 => osc.run_groups::<2, W, T>(&active, force, acc),
-            3 => osc.run_groups::<3, W, T>(&active, force, acc),
-            4 => osc.run_groups::<4, W, T>(&active, force, acc),
-            5 => osc.run_groups::<5, W, T>(&active, force, acc),
-            6 => osc.run_groups::<6, W, T>(&active, force, acc),
-            7 => osc.run_groups::<7, W, T>(&active, force, acc),
-            _ => osc.run_groups::<CUP_BUSES, W, T>(&active, force, acc),
+        if nl {
+            match buses {
+                0 => osc.run_groups::<0, W, true, T>(&active, force, acc),
+                1 => osc.run_groups::<1, W, true, T>(&active, force, acc),
+                2 => osc.run_groups::<2, W, true, T>(&active, force, acc),
+                3 => osc.run_groups::<3, W, true, T>(&active, force, acc),
+                4 => osc.run_groups::<4, W, true, T>(&active, force, acc),
+                5 => osc.run_groups::<5, W, true, T>(&active, force, acc),
+                6 => osc.run_groups::<6, W, true, T>(&active, force, acc),
+                7 => osc.run_groups::<7, W, true, T>(&active, force, acc),
+                _ => osc.run_groups::<CUP_BUSES, W, true, T>(&active, force, acc),
+            }
+        } else {
+            match buses {
+                0 => osc.run_groups::<0, W, false, T>(&active, force, acc),
+                1 => osc.run_groups::<1, W, false, T>(&active, force, acc),
+                2 => osc.run_groups::<2, W, false, T>(&active, force, acc),
+                3 => osc.run_groups::<3, W, false, T>(&active, force, acc),
+                4 => osc.run_groups::<4, W, false, T>(&active, force, acc),
+                5 => osc.run_groups::<5, W, false, T>(&active, force, acc),
+                6 => osc.run_groups::<6, W, false, T>(&active, force, acc),
+                7 => osc.run_groups::<7, W, false, T>(&active, force, acc),
+                _ => osc.run_groups::<CUP_BUSES, W, false, T>(&active, force, acc),
+            }
         }
         n
     }
@@ -526,6 +674,7 @@ struct Process<'a, 'f> {
     bank: &'a mut ModalBank,
     force: &'a [&'f [f32]; CUP_BUSES],
     out: [&'a mut [f32]; 2],
+    buzz: &'a mut [f32],
 }
 
 impl Kernel for Process<'_, '_> {
@@ -534,7 +683,7 @@ impl Kernel for Process<'_, '_> {
     #[inline(always)]
     fn run<T: Target>(self, _: T) {
         let [l, r] = self.out;
-        self.bank.process_in::<T>(self.force, l, r);
+        self.bank.process_in::<T>(self.force, l, r, self.buzz);
     }
 }
 
@@ -546,18 +695,19 @@ impl Oscillators {
     /// that keep the CPU busy while each waits, and their sums stay in registers. The sums
     /// run in group order whatever `W`, so every copy gives the same bits.
     #[inline(always)]
-    fn run_groups<const B: usize, const W: usize, T: Target>(
+    fn run_groups<const B: usize, const W: usize, const NL: bool, T: Target>(
         &mut self,
         active: &[usize; CUP_BUSES],
         force: &[&[f32]; CUP_BUSES],
-        mut acc: [&mut [Lane]; 2],
+        mut acc: [&mut [Lane]; 3],
     ) {
         let n = acc[0].len().min(acc[1].len());
         let forces: [&[f32]; B] = std::array::from_fn(|j| &force[active[j]][..n]);
         let groups = self.count.div_ceil(LANES);
         if groups == 0 {
-            acc[0].fill([0.0; LANES]);
-            acc[1].fill([0.0; LANES]);
+            for a in acc.iter_mut() {
+                a.fill([0.0; LANES]);
+            }
         }
         let mut g = 0;
         while g < groups {
@@ -565,9 +715,9 @@ impl Oscillators {
             let take = W.clamp(1, 3).min(groups - g);
             let acc = acc.each_mut();
             match take {
-                3 => self.run::<B, 3, T>([g, g + 1, g + 2], first, active, &forces, acc),
-                2 => self.run::<B, 2, T>([g, g + 1], first, active, &forces, acc),
-                _ => self.run::<B, 1, T>([g], first, active, &forces, acc),
+                3 => self.run::<B, 3, NL, T>([g, g + 1, g + 2], first, active, &forces, acc),
+                2 => self.run::<B, 2, NL, T>([g, g + 1], first, active, &forces, acc),
+                _ => self.run::<B, 1, NL, T>([g], first, active, &forces, acc),
             }
             g += take;
         }
@@ -576,17 +726,24 @@ impl Oscillators {
     /// Groups `gs` over the span (thesis eq. 3.15 per mode: `y <- p y + u`), their outputs
     /// added in the order of `gs` to the lane sums in `acc`, or to zero on the `first` pass.
     /// The multiply-adds are fused where `T` fuses (`simd::madd`).
+    ///
+    /// `NL` (the metal cup, `nonlinear`): each group is a section of Phya's feed-forward
+    /// coupling. Its summed displacement at each sample goes to `section`, and the group
+    /// after it takes `coupling_force` of that as one more input, after the buses; the
+    /// floor's acceleration is summed into `acc[2]` like an output. A section is always run
+    /// before the next (in an earlier pass or earlier in the same sample), so every `W`
+    /// gives the same bits.
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // lane loops, indexed across several arrays
-    fn run<const B: usize, const G: usize, T: Target>(
+    fn run<const B: usize, const G: usize, const NL: bool, T: Target>(
         &mut self,
         gs: [usize; G],
         first: bool,
         active: &[usize; CUP_BUSES],
         forces: &[&[f32]; B],
-        acc: [&mut &mut [Lane]; 2],
+        acc: [&mut &mut [Lane]; 3],
     ) {
-        let [acc_l, acc_r] = acc;
+        let [acc_l, acc_r, acc_a] = acc;
         let n = acc_l.len().min(acc_r.len());
         let forces: [&[f32]; B] = forces.map(|f| &f[..n]);
         let pr: [Lane; G] = gs.map(|g| self.pole_re[g]);
@@ -596,12 +753,22 @@ impl Oscillators {
         let input: [[Lane; B]; G] = gs.map(|g| std::array::from_fn(|j| self.input[g][active[j]]));
         let mut yr: [Lane; G] = gs.map(|g| self.y_re[g]);
         let mut yi: [Lane; G] = gs.map(|g| self.y_im[g]);
+        let (dp, oa, ci) = if NL {
+            (
+                gs.map(|g| self.disp[g]),
+                gs.map(|g| self.accel[g]),
+                gs.map(|g| self.couple_in[g]),
+            )
+        } else {
+            ([[0.0; LANES]; G], [[0.0; LANES]; G], [[0.0; LANES]; G])
+        };
         for t in 0..n {
             let (mut sl, mut sr) = if first {
                 ([0.0; LANES], [0.0; LANES])
             } else {
                 (acc_l[t], acc_r[t])
             };
+            let mut sa = if NL && !first { acc_a[t] } else { [0.0; LANES] };
             for h in 0..G {
                 let mut u = [0.0f32; LANES];
                 for (inp, f) in input[h].iter().zip(&forces) {
@@ -610,6 +777,14 @@ impl Oscillators {
                         u[k] = madd::<T>(inp[k], f, u[k]);
                     }
                 }
+                if NL && gs[h] > 0 {
+                    let p = gs[h] - 1;
+                    let f = coupling_force(self.section[p][t], self.kappa[p], self.clip);
+                    for k in 0..LANES {
+                        u[k] = madd::<T>(ci[h][k], f, u[k]);
+                    }
+                }
+                let mut xs = [0.0f32; LANES];
                 for k in 0..LANES {
                     // Re and Im of p y + u
                     let nr = madd::<T>(yr[h][k], pr[h][k], madd::<T>(-yi[h][k], pi[h][k], u[k]));
@@ -618,9 +793,20 @@ impl Oscillators {
                     yi[h][k] = ni;
                     sl[k] = madd::<T>(ol[h][k], nr, sl[k]);
                     sr[k] = madd::<T>(or[h][k], nr, sr[k]);
+                    if NL {
+                        sa[k] = madd::<T>(oa[h][k], ni, sa[k]);
+                        xs[k] = dp[h][k] * ni;
+                    }
+                }
+                // the last section drives nothing
+                if NL && gs[h] + 1 < GROUPS {
+                    self.section[gs[h]][t] = lane_sum(&xs);
                 }
             }
             (acc_l[t], acc_r[t]) = (sl, sr);
+            if NL {
+                acc_a[t] = sa;
+            }
         }
         for (h, &g) in gs.iter().enumerate() {
             self.y_re[g] = yr[h];
@@ -768,21 +954,34 @@ mod tests {
     /// the bank's coefficients, and adds the modes in the bank's fixed order (mode `i` into
     /// partial sum `i mod LANES`, in mode order, then the partial sums pairwise,
     /// `lane_sum`), so that it gives the same bits; its multiply-adds fuse where `fused`.
-    fn reference(bank: &ModalBank, force: &[Vec<f32>], fused: bool) -> [Vec<f32>; 2] {
+    ///
+    /// On the nonlinear path (`nonlinear`), Phya's feed-forward sections: the modes in
+    /// groups of `LANES` (lowest first), each group's displacement `sum Im(y) / w` summed,
+    /// squared (`coupling_force`) and added, after the buses, to the next group's input; and
+    /// the third output, the buzzing grains' force from the floor's acceleration
+    /// `sum -w s_floor Im(y)` (`buzz_force`; zero for a linear bank).
+    fn reference(bank: &ModalBank, force: &[Vec<f32>], fused: bool) -> [Vec<f32>; 3] {
         let madd = |a: f32, b: f32, c: f32| if fused { a.mul_add(b, c) } else { a * b + c };
         let o = &bank.osc;
         let lane = |x: &[Lane; GROUPS], i: usize| x[i / LANES][i % LANES];
         // the lanes of the last group past the last mode are silent modes (all zero)
         let modes = o.count.div_ceil(LANES) * LANES;
         let mut y = vec![(0.0f32, 0.0f32); modes];
-        let mut out = [Vec::new(), Vec::new()];
+        let mut out = [Vec::new(), Vec::new(), Vec::new()];
         for t in 0..force[0].len() {
-            let mut sums = [[0.0f32; LANES]; 2];
+            let mut sums = [[0.0f32; LANES]; 3];
+            let mut section = [0.0f32; GROUPS];
+            let mut disp = [0.0f32; LANES];
             for (i, y) in y.iter_mut().enumerate() {
+                let (g, k) = (i / LANES, i % LANES);
                 let (pr, pi) = (lane(&o.pole_re, i), lane(&o.pole_im, i));
                 let mut u = 0.0;
                 for (b, f) in force.iter().enumerate() {
-                    u = madd(o.input[i / LANES][b][i % LANES], f[t], u);
+                    u = madd(o.input[g][b][k], f[t], u);
+                }
+                if o.nl && g > 0 {
+                    let f = crate::nonlinear::coupling_force(section[g - 1], o.kappa[g - 1], o.clip);
+                    u = madd(o.couple_in[g][k], f, u);
                 }
                 // Re and Im of p y + u
                 let (yr, yi) = *y;
@@ -790,14 +989,95 @@ mod tests {
                 let im = madd(yr, pi, yi * pr);
                 *y = (re, im);
                 for (sum, gain) in sums.iter_mut().zip(&o.out) {
-                    sum[i % LANES] = madd(lane(gain, i), re, sum[i % LANES]);
+                    sum[k] = madd(lane(gain, i), re, sum[k]);
+                }
+                if o.nl {
+                    sums[2][k] = madd(lane(&o.accel, i), im, sums[2][k]);
+                    disp[k] = lane(&o.disp, i) * im;
+                    if k == LANES - 1 {
+                        section[g] = lane_sum(&disp);
+                    }
                 }
             }
-            for (out, sum) in out.iter_mut().zip(&sums) {
+            for (out, sum) in out.iter_mut().zip(&sums[..2]) {
                 out.push(lane_sum(sum));
             }
+            let buzz = if o.nl {
+                crate::nonlinear::buzz_force(lane_sum(&sums[2]), o.layer_kg)
+            } else {
+                0.0
+            };
+            out[2].push(buzz);
         }
         out
+    }
+
+    /// The bank in the copy of `isa` over spans of many lengths (its output and buzz force),
+    /// and its scalar reference (`reference`).
+    fn run_bank(
+        isa: Isa,
+        modes: &[Mode],
+        nonlinear: Option<Nonlinear>,
+        force: &[Vec<f32>],
+    ) -> ([Vec<f32>; 3], [Vec<f32>; 3]) {
+        let len = force[0].len();
+        let mut bank = ModalBank::new(48_000.0, isa);
+        bank.set_modes(modes, 0.5, 0.7);
+        bank.set_nonlinear(nonlinear);
+        let want = reference(&bank, force, isa.fused());
+        let (mut l, mut r, mut b) = (vec![0.0f32; len], vec![0.0f32; len], vec![0.0f32; len]);
+        let mut start = 0;
+        for span in [64, 1, 300, 16, 37, 0, 128].into_iter().cycle() {
+            let end = (start + span).min(len);
+            let f: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &force[b][start..end]);
+            bank.process_buzz(&f, &mut l[start..end], &mut r[start..end], &mut b[start..end]);
+            start = end;
+            if start == len {
+                break;
+            }
+        }
+        ([l, r, b], want)
+    }
+
+    #[test]
+    fn every_copy_of_the_nonlinear_bank_gives_the_scalar_banks_bits_over_any_spans() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let state = cup(CupMaterial::Steel, 0.1);
+        let mut modes = [Mode::ZERO; MAX_MODES];
+        let count = build_modes(&state, 20_000.0, &mut modes);
+        let nl = Nonlinear::for_cup(&state).expect("steel is nonlinear");
+        assert!(nl.layer_kg > 0.0);
+        // hard hits on the floor and a wall: sections driven past the wall thickness, the
+        // floor past g
+        let len = 2000;
+        let force: Vec<Vec<f32>> = (0..CUP_BUSES)
+            .map(|b| {
+                (0..len)
+                    .map(|_| match b {
+                        0 | 2 if rng.random::<f32>() < 0.01 => rng.random_range(-2000.0..2000.0),
+                        _ => 0.0,
+                    })
+                    .collect()
+            })
+            .collect();
+        let differ = |a: &[f32], b: &[f32]| a.iter().zip(b).position(|(x, y)| x.to_bits() != y.to_bits());
+        for n in [count, LANES + 3, 2 * LANES + 5] {
+            let n = n.min(count);
+            for isa in crate::simd::Isa::available() {
+                let (got, want) = run_bank(isa, &modes[..n], Some(nl), &force);
+                // the path is exercised: the floor buzzes, and the coupling changes the sound
+                assert!(want[2].iter().any(|&x| x != 0.0), "{n} modes: no buzz");
+                for c in 0..3 {
+                    assert_eq!(differ(&got[c], &want[c]), None, "{n} modes, {isa:?}, output {c}");
+                }
+                let linear = run_bank(isa, &modes[..n], None, &force).0;
+                assert!(linear[2].iter().all(|&x| x == 0.0));
+                if n > LANES {
+                    assert!(differ(&linear[0], &got[0]).is_some(), "{n} modes: no coupling");
+                }
+            }
+        }
     }
 
     #[test]
@@ -821,23 +1101,7 @@ mod tests {
             })
             .collect();
         // the bank in the copy of `isa` over spans of many lengths, and its scalar reference
-        let run = |isa: Isa, modes: &[Mode]| {
-            let mut bank = ModalBank::new(48_000.0, isa);
-            bank.set_modes(modes, 0.5, 0.7);
-            let want = reference(&bank, &force, isa.fused());
-            let (mut l, mut r) = (vec![0.0f32; len], vec![0.0f32; len]);
-            let mut start = 0;
-            for span in [64, 1, 300, 16, 37, 0, 128].into_iter().cycle() {
-                let end = (start + span).min(len);
-                let f: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &force[b][start..end]);
-                bank.process(&f, &mut l[start..end], &mut r[start..end]);
-                start = end;
-                if start == len {
-                    break;
-                }
-            }
-            ([l, r], want)
-        };
+        let run = |isa: Isa, modes: &[Mode]| run_bank(isa, modes, None, &force);
         // the first sample whose bits differ
         let differ = |a: &[f32], b: &[f32]| a.iter().zip(b).position(|(x, y)| x.to_bits() != y.to_bits());
         let mut levels = Vec::new();
@@ -857,7 +1121,7 @@ mod tests {
             // not, or the reverse, would fail the comparisons above)
             let fused = run(Isa::new(crate::simd::Level::PortableFused).unwrap(), &modes[..n]).0;
             let unfused = run(Isa::new(crate::simd::Level::Portable).unwrap(), &modes[..n]).0;
-            for (u, w) in unfused.iter().zip(&fused) {
+            for (u, w) in unfused.iter().zip(&fused).take(2) {
                 let peak = w.iter().fold(0.0f32, |m, x| m.max(x.abs()));
                 let err = u.iter().zip(w).fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
                 assert!(err <= 1e-4 * peak, "{n} modes: unfused differs by {err}, peak {peak}");
