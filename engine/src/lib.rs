@@ -143,6 +143,10 @@ pub struct Engine {
     last_fill_setting: f32,
     /// The clock at the next window boundary (`WINDOW` apart from the pour's start on).
     next_window: u64,
+    /// True from a pour's start (`restart`) until its first sample is rendered: settings that
+    /// arrive then (a state a host loads right after activation) are the pour's own, and it
+    /// starts again with them, as a new engine made with them would.
+    pristine: bool,
     pour: PourState,
     normal_mode: NormalMode,
     max_per_cell: u32,
@@ -210,6 +214,7 @@ impl Engine {
             modulation: 0.0,
             last_fill_setting: settings.fill,
             next_window: 0,
+            pristine: false,
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
@@ -391,7 +396,11 @@ impl Engine {
         self.scene.reset(self.settings.fill);
         self.last_fill_setting = self.settings.fill;
         self.gains = self.gain_targets();
+        // the cup is rebuilt at the pour's first window, from its own pile (the listener's
+        // distance to the cup counts from the pile's top)
+        self.cup_key = None;
         self.next_window = self.clock;
+        self.pristine = true;
     }
 
     /// Hands a new flow command to the scene at this sample, restarting the pour if the
@@ -427,7 +436,14 @@ impl Engine {
         if settings.seed != self.settings.seed {
             self.reseed(settings.seed);
         }
+        let changed = settings != self.settings;
         self.settings = settings;
+        if changed && self.pristine && self.scene.command() > 0.0 {
+            // nothing of this pour is heard yet: start it with these settings
+            self.restart();
+            self.scene.set_command(0.0, self.flow_command());
+            return;
+        }
         self.flow_changed();
     }
 
@@ -694,6 +710,9 @@ impl Engine {
             .min(cup_l.len())
             .min(cup_r.len());
         let targets = self.gain_targets();
+        if n > 0 {
+            self.pristine = false;
+        }
         let mut i = 0;
         while i < n {
             if self.clock == self.next_window {

@@ -200,3 +200,35 @@ fn continuous_mode_pours_from_the_start_and_from_a_reset() {
     let b = run(&mut e, 20_000, 100, &[]);
     assert_shifted(&a, 0, &b, 0, "continuous mode after a reset");
 }
+
+#[test]
+fn settings_that_arrive_before_a_continuous_pour_is_heard_start_it() {
+    // a host activates the plugin with its defaults, then loads the project's state before the
+    // first block: the pour must be the one a new instance made with that state plays
+    let project = Settings {
+        trigger_mode: TriggerMode::Continuous,
+        output_gain_db: 20.0,
+        fill: 0.4,
+        seed: 5,
+        ..quick()
+    };
+    let activated = Settings {
+        trigger_mode: TriggerMode::Continuous,
+        ..default_settings()
+    };
+    let fresh = run(&mut Engine::new(project, SR, 128), 20_000, 128, &[]);
+    assert!(fresh[0].iter().any(|x| *x != 0.0), "the pour is silent");
+    let mut e = Engine::new(activated, SR, 128);
+    e.set_settings(&project);
+    let loaded = run(&mut e, 20_000, 128, &[]);
+    assert_shifted(&fresh, 0, &loaded, 0, "state loaded before the first block");
+    // once a pour is heard, new settings change it from their sample on, not from its start
+    let mut e = Engine::new(activated, SR, 128);
+    let mut early = run(&mut e, 64, 64, &[]);
+    e.set_settings(&project);
+    let rest = run(&mut e, 20_000 - 64, 128, &[]);
+    for (c, r) in early.iter_mut().zip(rest) {
+        c.extend(r);
+    }
+    assert_ne!(early, fresh);
+}
