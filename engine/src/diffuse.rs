@@ -457,21 +457,25 @@ pub fn plate_modal_density(area_m2: f64, thickness_m: f64, youngs: f64, density:
 mod tests {
     use super::*;
 
-    #[test]
-    fn band_energy_decays_with_its_t60() {
-        let fs = 48_000.0;
-        let mut d = DiffuseResonator::new(fs, 1, Isa::detect());
-        let p = DiffuseParams {
-            low_hz: 4000.0,
-            loss_factor: 0.01,
+    /// A cup's diffuse parameters for the tests: its modes end at `low_hz`.
+    fn params(low_hz: f32, loss_factor: f32) -> DiffuseParams {
+        DiffuseParams {
+            low_hz,
+            loss_factor,
             mass_kg: 0.2,
             area_m2: 0.03,
             edge_m: 0.5,
             coincidence_hz: 3000.0,
             modal_density_per_hz: 0.01,
             distance_m: 0.5,
-        };
-        d.set(&p, |_, _| 0);
+        }
+    }
+
+    #[test]
+    fn band_energy_decays_with_its_t60() {
+        let fs = 48_000.0;
+        let mut d = DiffuseResonator::new(fs, 1, Isa::detect());
+        d.set(&params(4000.0, 0.01), |_, _| 0);
         assert!(d.band_centres().count() >= 4);
         // an impulse, then measure the envelope of the output over two windows
         d.tick(1000.0);
@@ -490,16 +494,7 @@ mod tests {
     #[test]
     fn a_band_the_modes_take_over_fades_with_its_t60_instead_of_stopping() {
         let fs = 48_000.0;
-        let p = |low_hz: f32| DiffuseParams {
-            low_hz,
-            loss_factor: 0.005,
-            mass_kg: 0.2,
-            area_m2: 0.03,
-            edge_m: 0.5,
-            coincidence_hz: 3000.0,
-            modal_density_per_hz: 0.01,
-            distance_m: 0.5,
-        };
+        let p = |low_hz: f32| params(low_hz, 0.005);
         let mut d = DiffuseResonator::new(fs, 1, Isa::detect());
         d.set(&p(1000.0), |_, _| 0);
         let all = d.band_centres().count();
@@ -531,16 +526,7 @@ mod tests {
                 _ => rng.random_range(-0.1..0.1),
             })
             .collect();
-        let params = |low_hz: f32| DiffuseParams {
-            low_hz,
-            loss_factor: 0.02,
-            mass_kg: 0.2,
-            area_m2: 0.03,
-            edge_m: 0.5,
-            coincidence_hz: 3000.0,
-            modal_density_per_hz: 0.01,
-            distance_m: 0.5,
-        };
+        let params = |low_hz: f32| params(low_hz, 0.02);
         // ten bands (two full lane groups and a partial one), then five from a third
         // of the way (a band count change keeps the energies of the bands that stay)
         let set = |d: &mut DiffuseResonator, t: usize| match t {

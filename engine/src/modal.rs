@@ -641,29 +641,9 @@ impl ModalBank {
         // bank pays nothing for it
         let osc = &mut self.osc;
         if nl {
-            match buses {
-                0 => osc.run_groups::<0, W, true, T>(&active, force, acc),
-                1 => osc.run_groups::<1, W, true, T>(&active, force, acc),
-                2 => osc.run_groups::<2, W, true, T>(&active, force, acc),
-                3 => osc.run_groups::<3, W, true, T>(&active, force, acc),
-                4 => osc.run_groups::<4, W, true, T>(&active, force, acc),
-                5 => osc.run_groups::<5, W, true, T>(&active, force, acc),
-                6 => osc.run_groups::<6, W, true, T>(&active, force, acc),
-                7 => osc.run_groups::<7, W, true, T>(&active, force, acc),
-                _ => osc.run_groups::<CUP_BUSES, W, true, T>(&active, force, acc),
-            }
+            osc.run_active::<W, true, T>(buses, &active, force, acc);
         } else {
-            match buses {
-                0 => osc.run_groups::<0, W, false, T>(&active, force, acc),
-                1 => osc.run_groups::<1, W, false, T>(&active, force, acc),
-                2 => osc.run_groups::<2, W, false, T>(&active, force, acc),
-                3 => osc.run_groups::<3, W, false, T>(&active, force, acc),
-                4 => osc.run_groups::<4, W, false, T>(&active, force, acc),
-                5 => osc.run_groups::<5, W, false, T>(&active, force, acc),
-                6 => osc.run_groups::<6, W, false, T>(&active, force, acc),
-                7 => osc.run_groups::<7, W, false, T>(&active, force, acc),
-                _ => osc.run_groups::<CUP_BUSES, W, false, T>(&active, force, acc),
-            }
+            osc.run_active::<W, false, T>(buses, &active, force, acc);
         }
         n
     }
@@ -688,6 +668,29 @@ impl Kernel for Process<'_, '_> {
 }
 
 impl Oscillators {
+    /// `run_groups` with the count of active buses `buses` as its constant: the bus loop
+    /// unrolls and each group's bus gains stay in registers.
+    #[inline(always)]
+    fn run_active<const W: usize, const NL: bool, T: Target>(
+        &mut self,
+        buses: usize,
+        active: &[usize; CUP_BUSES],
+        force: &[&[f32]; CUP_BUSES],
+        acc: [&mut [Lane]; 3],
+    ) {
+        match buses {
+            0 => self.run_groups::<0, W, NL, T>(active, force, acc),
+            1 => self.run_groups::<1, W, NL, T>(active, force, acc),
+            2 => self.run_groups::<2, W, NL, T>(active, force, acc),
+            3 => self.run_groups::<3, W, NL, T>(active, force, acc),
+            4 => self.run_groups::<4, W, NL, T>(active, force, acc),
+            5 => self.run_groups::<5, W, NL, T>(active, force, acc),
+            6 => self.run_groups::<6, W, NL, T>(active, force, acc),
+            7 => self.run_groups::<7, W, NL, T>(active, force, acc),
+            _ => self.run_groups::<CUP_BUSES, W, NL, T>(active, force, acc),
+        }
+    }
+
     /// Every group over the span with the first `B` buses of `active`, at most `W` groups a
     /// pass, the groups' outputs summed lane by lane into `acc` (L, R; one entry per
     /// sample, overwritten) in group order. Each group's recursion is a chain of dependent

@@ -779,6 +779,24 @@ mod tests {
         }
     }
 
+    /// Four blocks of `engine` into the telemetry, as the audio thread sends them.
+    fn pump(
+        engine: &mut granary_engine::Engine,
+        writer: &mut crate::telemetry::TelemetryWriter,
+        bufs: &mut [Vec<f32>; 6],
+    ) {
+        for _ in 0..4 {
+            let [a, b, c, d, e, f] = bufs;
+            engine.process(granary_engine::Outputs {
+                main: [a, b],
+                grains: [c, d],
+                cup: [e, f],
+            });
+            writer.write_audio([a, b], [c, d], [e, f]);
+            writer.write_engine(engine);
+        }
+    }
+
     #[test]
     fn the_whole_editor_draws_headless_and_reads_telemetry() {
         let (mut editor, host, mut writer) = editor_with_host();
@@ -788,16 +806,7 @@ mod tests {
         let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = egui::Context::default();
         for frame in 0..30 {
-            for _ in 0..4 {
-                let [a, b, c, d, e, f] = &mut bufs;
-                engine.process(granary_engine::Outputs {
-                    main: [a, b],
-                    grains: [c, d],
-                    cup: [e, f],
-                });
-                writer.write_audio([a, b], [c, d], [e, f]);
-                writer.write_engine(&engine);
-            }
+            pump(&mut engine, &mut writer, &mut bufs);
             let input = egui::RawInput {
                 screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1060.0, 800.0))),
                 time: Some(frame as f64 / 60.0),
@@ -1137,16 +1146,7 @@ mod tests {
         let ctx = context();
         let mut out = None;
         for k in 0..40 {
-            for _ in 0..4 {
-                let [a, b, c, d, e, f] = &mut bufs;
-                engine.process(granary_engine::Outputs {
-                    main: [a, b],
-                    grains: [c, d],
-                    cup: [e, f],
-                });
-                writer.write_audio([a, b], [c, d], [e, f]);
-                writer.write_engine(&engine);
-            }
+            pump(&mut engine, &mut writer, &mut bufs);
             out = Some(frame(
                 &ctx,
                 &mut editor,
