@@ -70,7 +70,15 @@ impl MidiIn {
     /// The engine event of a host event, if Granary reacts to it.
     fn translate<S>(&mut self, event: NoteEvent<S>) -> Option<Timed> {
         let event = match event {
-            NoteEvent::NoteOn { timing, velocity, .. } => Timed::new(timing as usize, Event::NoteOn { velocity }),
+            NoteEvent::NoteOn {
+                timing, velocity, key, ..
+            } => Timed::new(
+                timing as usize,
+                Event::NoteOn {
+                    velocity,
+                    key: key.number_or_middle_c(),
+                },
+            ),
             NoteEvent::NoteOff { timing, .. } | NoteEvent::Choke { timing, .. } => {
                 Timed::new(timing as usize, Event::NoteOff)
             }
@@ -207,6 +215,8 @@ impl Plugin for Granary {
             let event = if held {
                 Event::NoteOn {
                     velocity: EDITOR_POUR_VELOCITY,
+                    // middle C: pours at the `aim` parameter
+                    key: 60,
                 }
             } else {
                 Event::NoteOff

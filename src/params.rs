@@ -87,6 +87,10 @@ pub struct GranaryParams {
     pub seed: IntParam,
     #[id = "cup_shape"]
     pub cup_shape: IntParam,
+    #[id = "flow_variation"]
+    pub flow_variation: FloatParam,
+    #[id = "aim"]
+    pub aim: FloatParam,
     #[persist = "editor_size"]
     pub editor_size: Mutex<EditorSize>,
 }
@@ -217,6 +221,14 @@ impl Default for GranaryParams {
                 IntRange::Linear { min, max },
             ),
             cup_shape: enum_param("cup_shape"),
+            flow_variation: float_param("flow_variation")
+                .with_unit(" %")
+                .with_value_to_string(formatters::v2s_f32_percentage(0))
+                .with_string_to_value(formatters::s2v_f32_percentage()),
+            aim: float_param("aim")
+                .with_unit(" %")
+                .with_value_to_string(formatters::v2s_f32_percentage(0))
+                .with_string_to_value(formatters::s2v_f32_percentage()),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
@@ -246,6 +258,8 @@ impl GranaryParams {
             Param::TriggerMode => choice(&self.trigger_mode),
             Param::Seed => Plain::Int(self.seed.value()),
             Param::CupShape => choice(&self.cup_shape),
+            Param::FlowVariation => float(&self.flow_variation),
+            Param::Aim => float(&self.aim),
         }
     }
 
@@ -302,6 +316,8 @@ mod tests {
             "trigger_mode",
             "seed",
             "cup_shape",
+            "flow_variation",
+            "aim",
         ];
         let ids: Vec<_> = SPECS.iter().map(|s| s.id).collect();
         assert_eq!(ids, frozen);

@@ -90,6 +90,8 @@ fn random_settings(rng: &mut Xoshiro256PlusPlus) -> Settings {
         auto_fill: rng.random(),
         pour_rate_g_s: wild(rng, 0.0, 200.0),
         fall_height_m: wild(rng, 0.01, 1.0),
+        flow_variation: wild(rng, 0.0, 1.0),
+        aim: wild(rng, 0.0, 1.0),
         listener_angle_deg: wild(rng, 0.0, 90.0),
         listener_distance_m: wild(rng, 0.1, 10.0),
         stereo_width: wild(rng, 0.0, 1.0),
@@ -194,7 +196,7 @@ fn engine_scene(seed: u64, bufs: &mut Buffers) -> (usize, f64, f32) {
     let mut jumps_left = 0;
     let mut blocks = 0;
     if rng.random_bool(0.85) {
-        engine.note_on(velocity(&mut rng));
+        engine.note_on(velocity(&mut rng), rng.random());
     }
     while done < target {
         blocks += 1;
@@ -206,7 +208,7 @@ fn engine_scene(seed: u64, bufs: &mut Buffers) -> (usize, f64, f32) {
             engine.set_settings(&settings);
         } else {
             match rng.random_range(0..40) {
-                0..=3 => engine.note_on(velocity(&mut rng)),
+                0..=3 => engine.note_on(velocity(&mut rng), rng.random()),
                 4..=6 => engine.note_off(),
                 7 => engine.all_notes_off(),
                 8 => engine.set_modulation(wild(&mut rng, 0.0, 1.0)),

@@ -21,7 +21,7 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
         let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 4096]);
         let mut frames = 0usize;
         assert_no_alloc(|| {
-            engine.note_on(0.9);
+            engine.note_on(0.9, 60);
             for (i, &block) in [1usize, 17, 64, 512, 4096, 0, 333].iter().cycle().take(80).enumerate() {
                 if i == 40 {
                     engine.set_modulation(0.7);
@@ -63,7 +63,7 @@ fn host_parameters_and_the_event_loop_never_allocate() {
         for (i, block) in [512usize, 7, 300, 1, 128].iter().cycle().take(100).enumerate() {
             engine.set_settings(&params.settings());
             let events = [
-                Timed::new(0, Event::NoteOn { velocity: 0.8 }),
+                Timed::new(0, Event::NoteOn { velocity: 0.8, key: 60 }),
                 Timed::new(block / 2, Event::Modulation(0.3)),
                 Timed::new(block / 2, Event::Settings(params.values().to_settings())),
                 Timed::new(block + 5, Event::AllNotesOff),

@@ -93,7 +93,7 @@ fn a_ringing_tail_decays_into_exact_silence_without_subnormals() {
         ..Settings::default()
     };
     let mut engine = Engine::new(settings, 48_000.0, 512);
-    engine.note_on(1.0);
+    engine.note_on(1.0, 60);
     let mut peak = 0.0f32;
     render(&mut engine, 1.0, &mut |x| {
         peak = x.iter().fold(peak, |m, v| m.max(v.abs()))
@@ -129,7 +129,7 @@ fn a_windows_collisions_are_spread_over_small_blocks() {
         .values
         .to_settings();
     let mut e = Engine::new(settings, 48_000.0, 16);
-    e.note_on(1.0);
+    e.note_on(1.0, 60);
     let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 16]);
     let window = e.window_len() as u64;
     let (mut most, mut windows_seen, mut busiest_window) = (0u64, 0u64, 0u64);

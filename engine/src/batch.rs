@@ -655,7 +655,7 @@ mod tests {
     #[test]
     fn batched_collision_set_up_is_the_same_bits_in_every_copy() {
         let mut e = Engine::new(Settings::default(), 48_000.0, 64);
-        e.note_on(1.0);
+        e.note_on(1.0, 60);
         let params = RenderParams::new(&e);
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
         let batch: Vec<Collision> = (0..BATCH)
@@ -717,7 +717,7 @@ mod tests {
     #[test]
     fn rendered_batches_are_the_same_bits_in_every_copy() {
         let mut e = Engine::new(Settings::default(), 48_000.0, 64);
-        e.note_on(1.0);
+        e.note_on(1.0, 60);
         let mut params = RenderParams::new(&e);
         // near the rings' end, so that some pulses wrap around it
         params.base = e.grains_ring[0].len() as u64 - 60;

@@ -13,9 +13,11 @@ use std::ops::Range;
 /// What the engine can be told between samples.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Event {
-    /// Starts (or re-strikes) the stream; velocity 0..1 scales the flow (0 is a note-off).
+    /// Starts (or re-strikes) the stream; velocity 0..1 scales the flow (0 is a note-off);
+    /// a MIDI key in `AIM_KEYS` aims it (`Engine::note_on`).
     NoteOn {
         velocity: f32,
+        key: u8,
     },
     NoteOff,
     /// Stops every note (MIDI all notes off / all sound off, transport stop).
@@ -30,7 +32,7 @@ impl Event {
     /// Hands the event to the engine (real-time safe).
     pub fn apply(&self, engine: &mut Engine) {
         match *self {
-            Event::NoteOn { velocity } => engine.note_on(velocity),
+            Event::NoteOn { velocity, key } => engine.note_on(velocity, key),
             Event::NoteOff => engine.note_off(),
             Event::AllNotesOff => engine.all_notes_off(),
             Event::Modulation(amount) => engine.set_modulation(amount),
@@ -162,13 +164,13 @@ mod tests {
             ..settings
         };
         let events = [
-            Timed::new(0, Event::NoteOn { velocity: 0.7 }),
+            Timed::new(0, Event::NoteOn { velocity: 0.7, key: 60 }),
             Timed::new(700, Event::Modulation(0.5)),
             Timed::new(700, Event::Settings(louder)),
-            Timed::new(1_500, Event::NoteOn { velocity: 1.0 }),
+            Timed::new(1_500, Event::NoteOn { velocity: 1.0, key: 60 }),
             Timed::new(2_000, Event::NoteOff),
             Timed::new(2_001, Event::AllNotesOff),
-            Timed::new(3_000, Event::NoteOn { velocity: 0.3 }),
+            Timed::new(3_000, Event::NoteOn { velocity: 0.3, key: 60 }),
         ];
         // the first grains land after about 0.15 s (2 cm above the rim of the 9 cm deep mug)
         let frames = 16_000;
@@ -194,7 +196,7 @@ mod tests {
         let mut e = Engine::new(Settings::default(), 48_000.0, 64);
         let mut spans = Vec::new();
         let events = [
-            Timed::new(0, Event::NoteOn { velocity: 1.0 }),
+            Timed::new(0, Event::NoteOn { velocity: 1.0, key: 60 }),
             Timed::new(10, Event::NoteOff),
             Timed::new(10, Event::Modulation(0.2)),
             Timed::new(5, Event::AllNotesOff),

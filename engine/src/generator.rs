@@ -196,6 +196,13 @@ pub struct Geometry {
     pub grain_radius: f32,
     /// Radius of the stream's landing zone.
     pub stream_radius: f32,
+    /// Where the stream lands, 0 (the cup's axis) .. 1 (against the wall), towards the
+    /// first wall sector's azimuth (`Cup::sector_azimuths`).
+    pub aim: f32,
+    /// Tangent of the grains' angle of repose (the heap's steepest slope).
+    pub repose_tan: f32,
+    /// How fast the stream's grains spread sideways as they fall, m/s (`Heap`).
+    pub spread_m_s: f32,
 }
 
 /// Grains land on the floor within this share of its radius (the share the assets' floor
@@ -437,7 +444,7 @@ fn cone(spread: f32) -> impl Fn(f32) -> f32 {
 
 /// Window-local PDF of `cell` from the pour state. Rates per second times window seconds.
 /// `None` for a cell that expects no collision in this window (its histograms are not built).
-fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s: f32) -> Option<CellPdf> {
+fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f32, window_s: f32) -> Option<CellPdf> {
     let ramp = |from: f32, to: f32| {
         move |t: f32| {
             let u = t / WINDOW as f32;
@@ -463,7 +470,17 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, restitution: f32, window_s:
         ),
         Cell::WallRing(k) => {
             let share = WALL_FRACTION * (1.0 - 0.7 * cov) / WALL_RINGS as f32;
-            (arrive * share * exposed(k), v * restitution * 0.5)
+            let (rebounds, v_rebound) = (arrive * share * exposed(k), v * restitution * 0.5);
+            // the aimed stream's grains grazing this ring on their way down (`Heap::glance`)
+            let (grazes, v_graze) = heap.glance(k, arrive);
+            let rate = rebounds + grazes;
+            // one log-normal for both: the mean speed that keeps their energy
+            let mean_v = if rate > 0.0 {
+                ((rebounds * v_rebound * v_rebound + grazes * v_graze * v_graze) / rate).sqrt()
+            } else {
+                v_rebound
+            };
+            (rate, mean_v)
         }
         Cell::PileSurface => (arrive * cov * CASCADE_COLLISIONS, v * restitution * 0.3),
         Cell::Stream => (arrive * STREAM_COLLISIONS, 0.05 * v),
@@ -534,8 +551,9 @@ pub fn generate(
         max_per_cell,
     } = *setup;
     let mut total = [0u64; 3];
-    let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, restitution, window_s));
-    let mut bed = Bed::new(state, &geometry.cup);
+    let heap = Heap::new(state, geometry);
+    let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, &heap, restitution, window_s));
+    let mut bed = Bed::new(state, &geometry.cup, &heap);
     let bed_budget = ((BED_PULSES_PER_CELL_PER_S * window_s).ceil() as u64).max(1);
     // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
     // loudest cell of its stem
@@ -664,24 +682,46 @@ impl TrigBatch {
         let mut f = Finished::default();
         finish_lanes(cell, self, lanes, &mut f);
         let kind = cell.kind();
+        let heap = &bed.heap;
+        // the aimed cells' discs are centred on the stream's landing point
+        let centre = match cell {
+            Cell::ImpactZone | Cell::Stream => heap.centre,
+            Cell::CupFloor => heap.floor_centre,
+            _ => [0.0; 2],
+        };
         for i in 0..self.len {
-            let position = [f.position[0][i], f.position[1][i], f.position[2][i]];
+            let mut position = [
+                f.position[0][i] + centre[0],
+                f.position[1][i] + centre[1],
+                f.position[2][i],
+            ];
             let (bus, bed_m, bed_weight) = match cell {
                 Cell::WallRing(k) => (wall_bus(k, self.sector[i] as usize), 0.0, 0.0),
                 Cell::ImpactZone | Cell::PileSurface | Cell::Settling => {
-                    let (bus, path) = bed_path(position, bed);
+                    position[2] = heap.surface(position);
                     let writes = bed.count.is_multiple_of(bed.every);
+                    let (bus, path) = if writes {
+                        // the normal's azimuth: a uniform draw that nothing else here depends on
+                        bed_path(position, bed, self.angle[AZIMUTH][i] * (1.0 / std::f32::consts::TAU))
+                    } else {
+                        (FLOOR_BUS, position[2].max(BED_MIN_PATH_M))
+                    };
                     bed.count += 1;
                     (bus, path, if writes { bed.weight } else { 0.0 })
                 }
-                Cell::CupFloor | Cell::Stream => (FLOOR_BUS, 0.0, 0.0),
+                Cell::Stream => {
+                    // the stream's column stands on the heap's apex
+                    position[2] += heap.surface([centre[0], centre[1], 0.0]) - heap.pile_height;
+                    (FLOOR_BUS, 0.0, 0.0)
+                }
+                Cell::CupFloor => (FLOOR_BUS, 0.0, 0.0),
             };
             let c = || Collision {
                 time: self.time[i],
                 kind,
                 cell: cell_index,
                 bus,
-                position: [f.position[0][i], f.position[1][i], f.position[2][i]],
+                position,
                 normal: [f.normal[0][i], f.normal[1][i], f.normal[2][i]],
                 v0: f.v0[i],
                 ln_v0: self.ln_v0[i],
@@ -713,10 +753,11 @@ struct Bed {
     ring_edges: [f32; WALL_RINGS + 1],
     /// Unit vectors towards the wall sectors' azimuths.
     sectors: [[f32; 2]; SECTORS],
+    heap: Heap,
 }
 
 impl Bed {
-    fn new(state: &PourState, cup: &Cup) -> Bed {
+    fn new(state: &PourState, cup: &Cup, heap: &Heap) -> Bed {
         Bed {
             every: 1,
             weight: 1.0,
@@ -724,6 +765,7 @@ impl Bed {
             pile_radius_m: state.pile_radius_m,
             ring_edges: cup.ring_edges,
             sectors: cup.sector_azimuths.map(|a| [a.cos(), a.sin()]),
+            heap: *heap,
         }
     }
 }
@@ -738,23 +780,160 @@ impl Bed {
 }
 
 /// The cup surface a collision on the pile at `p` pushes on through the grain bed, and the
-/// length of that path, m: the shorter of the way straight down to the floor (the pile's
-/// height there) and straight across to the wall at the pile's top (its radius less the
-/// collision's distance from the axis). A wall is the ring at the contact's height and the
-/// sector whose axis (its azimuth or the opposite one) is nearest the contact's azimuth:
-/// the modes' sector values are sampled on those axes (`cups::Cup::sector_azimuths`). At
-/// least a grain's contact away: never 0 for a bed collision.
-fn bed_path(p: [f32; 3], bed: &Bed) -> (usize, f32) {
-    let down = p[2].max(0.0);
+/// length of that path, m. Two ways lead out of the bed: straight down to the floor (the
+/// pile's height there) and straight across to the wall (the pile top's radius less the
+/// collision's distance from the axis). The contact network spreads a push over both, the
+/// nearer one taking more: a share across^2 / (down^2 + across^2) goes down, the rest
+/// across (the share of a spreading force each surface meets goes as the inverse square of
+/// its distance). Each pulse through the bed takes one of them with that probability (`u`,
+/// uniform in [0, 1), decides), so the energy splits in those shares and the split changes
+/// smoothly as the pile rises. A wall
+/// is the ring at the contact's height and the sector whose axis (its azimuth or the
+/// opposite one) is nearest the contact's azimuth: the modes' sector values are sampled on
+/// those axes (`cups::Cup::sector_azimuths`). At least a grain's contact away: never 0.
+fn bed_path(p: [f32; 3], bed: &Bed, u: f32) -> (usize, f32) {
+    let down = p[2].max(BED_MIN_PATH_M);
     let rho = (p[0] * p[0] + p[1] * p[1]).sqrt();
-    let across = (bed.pile_radius_m - rho).max(0.0);
-    if down <= across {
-        return (FLOOR_BUS, down.max(BED_MIN_PATH_M));
+    let across = (bed.pile_radius_m - rho).max(BED_MIN_PATH_M);
+    let share_down = across * across / (down * down + across * across);
+    if u < share_down {
+        return (FLOOR_BUS, down);
     }
     let ring = (1..WALL_RINGS).filter(|&k| p[2] >= bed.ring_edges[k]).count();
     let facing = |s: &[f32; 2]| (s[0] * p[0] + s[1] * p[1]).abs();
     let sector = usize::from(facing(&bed.sectors[1]) > facing(&bed.sectors[0]));
-    (wall_bus(ring, sector), across.max(BED_MIN_PATH_M))
+    (wall_bus(ring, sector), across)
+}
+
+/// Where the stream lands and the heap it builds, for one window (the `aim` parameter).
+///
+/// The stream lands around a point `aim` of the way from the axis to the wall, towards the
+/// first wall sector. The heap under it is a cone of the grains' angle of repose with its
+/// apex there (a pile poured from a point is a cone at the angle of repose: Al-Hashemi &
+/// Al-Amoudi 2018), over the flat pile the scene tracks, so a stream aimed at the wall
+/// builds a lopsided heap: high on the near side, its grains closer to that wall. The
+/// cone's mean height over the pile top is the pile's (it only moves grains about), and
+/// its slope grows with the pile: no steeper than the pile is high over its radius (a thin
+/// first layer is flat), never steeper than repose. The mean distance of the pile top from
+/// the apex, r_mean, is 2R/3 for a centred apex and 32R/(9 pi) = 1.13 R for one on the
+/// edge; between them it is interpolated as R (2/3 + 0.465 (c / R)^2) (within 2 % of the
+/// exact mean).
+///
+/// The stream widens as it falls: its grains spread sideways at `Geometry::spread_m_s`
+/// (about a quarter of the spout's exit speed sqrt(g D), `stream`), so at the pile it is
+/// r_s + u t_fall wide. Where that disc reaches past the wall, its grains graze the wall on
+/// the way down (a share: the circular segment beyond the wall): glancing hits on the
+/// exposed rings, at the normal speed v sin(beta + gamma) (beta the wall's tilt from the
+/// vertical there, gamma the grains' sideways angle, atan(u / v)), `GRAZE_CONTACTS` each,
+/// before they land on the heap.
+#[derive(Clone, Copy)]
+struct Heap {
+    /// The landing point on the pile and on the bare floor, m (x, y).
+    centre: [f32; 2],
+    floor_centre: [f32; 2],
+    /// The pile top's height, m, the cone's slope (rise per metre) and the mean distance of
+    /// the pile top from its apex, m.
+    pile_height: f32,
+    depth: f32,
+    slope: f32,
+    r_mean: f32,
+    /// Share of the stream grazing the wall, and each ring's share of the grazes and their
+    /// normal speed, m/s.
+    graze_share: f32,
+    ring_share: [f32; WALL_RINGS],
+    ring_speed: [f32; WALL_RINGS],
+}
+
+/// Wall contacts of a grazing grain on its way down (a glancing hit and a bounce or two).
+pub const GRAZE_CONTACTS: f32 = 2.0;
+
+impl Heap {
+    fn new(s: &PourState, g: &Geometry) -> Heap {
+        let cup = &g.cup;
+        let r_top = s.pile_radius_m.max(1e-4);
+        let aim = if g.aim.is_finite() { g.aim.clamp(0.0, 1.0) } else { 0.0 };
+        let towards = cup.sector_azimuths[0];
+        let dir = [towards.cos(), towards.sin()];
+        // the landing disc stays inside the pile top's hit zone (`draw_place`)
+        let r_land = g.stream_radius.min(FLOOR_HIT_SHARE * r_top);
+        let c = aim * (FLOOR_HIT_SHARE * r_top - r_land).max(0.0);
+        let r_floor = (g.stream_radius * 2.0).min(FLOOR_HIT_SHARE * cup.floor_radius);
+        let c_floor = aim * (FLOOR_HIT_SHARE * cup.floor_radius - r_floor).max(0.0);
+        let pile_height = s.pile_height_m;
+        let slope = g.repose_tan.max(0.0).min(pile_height / r_top);
+        let q = c / r_top;
+        let r_mean = r_top * (2.0 / 3.0 + 0.465 * q * q);
+        // the widened stream at the pile, and its share beyond the wall: a circular segment
+        let v = s.impact_speed.max(1e-3);
+        let t_fall = v / crate::materials::GRAVITY;
+        let u = g.spread_m_s.max(0.0);
+        let r_wide = g.stream_radius + u * t_fall;
+        let d = (r_top - c) / r_wide;
+        let graze_share = if aim > 0.0 && d < 1.0 {
+            let th = d.max(-1.0).acos();
+            (th - th.sin() * th.cos()) / std::f32::consts::PI
+        } else {
+            0.0
+        };
+        // the exposed rings above the pile, by their exposed height; speeds where they are
+        let mut ring_share = [0.0f32; WALL_RINGS];
+        let mut ring_speed = [0.0f32; WALL_RINGS];
+        let gamma = (u / v).atan();
+        let mut exposed_total = 0.0;
+        for k in 0..WALL_RINGS {
+            let (lo, hi) = (cup.ring_edges[k].max(pile_height), cup.ring_edges[k + 1]);
+            if hi <= lo {
+                continue;
+            }
+            let z = 0.5 * (lo + hi);
+            ring_share[k] = hi - lo;
+            exposed_total += hi - lo;
+            // the wall's tilt from the vertical at z, from the profile
+            let dz = 0.25 * (hi - lo);
+            let beta = ((cup.radius_at(z + dz) - cup.radius_at(z - dz)) / (2.0 * dz))
+                .atan()
+                .abs();
+            // falling from the spout, the grain is slower higher up: v^2 - 2 g (z - pile)
+            let v_z = (v * v - 2.0 * crate::materials::GRAVITY * (z - pile_height))
+                .max(0.0)
+                .sqrt();
+            ring_speed[k] = v_z * (beta + gamma).min(std::f32::consts::FRAC_PI_2).sin();
+        }
+        if exposed_total > 0.0 {
+            ring_share.iter_mut().for_each(|x| *x /= exposed_total);
+        }
+        Heap {
+            centre: [c * dir[0], c * dir[1]],
+            floor_centre: [c_floor * dir[0], c_floor * dir[1]],
+            pile_height,
+            depth: cup.depth,
+            slope,
+            r_mean,
+            graze_share: if exposed_total > 0.0 { graze_share } else { 0.0 },
+            ring_share,
+            ring_speed,
+        }
+    }
+
+    /// The heap's surface height at `p` (x, y), m: the cone about the landing point.
+    #[inline]
+    fn surface(&self, p: [f32; 3]) -> f32 {
+        if self.slope <= 0.0 {
+            return self.pile_height;
+        }
+        let (dx, dy) = (p[0] - self.centre[0], p[1] - self.centre[1]);
+        let d = (dx * dx + dy * dy).sqrt();
+        (self.pile_height + self.slope * (self.r_mean - d)).clamp(0.0, self.depth)
+    }
+
+    /// Grazing hits on ring `k` a second, for `arrive` grains a second, and their normal
+    /// speed, m/s.
+    fn glance(&self, k: usize, arrive: f32) -> (f32, f32) {
+        (
+            arrive * self.graze_share * GRAZE_CONTACTS * self.ring_share[k],
+            self.ring_speed[k],
+        )
+    }
 }
 
 /// Shortest path through a bed, m (a collision on a one-grain layer still pushes through it).
@@ -847,6 +1026,7 @@ mod tests {
             fill,
             settle_rate: 0.0,
             flow_kg_s: 0.0,
+            flow_factor: 1.0,
         }
     }
 
@@ -855,6 +1035,9 @@ mod tests {
             cup: Cup::new(crate::cups::CupShape::Mug, 1.0),
             grain_radius: 0.5e-3,
             stream_radius: 0.006,
+            aim: 0.0,
+            repose_tan: 0.6,
+            spread_m_s: 0.08,
         }
     }
 

@@ -46,6 +46,7 @@ pub mod render;
 pub mod scene;
 pub mod settings;
 pub mod simd;
+pub mod stream;
 
 use accel_noise::SphereFilter;
 use batch::{Prepared, RenderContext, RenderParams, BATCH};
@@ -100,6 +101,17 @@ const PENDING: usize = generator::CELLS.len() * generator::MAX_RENDERED_PER_CELL
 /// distance, angle and the stereo width.
 type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32);
 
+/// The MIDI keys that aim the stream: the lowest at the cup's axis (aim 0), the highest
+/// against its wall (aim 1), in equal steps (two octaves from C5, MIDI 72, to C7, 96, with
+/// middle C = C4 = 60).
+pub const AIM_KEYS: std::ops::RangeInclusive<u8> = 72..=96;
+
+/// The aim a MIDI key sets, if it is in `AIM_KEYS`.
+pub fn key_aim(key: u8) -> Option<f32> {
+    let (lo, hi) = (*AIM_KEYS.start(), *AIM_KEYS.end());
+    AIM_KEYS.contains(&key).then(|| (key - lo) as f32 / (hi - lo) as f32)
+}
+
 /// Gain smoothing time constant, s.
 const GAIN_SMOOTH_S: f32 = 0.02;
 /// Most collisions waiting to be injected (`Engine::inject`).
@@ -139,6 +151,10 @@ pub struct Engine {
     gain_coef: f32,
     notes_held: u32,
     velocity: f32,
+    /// The aim the last note's key sets (`AIM_KEYS`), if it was in that range.
+    key_aim: Option<f32>,
+    /// The last flow the spout was opened to, kg/s (the stream's time scales follow it).
+    stream_flow: f32,
     modulation: f32,
     last_fill_setting: f32,
     /// The clock at the next window boundary (`WINDOW` apart from the pour's start on).
@@ -211,6 +227,8 @@ impl Engine {
             gain_coef: 1.0 - (-1.0 / (GAIN_SMOOTH_S * sample_rate)).exp(),
             notes_held: 0,
             velocity: 0.0,
+            key_aim: None,
+            stream_flow: 0.0,
             modulation: 0.0,
             last_fill_setting: settings.fill,
             next_window: 0,
@@ -362,11 +380,13 @@ impl Engine {
         self.modal_dc.reset();
         self.diffuse.reset(self.settings.seed);
         self.limiter.reset();
-        self.scene.reset(self.settings.fill);
+        self.scene.reset(self.settings.fill, self.settings.seed);
         self.cup_key = None;
         self.gains = self.gain_targets();
         self.notes_held = 0;
         self.velocity = 0.0;
+        self.key_aim = None;
+        self.stream_flow = 0.0;
         self.modulation = 0.0;
         self.last_fill_setting = self.settings.fill;
         self.pour = PourState::default();
@@ -393,7 +413,7 @@ impl Engine {
         self.limiter.resync();
         self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
         self.diffuse.reseed(self.settings.seed);
-        self.scene.reset(self.settings.fill);
+        self.scene.reset(self.settings.fill, self.settings.seed);
         self.last_fill_setting = self.settings.fill;
         self.gains = self.gain_targets();
         // the cup is rebuilt at the pour's first window, from its own pile (the listener's
@@ -411,6 +431,10 @@ impl Engine {
         if cmd == old {
             return;
         }
+        if cmd > 0.0 {
+            self.stream_flow = cmd;
+        }
+        self.scene.set_stream(self.stream_params());
         if cmd > 0.0 && old <= 0.0 && !self.scene.is_active() {
             self.restart();
             self.scene.set_command(0.0, cmd);
@@ -447,8 +471,10 @@ impl Engine {
         self.flow_changed();
     }
 
-    /// Starts (or re-strikes) the stream; `velocity` 0..1 scales the flow.
-    pub fn note_on(&mut self, velocity: f32) {
+    /// Starts (or re-strikes) the stream; `velocity` 0..1 scales the flow, and a `key` in
+    /// `AIM_KEYS` sets where it lands (`aim`) while it pours; other keys pour at the `aim`
+    /// parameter.
+    pub fn note_on(&mut self, velocity: f32, key: u8) {
         let v = if velocity.is_finite() {
             velocity.clamp(0.0, 1.0)
         } else {
@@ -461,7 +487,31 @@ impl Engine {
         }
         self.notes_held = self.notes_held.saturating_add(1);
         self.velocity = v;
+        self.key_aim = key_aim(key);
         self.flow_changed();
+    }
+
+    /// Where the stream lands, 0 (the axis) .. 1 (the wall): the last note's key, or the
+    /// `aim` parameter.
+    pub fn aim(&self) -> f32 {
+        self.key_aim.unwrap_or(self.settings.aim)
+    }
+
+    /// The stream's time scales for the settings and the last flow the spout opened to.
+    fn stream_params(&self) -> stream::StreamParams {
+        let s = &self.settings;
+        let flow = if self.stream_flow > 0.0 {
+            self.stream_flow
+        } else {
+            s.pour_rate_g_s * 1e-3
+        };
+        stream::StreamParams::new(
+            s.flow_variation,
+            flow,
+            &s.grain_material.data(),
+            s.grain_radius_m(),
+            s.grain_density(),
+        )
     }
 
     pub fn note_off(&mut self) {
@@ -517,6 +567,10 @@ impl Engine {
             grain_radius: a,
             // a stream a few grains wide, at least 4 mm
             stream_radius: (8.0 * a).max(0.004),
+            aim: self.aim(),
+            repose_tan: s.grain_material.data().repose_deg.to_radians().tan(),
+            // a quarter of the spout's exit speed sqrt(g D) (`stream`)
+            spread_m_s: 0.25 * (materials::GRAVITY * self.stream_params().spout_m).sqrt(),
         }
     }
 
@@ -595,6 +649,7 @@ impl Engine {
             fall_height_m: s.fall_height_m,
             auto_fill: s.auto_fill,
         };
+        self.scene.set_stream(self.stream_params());
         self.pour = self.scene.step(&input);
         if s.grain_radius_m() != self.sphere_radius {
             // the sphere-radiation filter depends only on the grain radius

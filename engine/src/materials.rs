@@ -11,6 +11,17 @@
 //! - `AG`: agricultural-engineering DEM literature (Mohsenin, *Physical Properties of Plant
 //!   and Animal Materials*; typical DEM calibrations for rice, lentils, coffee beans).
 //!   Biological grains scatter widely; the values are mid-range.
+//! - `AR`: angles of repose: Al-Hashemi & Al-Amoudi, *A review on the angle of repose of
+//!   granular materials*, Powder Technology 330 (2018) 397–417 (glass beads 22–25°, steel
+//!   shot 24–27°, sand 30–35°, sugar and salt 32–38°, grains and pulses 25–35°, crushed rock
+//!   35–40°); mid-range values.
+//! - `HL`: cohesion of nominally dry grains in room air: capillary bridges at the asperities
+//!   of the contact, F = 2 pi gamma r (gamma = 0.072 N/m, water), with r the asperity scale
+//!   rather than the grain's radius (Halsey & Levine, *How sandcastles fall*, PRL 80 (1998)
+//!   3141). r: 0.2 µm for smooth glass and metal, 1 µm for quartz sand and hard crops, 2 µm
+//!   for the hygroscopic crystals (sugar, salt), which hold more water at their surfaces.
+//!   Order-of-magnitude modelling values: they decide whether a material's Bond number (its
+//!   cohesion over its weight, `GrainMaterialData::bond_number`) is above or below 1.
 
 /// Air at 20 °C.
 pub const AIR_DENSITY: f32 = 1.204; // kg/m^3
@@ -40,6 +51,10 @@ pub struct GrainMaterialData {
     pub diameter_m: f32,
     /// Coefficient of restitution of an impact (kappa in seed 002, e in thesis).
     pub restitution: f32,
+    /// Angle of repose of a loose pile, degrees (`AR`).
+    pub repose_deg: f32,
+    /// Cohesive force of one contact in room air, N (`HL`).
+    pub cohesion_n: f32,
     pub source: &'static str,
 }
 
@@ -133,13 +148,43 @@ impl GrainMaterial {
             // Granite, QJ2: 5.07e10, 0.28, 2670.
             GrainMaterial::Gravel => ("Gravel", e(5.07e10, 0.28, 2670.0), 6.0e-3, 0.5, "QJ2 (granite)"),
         };
+        // AR and HL (the module doc): angle of repose, degrees; asperity scale, m
+        let (repose_deg, asperity_m) = match self {
+            GrainMaterial::Sugar => (35.0, 2e-6),
+            GrainMaterial::Salt => (34.0, 2e-6),
+            GrainMaterial::FineSand => (33.0, 1e-6),
+            GrainMaterial::Rice => (32.0, 1e-6),
+            GrainMaterial::Lentils => (28.0, 1e-6),
+            GrainMaterial::CoffeeBeans => (31.0, 1e-6),
+            GrainMaterial::GlassBeads05 | GrainMaterial::GlassBeads1 | GrainMaterial::GlassBeads2 => (23.0, 0.2e-6),
+            GrainMaterial::SteelShot1 => (26.0, 0.2e-6),
+            GrainMaterial::PlasticDiscs4 => (30.0, 0.2e-6),
+            GrainMaterial::Gravel => (38.0, 1e-6),
+        };
         GrainMaterialData {
             name,
             elastic,
             diameter_m,
             restitution,
+            repose_deg,
+            cohesion_n: 2.0 * std::f32::consts::PI * WATER_SURFACE_TENSION * asperity_m,
             source,
         }
+    }
+}
+
+/// Surface tension of water at 20 °C, N/m (`HL`).
+pub const WATER_SURFACE_TENSION: f32 = 0.072;
+
+impl GrainMaterialData {
+    /// Granular Bond number: one contact's cohesion over the grain's weight, for a grain of
+    /// radius `radius_m` and density `density` (kg/m^3). Above about 1 a material flows in
+    /// clumps; far below it, grain by grain (Castellanos, *The relationship between
+    /// attractive interparticle forces and bulk behaviour in dry and uncharged fine powders*,
+    /// Adv. Phys. 54 (2005) 263–376).
+    pub fn bond_number(&self, radius_m: f32, density: f32) -> f32 {
+        let weight = density * 4.0 / 3.0 * std::f32::consts::PI * radius_m.powi(3) * GRAVITY;
+        self.cohesion_n / weight.max(1e-12)
     }
 }
 

@@ -83,6 +83,8 @@ pub enum Param {
     TriggerMode,
     Seed,
     CupShape,
+    FlowVariation,
+    Aim,
 }
 
 impl Param {
@@ -151,7 +153,7 @@ pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
 }
 
 /// Every parameter, in display order: the one definition of each.
-pub const SPECS: [Spec; 18] = [
+pub const SPECS: [Spec; 20] = [
     Spec {
         param: Param::GrainMaterial,
         id: "grain_material",
@@ -395,6 +397,36 @@ pub const SPECS: [Spec; 18] = [
             default: 0,
         },
         doc: "The cup's geometry (finite-element model); auto: the material's usual shape",
+    },
+    Spec {
+        param: Param::FlowVariation,
+        id: "flow_variation",
+        name: "Flow variation",
+        unit: "",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 1.0,
+            default: 0.0,
+            log: false,
+            to_si: 1.0,
+            step: 0.001,
+        },
+        doc: "0 = a steady stream; up to 1: the flow wavers, cohesive grains leave in clumps, a pour starts with a surge and ends with a trickle",
+    },
+    Spec {
+        param: Param::Aim,
+        id: "aim",
+        name: "Aim",
+        unit: "",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 1.0,
+            default: 0.0,
+            log: false,
+            to_si: 1.0,
+            step: 0.001,
+        },
+        doc: "Where the stream lands: 0 = the cup's centre, 1 = against its wall (MIDI keys 72-96 set it per note)",
     },
 ];
 
@@ -752,6 +784,8 @@ impl ParamValues {
             grains_level_db: self.si(P::GrainsLevel),
             cup_level_db: self.si(P::CupLevel),
             output_gain_db: self.si(P::OutputGain),
+            flow_variation: self.si(P::FlowVariation),
+            aim: self.si(P::Aim),
             trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
             seed: match self[P::Seed] {
                 Plain::Int(x) => x.max(0) as u64,

@@ -104,23 +104,30 @@ pub struct Rendered {
 }
 
 /// One held note of a MIDI pour, as a DAW would send it: note-on at `start_s`, note-off at
-/// `end_s` (seconds from the start of the render), MIDI velocity 1..=127.
+/// `end_s` (seconds from the start of the render), MIDI velocity 1..=127, MIDI key 0..=127
+/// (keys in `crate::AIM_KEYS` aim the stream).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NoteEvent {
     pub start_s: f64,
     pub end_s: f64,
     pub velocity: u8,
+    pub key: u8,
 }
 
 impl NoteEvent {
     /// Velocity when `:VEL` is left out.
     pub const DEFAULT_VELOCITY: u8 = 100;
+    /// Key when `:KEY` is left out: middle C (C4), which pours at the `aim` parameter.
+    pub const DEFAULT_KEY: u8 = 60;
 
-    /// Parses `START:END[:VEL]` (seconds, seconds, MIDI velocity 1..=127).
+    /// Parses `START:END[:VEL[:KEY]]` (seconds, seconds, MIDI velocity 1..=127, MIDI key
+    /// 0..=127; keys in `crate::AIM_KEYS` aim the stream).
     pub fn parse(text: &str) -> Result<Self, String> {
         let parts: Vec<&str> = text.split(':').map(str::trim).collect();
-        if !(2..=3).contains(&parts.len()) {
-            return Err(format!("`{text}`: expected START:END[:VEL], e.g. 0.5:3:100"));
+        if !(2..=4).contains(&parts.len()) {
+            return Err(format!(
+                "`{text}`: expected START:END[:VEL[:KEY]], e.g. 0.5:3:100 or 0.5:3:100:84"
+            ));
         }
         let time = |what: &str, t: &str| -> Result<f64, String> {
             match t.parse::<f64>() {
@@ -146,10 +153,18 @@ impl NoteEvent {
                 }
             },
         };
+        let key = match parts.get(3) {
+            None => Self::DEFAULT_KEY,
+            Some(k) => match k.parse::<u8>() {
+                Ok(k) if k <= 127 => k,
+                _ => return Err(format!("`{text}`: key `{k}` must be a MIDI note number within 0..=127")),
+            },
+        };
         Ok(NoteEvent {
             start_s,
             end_s,
             velocity,
+            key,
         })
     }
 
@@ -254,6 +269,7 @@ impl Renderer {
                         at(n.start_s),
                         Event::NoteOn {
                             velocity: n.velocity_01(),
+                            key: n.key,
                         },
                     ),
                     Timed::new(at(n.end_s), Event::NoteOff),
@@ -393,12 +409,27 @@ mod tests {
             NoteEvent {
                 start_s: 0.5,
                 end_s: 3.0,
-                velocity: 100
+                velocity: 100,
+                key: 60
             }
         );
         assert_eq!(NoteEvent::parse(" 1 : 2 : 127 ").unwrap().velocity, 127);
+        assert_eq!(NoteEvent::parse("1:2:100:84").unwrap().key, 84);
         for bad in [
-            "", "1", "2:1", "1:1", "-1:2", "0:nan", "0:inf", "0:1:0", "0:1:128", "0:1:6.5", "0:1:2:3", "a:b",
+            "",
+            "1",
+            "2:1",
+            "1:1",
+            "-1:2",
+            "0:nan",
+            "0:inf",
+            "0:1:0",
+            "0:1:128",
+            "0:1:6.5",
+            "0:1:2:128",
+            "0:1:2:x",
+            "0:1:2:3:4",
+            "a:b",
         ] {
             let err = NoteEvent::parse(bad).unwrap_err();
             assert!(err.contains(&format!("`{bad}`")), "{err}");

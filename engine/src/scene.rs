@@ -15,11 +15,17 @@
 //! first-order lag, the flow is recorded at every window boundary, and the arrivals at a
 //! window's two ends are read from that record `t_fall` back with linear interpolation (a
 //! fractional delay), so a note moved by one sample moves the pour by one sample.
+//!
+//! The stream is unsteady (`stream`, the `flow_variation` parameter): a surge when the spout
+//! opens and a trickle after it closes are part of the spout's flow (exact exponentials,
+//! like the lag); the wavering and the clumps multiply the arriving flow (a stationary random
+//! factor of mean 1: delaying it by the fall would not change its statistics).
 
 use crate::cups::{Cup, CupShape};
 use crate::materials::{GRAVITY, PACKING_FRACTION};
 use crate::modal::floor_coverage;
 use crate::settings::limits;
+use crate::stream::{StreamParams, Unsteady, SURGE_SHARE, TRICKLE_SHARE};
 
 /// Longest fall above the rim the delay line is sized for, m (more than the `fall_height`
 /// range); the deepest cup at its largest size is added to it.
@@ -63,8 +69,10 @@ pub struct PourState {
     pub fill: f32,
     /// Settling collisions per second.
     pub settle_rate: f32,
-    /// Mass flow leaving the spout, kg/s (after smoothing).
+    /// Mass flow leaving the spout, kg/s (after smoothing; with the surge and the trickle).
     pub flow_kg_s: f32,
+    /// The unsteady stream's factor on the arriving flow at the window's end (1: steady).
+    pub flow_factor: f32,
 }
 
 pub struct PourScene {
@@ -83,6 +91,11 @@ pub struct PourScene {
     next_boundary_s: f32,
     fill: f32,
     settle: f32,
+    /// The surge after the spout opens and the trickle after it closes, kg/s (`stream`).
+    surge: f32,
+    trickle: f32,
+    stream: StreamParams,
+    unsteady: Unsteady,
 }
 
 impl PourScene {
@@ -104,14 +117,18 @@ impl PourScene {
             next_boundary_s: 0.0,
             fill: 0.0,
             settle: 0.0,
+            surge: 0.0,
+            trickle: 0.0,
+            stream: StreamParams::default(),
+            unsteady: Unsteady::new(0),
         };
-        scene.reset(0.0);
+        scene.reset(0.0, 0);
         scene
     }
 
-    /// Nothing in the air, the spout closed, the pile at `fill` and at rest; the next `step`
-    /// starts the first window.
-    pub fn reset(&mut self, fill: f32) {
+    /// Nothing in the air, the spout closed, the pile at `fill` and at rest, the stream's
+    /// random numbers restarted from `seed`; the next `step` starts the first window.
+    pub fn reset(&mut self, fill: f32, seed: u64) {
         self.history.iter_mut().for_each(|x| *x = 0.0);
         self.head = 0;
         self.flow = 0.0;
@@ -120,6 +137,15 @@ impl PourScene {
         self.next_boundary_s = 0.0;
         self.fill = fill.clamp(0.0, 1.0);
         self.settle = 0.0;
+        self.surge = 0.0;
+        self.trickle = 0.0;
+        self.unsteady.reset(seed);
+    }
+
+    /// The stream's time scales and shares from now on (the material, the flow and
+    /// `flow_variation`; `stream::StreamParams`).
+    pub fn set_stream(&mut self, params: StreamParams) {
+        self.stream = params;
     }
 
     pub fn fill(&self) -> f32 {
@@ -138,11 +164,17 @@ impl PourScene {
     /// True while the spout is open or pouring, grains are in the air or the pile is still
     /// settling.
     pub fn is_active(&self) -> bool {
-        self.command > 0.0 || self.flow > 1e-9 || self.history.iter().any(|&q| q > 1e-9) || self.settle > 1e-3
+        self.command > 0.0
+            || self.flow > 1e-9
+            || self.surge > 0.0
+            || self.trickle > 0.0
+            || self.history.iter().any(|&q| q > 1e-9)
+            || self.settle > 1e-3
     }
 
     /// The spout's flow follows its command as a first-order lag (time constant
-    /// `FLOW_SMOOTH_S`), solved exactly from `t_s` to `to_s`.
+    /// `FLOW_SMOOTH_S`), and the surge and the trickle decay (`stream`), solved exactly from
+    /// `t_s` to `to_s`.
     fn advance(&mut self, to_s: f32) {
         let dt = to_s - self.t_s;
         if dt > 0.0 {
@@ -150,8 +182,26 @@ impl PourScene {
             if self.flow < 1e-12 {
                 self.flow = 0.0;
             }
+            if self.surge > 0.0 {
+                self.surge *= (-dt / self.stream.surge_time_s.max(1e-3)).exp();
+                if self.surge < 1e-12 {
+                    self.surge = 0.0;
+                }
+            }
+            if self.trickle > 0.0 {
+                self.trickle *= (-dt / self.stream.trickle_time_s.max(1e-3)).exp();
+                // the last grain has gone when less than one a second is left
+                if self.trickle < self.stream.grain_kg.max(1e-12) {
+                    self.trickle = 0.0;
+                }
+            }
             self.t_s = to_s;
         }
+    }
+
+    /// The spout's flow at `t_s`: the lag's, plus the surge and the trickle, kg/s.
+    fn spout_flow(&self) -> f32 {
+        self.flow + self.surge + self.trickle
     }
 
     /// A new commanded flow (kg/s) from `at_s` seconds after the current window's start on
@@ -164,6 +214,13 @@ impl PourScene {
             self.t_s
         };
         self.advance(at_s.max(self.t_s));
+        // opening the spout starts a surge, closing it a trickle (`stream`)
+        let v = self.stream.variation;
+        if self.command <= 0.0 && flow_cmd > 0.0 {
+            self.surge += v * SURGE_SHARE * flow_cmd;
+        } else if self.command > 0.0 && flow_cmd <= 0.0 {
+            self.trickle += v * TRICKLE_SHARE * self.command;
+        }
         self.command = flow_cmd;
     }
 
@@ -185,7 +242,7 @@ impl PourScene {
     pub fn step(&mut self, input: &SceneInput) -> PourState {
         self.advance(self.next_boundary_s);
         let len = self.history.len();
-        self.history[self.head] = self.flow;
+        self.history[self.head] = self.spout_flow();
         self.head = (self.head + 1) % len;
         self.t_s = 0.0;
         self.next_boundary_s = self.window_s;
@@ -197,8 +254,11 @@ impl PourScene {
         // grains arriving at the window's start and end left the spout `t_fall` earlier (at
         // least a window: the end's flow is already recorded)
         let delay = t_fall.max(self.window_s);
-        let arrived_start = self.flow_before(delay);
-        let arrived_end = self.flow_before(delay - self.window_s);
+        // the unsteady stream's factor at the window's two ends (`stream`)
+        let factor_start = self.unsteady.factor();
+        let factor_end = self.unsteady.step(&self.stream, self.window_s);
+        let arrived_start = self.flow_before(delay) * factor_start;
+        let arrived_end = self.flow_before(delay - self.window_s) * factor_end;
         let arrived_kg_s = 0.5 * (arrived_start + arrived_end);
         let grain_mass = input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
         let per_grain = 1.0 / grain_mass.max(1e-12);
@@ -223,7 +283,8 @@ impl PourScene {
             floor_coverage: floor_coverage(pile_h as f64, 2.0 * input.grain_radius_m as f64) as f32,
             fill: self.fill,
             settle_rate: self.settle,
-            flow_kg_s: self.flow,
+            flow_kg_s: self.spout_flow(),
+            flow_factor: factor_end,
         }
     }
 }

@@ -37,6 +37,10 @@ pub struct Settings {
     pub pour_rate_g_s: f32,
     /// Spout height above the cup rim, m.
     pub fall_height_m: f32,
+    /// How unsteady the stream is, 0 (steady) .. 1 (`stream`).
+    pub flow_variation: f32,
+    /// Where the stream lands, 0 (the cup's axis) .. 1 (against its wall).
+    pub aim: f32,
     /// Listener direction from the vertical through the impact point, degrees.
     pub listener_angle_deg: f32,
     /// Listener distance from the impact point, m.
@@ -75,6 +79,8 @@ pub mod limits {
     pub const GRAINS_LEVEL_DB: (f32, f32) = Param::GrainsLevel.si_range();
     pub const CUP_LEVEL_DB: (f32, f32) = Param::CupLevel.si_range();
     pub const OUTPUT_GAIN_DB: (f32, f32) = Param::OutputGain.si_range();
+    pub const FLOW_VARIATION: (f32, f32) = Param::FlowVariation.si_range();
+    pub const AIM: (f32, f32) = Param::Aim.si_range();
 }
 
 fn clamp_or(x: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
@@ -96,6 +102,8 @@ impl Settings {
             fill: clamp_or(self.fill, limits::FILL, d.fill),
             pour_rate_g_s: clamp_or(self.pour_rate_g_s, limits::POUR_RATE_G_S, 0.0),
             fall_height_m: clamp_or(self.fall_height_m, limits::FALL_HEIGHT_M, d.fall_height_m),
+            flow_variation: clamp_or(self.flow_variation, limits::FLOW_VARIATION, 0.0),
+            aim: clamp_or(self.aim, limits::AIM, d.aim),
             listener_angle_deg: clamp_or(
                 self.listener_angle_deg,
                 limits::LISTENER_ANGLE_DEG,

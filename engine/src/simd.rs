@@ -285,7 +285,7 @@ mod tests {
         // unfused one differs by rounding: the `modal` and `kernels` tests)
         let render = |isa: Isa| {
             let mut e = Engine::with_isa(Settings::default(), 48_000.0, 512, isa);
-            e.note_on(1.0);
+            e.note_on(1.0, 60);
             let frames = 24_000;
             let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; frames]);
             let mut a = 0;

@@ -102,6 +102,7 @@ fn state(cup: &Cup, arrivals: f32, pile_height_m: f32, settle_rate: f32) -> Pour
         fill: 0.0,
         settle_rate,
         flow_kg_s: 0.0,
+        flow_factor: 1.0,
     }
 }
 
@@ -118,6 +119,9 @@ fn every_cells_collisions_lie_inside_the_cup() {
                         cup,
                         grain_radius: stream_radius / 8.0,
                         stream_radius,
+                        aim: 0.0,
+                        repose_tan: 0.6,
+                        spread_m_s: 0.08,
                     },
                     restitution: 0.5,
                     window_s: WINDOW as f32 / 48_000.0,
@@ -188,7 +192,7 @@ fn a_bowls_grains_fall_a_shorter_way_than_a_tumblers() {
     let window_s = WINDOW as f32 / 48_000.0;
     let first_landing = |shape: CupShape| {
         let mut scene = PourScene::new(window_s);
-        scene.reset(0.0);
+        scene.reset(0.0, 1);
         let input = scene_input(shape, 1.0, 0.15);
         scene.set_command(0.0, 0.02);
         for i in 0..1000 {
@@ -220,7 +224,7 @@ fn auto_fill_raises_the_pile_by_its_volume_over_the_real_cross_section() {
         let input = scene_input(shape, 1.2, 0.1);
         let cup = input.cup;
         let mut scene = PourScene::new(window_s);
-        scene.reset(0.0);
+        scene.reset(0.0, 1);
         // pour 60 % of the cup's volume (in bulk), then wait for the last grains to land
         let bulk = 0.6 * input.grain_density;
         let mass = 0.6 * cup.volume_below(cup.depth) * bulk;
@@ -273,12 +277,12 @@ fn changing_only_the_listener_angle_moves_the_cups_distance_gain_at_once() {
     // a steel cup struck, then left ringing: after the last grain has landed, the cup stem
     // is the modes' ringing, whose level goes as 1 / distance
     let mut a = Engine::new(settings(0.0), 48_000.0, 512);
-    a.note_on(1.0);
+    a.note_on(1.0, 60);
     cup_stem(&mut a, 9_600);
     a.note_off();
     cup_stem(&mut a, 48_000);
     let mut b = Engine::new(settings(0.0), 48_000.0, 512);
-    b.note_on(1.0);
+    b.note_on(1.0, 60);
     cup_stem(&mut b, 9_600);
     b.note_off();
     cup_stem(&mut b, 48_000);

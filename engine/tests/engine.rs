@@ -52,7 +52,7 @@ fn render_midi(settings: Settings, frames: usize, block: usize, events: &[(usize
 }
 
 fn on(velocity: f32) -> Event {
-    Event::NoteOn { velocity }
+    Event::NoteOn { velocity, key: 60 }
 }
 
 fn check_sane(name: &str, r: &Rendered) {
@@ -351,7 +351,7 @@ fn rendering_dense_cells_as_groups_keeps_the_level_spectrum_and_texture() {
         if let Some(n) = limit {
             e.set_max_rendered_per_cell(n);
         }
-        e.note_on(1.0);
+        e.note_on(1.0, 60);
         let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 120_000]);
         let [a, b, c, d, f, g] = &mut out;
         e.process(Outputs {

@@ -121,7 +121,7 @@ fn from_an_empty_cup_velocity_changes_the_texture_more_than_the_level() {
         let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 480]);
         let (mut main, mut covered) = ([Vec::new(), Vec::new()], None);
         for block in 0..(3.5 * 100.0) as usize {
-            let events = (block == 0).then_some(Timed::new(0, Event::NoteOn { velocity }));
+            let events = (block == 0).then_some(Timed::new(0, Event::NoteOn { velocity, key: 60 }));
             render_blocks(&mut e, &mut out, 480, events);
             main[0].extend_from_slice(&out[0]);
             main[1].extend_from_slice(&out[1]);

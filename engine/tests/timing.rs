@@ -39,13 +39,13 @@ fn performance(start: usize, settings: Settings) -> Vec<Timed> {
         ..settings
     };
     [
-        (0, Event::NoteOn { velocity: 0.8 }),
+        (0, Event::NoteOn { velocity: 0.8, key: 60 }),
         (3_001, Event::Modulation(0.4)),
-        (5_555, Event::NoteOn { velocity: 0.5 }),
+        (5_555, Event::NoteOn { velocity: 0.5, key: 60 }),
         (7_013, Event::NoteOff),
         (8_190, Event::Settings(faster)),
         (9_999, Event::NoteOff),
-        (12_345, Event::NoteOn { velocity: 1.0 }),
+        (12_345, Event::NoteOn { velocity: 1.0, key: 60 }),
         (15_000, Event::NoteOff),
     ]
     .into_iter()
@@ -130,7 +130,7 @@ fn what_came_before_the_pour_changes_nothing() {
     // died away and the random streams restart from the seed)
     let mut e = Engine::new(settings, SR, 256);
     let mut first = vec![
-        Timed::new(0, Event::NoteOn { velocity: 1.0 }),
+        Timed::new(0, Event::NoteOn { velocity: 1.0, key: 60 }),
         Timed::new(2_000, Event::NoteOff),
     ];
     first.extend(performance(30 * 48_000, settings));
@@ -175,7 +175,7 @@ fn a_note_starts_the_stream_at_its_sample() {
             &mut Engine::new(settings, SR, 64),
             note + 20_000,
             64,
-            &[Timed::new(note, Event::NoteOn { velocity: 1.0 })],
+            &[Timed::new(note, Event::NoteOn { velocity: 1.0, key: 60 })],
         );
         let first = out[1].iter().position(|x| *x != 0.0).expect("the pour is silent");
         let arrival = note + (fall_s * SR) as usize;

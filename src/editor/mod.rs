@@ -802,7 +802,7 @@ mod tests {
         let (mut editor, host, mut writer) = editor_with_host();
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
-        engine.note_on(1.0);
+        engine.note_on(1.0, 60);
         let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = egui::Context::default();
         for frame in 0..30 {
@@ -1015,7 +1015,7 @@ mod tests {
         set(&editor, "pour_rate", 150.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         writer.set_sample_rate(48_000.0);
-        engine.note_on(1.0);
+        engine.note_on(1.0, 60);
         let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
         let mut run = |engine: &mut granary_engine::Engine, blocks: usize| {
             for _ in 0..blocks {
@@ -1055,7 +1055,7 @@ mod tests {
             .unwrap();
         assert!(fill_text.0.starts_with("fill 0 %"), "{}", fill_text.0);
         // and the next pour shows the engine's fill again
-        engine.note_on(1.0);
+        engine.note_on(1.0, 60);
         run(&mut engine, 40);
         frame(&ctx, &mut editor, size, 2.3, vec![]);
         assert!(editor.loaded_fill.is_none());
@@ -1141,7 +1141,7 @@ mod tests {
         set(&editor, "pour_rate", 150.0);
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
-        engine.note_on(1.0);
+        engine.note_on(1.0, 60);
         let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = context();
         let mut out = None;
