@@ -12,14 +12,15 @@
 //!   Ornstein–Uhlenbeck processes of mean 1 that multiply the flow.
 //! - **Cohesion.** A material whose Bond number Bo (cohesion over weight,
 //!   `GrainMaterialData::bond_number`) is near or above 1 leaves in clumps: a share
-//!   Bo / (1 + Bo) of the flow goes in clumps of diameter D Bo / (1 + Bo) (a clump is held
-//!   by the grains around it, and cannot be wider than the opening). Clumps leave as a
-//!   Poisson process and arrive spread over `CURTAIN_SPREAD` tau_s: a clump's grains leave
-//!   with speeds spread by about the exit speed sqrt(g D), and a spread du of initial speed
-//!   spreads a free fall's arrival by du / g (t = (sqrt(u^2 + 2 g h) - u) / g, so dt/du is
-//!   -1/g for a slow exit, whatever the height): the stream breaks into a curtain, and a
-//!   clump lands as a burst of about 1.5 tau_s. Sand (Bo about 4) clumps, sugar and salt
-//!   (about 1) a little, rice, beads and shot (far below 1) not at all.
+//!   Bo / (1 + Bo) of the flow goes in clumps of diameter d_c = D Bo / (1 + Bo) (a clump is
+//!   held by the grains around it, and cannot be wider than the opening), leaving as a
+//!   Poisson process. A clump holds together as it falls, so it lands as a burst as long as
+//!   it takes to pass, d_c / v (a few milliseconds), where free grains spread into a curtain:
+//!   grains that leave with speeds spread by du land spread by du / g (t = (sqrt(u^2 + 2 g h)
+//!   - u) / g, so dt/du is -1/g for a slow exit, whatever the height), about 8 ms for du of a
+//!   quarter of the exit speed sqrt(g D): far shorter than the spout's time scale, so the
+//!   wavering lands as it leaves. Fine sand (Bo about 4) pours in clumps, sugar and salt
+//!   (about 1) partly, rice, beads and shot (far below 1) grain by grain.
 //! - **Start and end.** When the container tips past the angle of repose, the wedge of grains
 //!   at its lip slides off at once: a surge, decaying over the time an avalanche takes to
 //!   run the lip, sqrt(2 L / (g sin theta_r)) (`LIP_LENGTH_M`). When it is tipped back the
@@ -46,9 +47,6 @@ pub const HAND_TIME_S: f32 = 0.5;
 /// `flow_variation` = 1 (modelling values: a flow that wavers by about ±30 % and ±25 %).
 pub const SPOUT_SIGMA: f32 = 0.3;
 pub const HAND_SIGMA: f32 = 0.25;
-/// A clump's arrival spread in units of the spout time sqrt(D / g) (the module doc: a
-/// crossing of the opening plus the curtain's du / g with du = sqrt(g D) / 2).
-pub const CURTAIN_SPREAD: f32 = 1.5;
 /// Length of a hand-held container's lip over which the surge's avalanche runs, m.
 pub const LIP_LENGTH_M: f32 = 0.05;
 /// The surge's extra flow at its start, as a share of the commanded flow, at
@@ -75,12 +73,11 @@ pub struct StreamParams {
     pub bond: f32,
     /// Share of the flow that leaves in clumps.
     pub clump_share: f32,
-    /// Mass of one clump, kg.
+    /// Diameter of one clump, m, and its mass, kg.
+    pub clump_m: f32,
     pub clump_kg: f32,
     /// Seconds of the flow one clump carries (clump_kg / Q).
     pub clump_s: f32,
-    /// A clump's arrival spread, s.
-    pub clump_time_s: f32,
     /// The surge's decay time, s.
     pub surge_time_s: f32,
     /// The trickle's decay time, s.
@@ -114,9 +111,9 @@ impl StreamParams {
             spout_time_s,
             bond,
             clump_share: variation * cohesive,
+            clump_m: clump_d,
             clump_kg,
             clump_s: clump_kg / q,
-            clump_time_s: CURTAIN_SPREAD * spout_time_s,
             surge_time_s: (2.0 * LIP_LENGTH_M / (GRAVITY * theta.sin())).sqrt(),
             trickle_time_s: TIP_BACK_S * (1.0 + bond),
             grain_kg: density * 4.0 / 3.0 * std::f32::consts::PI * radius_m.powi(3),
@@ -160,8 +157,9 @@ impl Unsteady {
 
     /// Advances `dt` seconds and returns the factor there: exp(sigma_s x_s + sigma_h x_h -
     /// (sigma_s^2 + sigma_h^2) / 2) times the share not in clumps, plus the clumps' share
-    /// now. Mean 1. Exactly 1, with no draw, at `variation` 0.
-    pub fn step(&mut self, p: &StreamParams, dt: f32) -> f32 {
+    /// now, for grains landing at `impact_speed` (m/s). Mean 1. Exactly 1, with no draw, at
+    /// `variation` 0.
+    pub fn step(&mut self, p: &StreamParams, dt: f32, impact_speed: f32) -> f32 {
         if p.variation <= 0.0 {
             self.spout = 0.0;
             self.hand = 0.0;
@@ -181,11 +179,12 @@ impl Unsteady {
         let wavering = (ss * self.spout + sh * self.hand - 0.5 * (ss * ss + sh * sh)).exp();
         // clumps: shot noise of mean `clump_share` in units of the mean flow Q. A clump
         // carries clump_s = clump_kg / Q seconds of the mean flow and arrives as an
-        // exponential burst of time constant tau_c; clumps leave at clump_share / clump_s a
+        // exponential burst of time constant tau_c = d_c / v; clumps leave at clump_share / clump_s a
         // second (so their mean is clump_share). Each adds clump_s (1 - decay) / dt at the
         // boundary it leaves in and decays by `decay` a window: the discrete burst carries
         // exactly clump_s.
-        let decay = (-dt / p.clump_time_s.max(1e-4)).exp();
+        let clump_time_s = p.clump_m / impact_speed.max(0.05);
+        let decay = (-dt / clump_time_s.max(1e-5)).exp();
         self.clumps *= decay;
         if p.clump_share > 0.0 && p.clump_s > 0.0 {
             let rate = p.clump_share / p.clump_s;
