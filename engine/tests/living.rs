@@ -1,8 +1,10 @@
 //! A pour that keeps sounding: the cup through the grains, no jumps in any stem of any factory
-//! pour, and an onset that follows the first layer's coverage instead of a burst and a cliff.
+//! pour, and an onset that follows the first layer's coverage instead of a burst and a cliff;
+//! a pour from empty to full that evolves one way; and the stream's aim.
 
 use granary_engine::preset;
-use granary_engine::render::{render, RenderOptions, Rendered};
+use granary_engine::render::{render, render_notes, NoteEvent, RenderOptions, Rendered};
+use granary_engine::{Engine, Outputs, Settings};
 
 const SR: f32 = 48_000.0;
 /// Level windows, s.
@@ -122,4 +124,174 @@ fn the_cup_keeps_sounding_as_it_fills_and_when_full() {
         assert!(l > early - 25.0, "second {s}: the cup stem is at {l:.1} dB");
     }
     assert!(cup.len() > 24 * per_s);
+}
+
+/// A continuous pour of `settings` for `seconds`, through the engine as the plugin runs it:
+/// the grains and cup stems (left + right) and the fill at each second's end.
+fn continuous(settings: Settings, seconds: f64) -> ([Vec<f32>; 2], Vec<f32>) {
+    let mut e = Engine::new(settings, SR, 512);
+    let n = (seconds * SR as f64) as usize;
+    let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; n]);
+    let mut fill = Vec::new();
+    let per_s = SR as usize;
+    for start in (0..n).step_by(per_s) {
+        let end = (start + per_s).min(n);
+        let [ml, mr, gl, gr, cl, cr] = &mut out;
+        e.process(Outputs {
+            main: [&mut ml[start..end], &mut mr[start..end]],
+            grains: [&mut gl[start..end], &mut gr[start..end]],
+            cup: [&mut cl[start..end], &mut cr[start..end]],
+        });
+        fill.push(e.pour_state().fill);
+    }
+    let mono = |l: &[f32], r: &[f32]| l.iter().zip(r).map(|(a, b)| a + b).collect::<Vec<f32>>();
+    ([mono(&out[2], &out[3]), mono(&out[4], &out[5])], fill)
+}
+
+/// Level (dB) of each second of `x`.
+fn levels_per_second(x: &[f32]) -> Vec<f64> {
+    x.chunks_exact(SR as usize)
+        .map(|c| db(c.iter().map(|v| (*v as f64).powi(2)).sum::<f64>() / c.len() as f64))
+        .collect()
+}
+
+/// Spectral centroid (Hz) of each second of `x` (power spectrum, Hann window).
+fn centroid_per_second(x: &[f32]) -> Vec<f64> {
+    let n = SR as usize;
+    let mut fft = realfft::RealFftPlanner::<f64>::new();
+    let r2c = fft.plan_fft_forward(n);
+    let mut spectrum = r2c.make_output_vec();
+    x.chunks_exact(n)
+        .map(|c| {
+            let mut frame: Vec<f64> = c
+                .iter()
+                .enumerate()
+                .map(|(i, v)| *v as f64 * (0.5 - 0.5 * (std::f64::consts::TAU * i as f64 / n as f64).cos()))
+                .collect();
+            r2c.process(&mut frame, &mut spectrum).unwrap();
+            let (mut num, mut den) = (0.0, 0.0);
+            for (k, z) in spectrum.iter().enumerate() {
+                let p = z.norm_sqr();
+                num += p * k as f64 * SR as f64 / n as f64;
+                den += p;
+            }
+            num / den.max(1e-300)
+        })
+        .collect()
+}
+
+#[test]
+fn a_pour_from_empty_to_full_evolves_one_way() {
+    // the default preset poured from an empty mug at the rate that fills it in about 20 s
+    let mut v = preset::find("sugar_ceramic_mug").unwrap().values;
+    v.set_text("trigger_mode", "continuous").unwrap();
+    v.set_text("pour_rate", "22").unwrap();
+    let seconds = 20.0;
+    let mut cup_e = vec![0.0f64; seconds as usize];
+    let mut grains_e = vec![0.0f64; seconds as usize];
+    let mut centroid = vec![0.0f64; seconds as usize];
+    let mut last_fill = Vec::new();
+    for seed in 1..=SEEDS {
+        v.set_text("seed", &seed.to_string()).unwrap();
+        let ([grains, cup], fill) = continuous(v.to_settings(), seconds);
+        for (acc, l) in cup_e.iter_mut().zip(levels_per_second(&cup)) {
+            *acc += 10f64.powf(l / 10.0) / SEEDS as f64;
+        }
+        for (acc, l) in grains_e.iter_mut().zip(levels_per_second(&grains)) {
+            *acc += 10f64.powf(l / 10.0) / SEEDS as f64;
+        }
+        for (acc, c) in centroid.iter_mut().zip(centroid_per_second(&cup)) {
+            *acc += c / SEEDS as f64;
+        }
+        last_fill = fill;
+    }
+    assert!(last_fill[18] > 0.9, "the mug is not full: {:?}", last_fill);
+    let cup_db: Vec<f64> = cup_e.iter().map(|e| db(*e)).collect();
+    let grains_db: Vec<f64> = grains_e.iter().map(|e| db(*e)).collect();
+    // from the second second on (the first holds the onset on the bare floor): each second at
+    // most `slack` above the lowest before it, and the whole way down by at least `fall`
+    let falls = |name: &str, x: &[f64], slack: f64, fall: f64| {
+        let mut lowest = x[1];
+        for (s, &v) in x.iter().enumerate().skip(2) {
+            assert!(v <= lowest + slack, "{name} rises at {s} s: {v:.1} after {lowest:.1} ({x:.1?})");
+            lowest = lowest.min(v);
+        }
+        assert!(x[x.len() - 1] < x[1] - fall, "{name} falls too little: {x:.1?}");
+    };
+    // the cup is damped ever more as the grains cover it, and is struck less and less
+    // directly: its level falls
+    falls("cup level (dB)", &cup_db, 1.0, 6.0);
+    // the fall shortens as the pile rises: slower impacts, quieter grains
+    falls("grains level (dB)", &grains_db, 1.0, 3.0);
+    // the cup's modes are loaded by the grains' mass and its high modes damped most: its
+    // spectral centroid falls (in dB of frequency, so 1 dB is 12 %)
+    let centroid_db: Vec<f64> = centroid.iter().map(|c| 20.0 * c.log10()).collect();
+    falls("cup centroid (dB Hz)", &centroid_db, 1.0, 3.0);
+}
+
+#[test]
+fn aim_at_the_wall_rings_the_cup_more_against_the_grains() {
+    // a part-filled mug (the pile fixed), the stream at the axis, half-way and at the wall
+    let ratio = |aim: &str, fill: &str| {
+        let mut r = 0.0;
+        for seed in 1..=SEEDS {
+            let renders = [pour(
+                "sugar_ceramic_mug",
+                seed,
+                5.0,
+                &[("auto_fill", "off"), ("fill", fill), ("aim", aim)],
+            )];
+            let level = |stem| {
+                let e = energy(&renders, stem);
+                db(e[20..80].iter().sum::<f64>() / 60.0)
+            };
+            r += (level(2) - level(1)) / SEEDS as f64;
+        }
+        r
+    };
+    for fill in ["0.3", "0.7"] {
+        let (centre, half, wall) = (ratio("0", fill), ratio("0.5", fill), ratio("1", fill));
+        assert!(
+            centre < half && half + 3.0 < wall,
+            "fill {fill}: cup over grains {centre:.1} / {half:.1} / {wall:.1} dB"
+        );
+    }
+}
+
+#[test]
+fn keys_72_to_96_aim_the_stream() {
+    let values = preset::find("sugar_ceramic_mug").unwrap().values;
+    let opts = RenderOptions {
+        seconds: 2.0,
+        sample_rate: SR,
+        block_size: 256,
+        pour: None,
+    };
+    let note = |key: u8| NoteEvent {
+        start_s: 0.1,
+        end_s: 1.5,
+        velocity: 100,
+        key,
+    };
+    let with_aim = |aim: &str| {
+        let mut v = values.clone();
+        v.set_text("aim", aim).unwrap();
+        v
+    };
+    // key 96 pours at the wall, key 84 half-way, key 60 at the parameter
+    assert_eq!(
+        render_notes(&values, &opts, &[note(96)]).main,
+        render_notes(&with_aim("1"), &opts, &[note(60)]).main
+    );
+    assert_eq!(
+        render_notes(&with_aim("0.8"), &opts, &[note(84)]).main,
+        render_notes(&with_aim("0.5"), &opts, &[note(60)]).main
+    );
+    assert_ne!(
+        render_notes(&values, &opts, &[note(96)]).main,
+        render_notes(&values, &opts, &[note(60)]).main
+    );
+    assert_eq!(granary_engine::key_aim(71), None);
+    assert_eq!(granary_engine::key_aim(97), None);
+    assert_eq!(granary_engine::key_aim(72), Some(0.0));
 }
