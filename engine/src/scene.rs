@@ -256,7 +256,9 @@ impl PourScene {
         let delay = t_fall.max(self.window_s);
         // the unsteady stream's factor at the window's two ends (`stream`)
         let factor_start = self.unsteady.factor();
-        let factor_end = self.unsteady.step(&self.stream, self.window_s, (2.0 * GRAVITY * h).sqrt());
+        let factor_end = self
+            .unsteady
+            .step(&self.stream, self.window_s, (2.0 * GRAVITY * h).sqrt());
         let arrived_start = self.flow_before(delay) * factor_start;
         let arrived_end = self.flow_before(delay - self.window_s) * factor_end;
         let arrived_kg_s = 0.5 * (arrived_start + arrived_end);

@@ -211,6 +211,8 @@ fn grains_are_louder_from_above_than_from_the_side() {
 fn note_off_lets_grains_in_the_air_land_then_settles_to_silence() {
     let mut s = default_values().to_settings();
     s.fall_height_m = 0.5; // 0.5 m + the cup: ~0.35 s of flight
+                           // a steady stream: the trickle an unsteady one ends with is `tests/stream.rs`'s
+    s.flow_variation = 0.0;
     let off = 48_000;
     let out = render_midi(s, 48_000 * 4, 512, &[(0, on(1.0)), (off, NoteOff)]);
     let g = &out[2];

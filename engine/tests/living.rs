@@ -213,7 +213,10 @@ fn a_pour_from_empty_to_full_evolves_one_way() {
     let falls = |name: &str, x: &[f64], slack: f64, fall: f64| {
         let mut lowest = x[1];
         for (s, &v) in x.iter().enumerate().skip(2) {
-            assert!(v <= lowest + slack, "{name} rises at {s} s: {v:.1} after {lowest:.1} ({x:.1?})");
+            assert!(
+                v <= lowest + slack,
+                "{name} rises at {s} s: {v:.1} after {lowest:.1} ({x:.1?})"
+            );
             lowest = lowest.min(v);
         }
         assert!(x[x.len() - 1] < x[1] - fall, "{name} falls too little: {x:.1?}");

@@ -118,9 +118,16 @@ fn the_flow_wavers_on_the_spout_and_hand_time_scales() {
     // two Ornstein–Uhlenbeck processes: rho(t) = (ss^2 e^(-t/tau_s) + sh^2 e^(-t/tau_h)) / var
     let rho = |t: f64| (ss * ss * (-t / tau_s).exp() + sh * sh * (-t / HAND_TIME_S as f64).exp()) / want_var;
     let got_var = mean(&var);
-    assert!((got_var / want_var - 1.0).abs() < 0.25, "variance {got_var} vs {want_var}");
+    assert!(
+        (got_var / want_var - 1.0).abs() < 0.25,
+        "variance {got_var} vs {want_var}"
+    );
     let (got_s, got_h) = (mean(&rho_spout), mean(&rho_hand));
-    assert!((got_s - rho(tau_s)).abs() < 0.08, "rho(tau_s) {got_s} vs {}", rho(tau_s));
+    assert!(
+        (got_s - rho(tau_s)).abs() < 0.08,
+        "rho(tau_s) {got_s} vs {}",
+        rho(tau_s)
+    );
     assert!(
         (got_h - rho(HAND_TIME_S as f64)).abs() < 0.1,
         "rho(tau_h) {got_h} vs {}",
@@ -155,7 +162,10 @@ fn cohesive_grains_leave_in_clumps() {
         let mu = mean(&d);
         (d.iter().map(|v| (v - mu).powi(2)).sum::<f64>() / d.len() as f64).sqrt()
     };
-    let (sand, shot) = (short_spread(GrainMaterial::FineSand), short_spread(GrainMaterial::SteelShot1));
+    let (sand, shot) = (
+        short_spread(GrainMaterial::FineSand),
+        short_spread(GrainMaterial::SteelShot1),
+    );
     assert!(sand > 3.0 * shot, "sand {sand}, shot {shot}");
 }
 
@@ -183,10 +193,15 @@ fn a_pour_surges_at_the_start_and_trickles_after_the_end_for_as_long_as_the_mate
     let (_, steady_tail) = after_close(GrainMaterial::GlassBeads1, 0.0);
     // the surge (its share 1, decaying over 0.14-0.16 s) against the spout's 30 ms onset:
     // the first tenth of a second carries about 1.3 times the flow of the next second
-    assert!(sand_surge > 1.2 && beads_surge > 1.2, "surges {sand_surge}, {beads_surge}");
+    assert!(
+        sand_surge > 1.2 && beads_surge > 1.2,
+        "surges {sand_surge}, {beads_surge}"
+    );
     // beads drain in a fraction of a second after their fall; fine sand dribbles for seconds
     assert!(steady_tail < 0.6, "steady {steady_tail} s");
-    assert!(beads_tail > steady_tail + 0.3, "beads {beads_tail} s vs steady {steady_tail} s");
+    assert!(
+        beads_tail > steady_tail + 0.3,
+        "beads {beads_tail} s vs steady {steady_tail} s"
+    );
     assert!(sand_tail > 2.0 * beads_tail, "sand {sand_tail} s, beads {beads_tail} s");
 }
-
