@@ -73,6 +73,8 @@ struct Shared {
     cup_radius_m: AtomicF32,
     cup_height_m: AtomicF32,
     stream_radius_m: AtomicF32,
+    /// Where the stream lands, 0 (the axis) .. 1 (the wall): `aim` or the last note's key.
+    aim: AtomicF32,
     /// The editor's "Pour" button is held (GUI -> audio control).
     pour_held: AtomicBool,
 }
@@ -176,6 +178,7 @@ impl TelemetryWriter {
         s.cup_radius_m.store(g.cup.rim_radius, Ordering::Relaxed);
         s.cup_height_m.store(g.cup.depth, Ordering::Relaxed);
         s.stream_radius_m.store(g.stream_radius, Ordering::Relaxed);
+        s.aim.store(g.aim, Ordering::Relaxed);
     }
 
     /// The Pour button's change since the last call: `Some(true)` when it went down,
@@ -218,6 +221,7 @@ pub struct Snapshot {
     pub cup_radius_m: f32,
     pub cup_height_m: f32,
     pub stream_radius_m: f32,
+    pub aim: f32,
 }
 
 /// The GUI thread's end. Cloneable handles are not offered: there is one reader.
@@ -256,6 +260,7 @@ impl TelemetryReader {
             cup_radius_m: s.cup_radius_m.load(Ordering::Relaxed),
             cup_height_m: s.cup_height_m.load(Ordering::Relaxed),
             stream_radius_m: s.stream_radius_m.load(Ordering::Relaxed),
+            aim: s.aim.load(Ordering::Relaxed),
         }
     }
 

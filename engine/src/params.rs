@@ -406,7 +406,7 @@ pub const SPECS: [Spec; 20] = [
         kind: Kind::Float {
             min: 0.0,
             max: 1.0,
-            default: 0.0,
+            default: 0.4,
             log: false,
             to_si: 1.0,
             step: 0.001,

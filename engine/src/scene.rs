@@ -25,7 +25,7 @@ use crate::cups::{Cup, CupShape};
 use crate::materials::{GRAVITY, PACKING_FRACTION};
 use crate::modal::floor_coverage;
 use crate::settings::limits;
-use crate::stream::{StreamParams, Unsteady, SURGE_SHARE, TRICKLE_SHARE};
+use crate::stream::{StreamParams, Unsteady, SURGE_SHARE, TRICKLE_END, TRICKLE_SHARE};
 
 /// Longest fall above the rim the delay line is sized for, m (more than the `fall_height`
 /// range); the deepest cup at its largest size is added to it.
@@ -94,6 +94,8 @@ pub struct PourScene {
     /// The surge after the spout opens and the trickle after it closes, kg/s (`stream`).
     surge: f32,
     trickle: f32,
+    /// Where the trickle ends, kg/s (`TRICKLE_END` of where it started).
+    trickle_end: f32,
     stream: StreamParams,
     unsteady: Unsteady,
 }
@@ -119,6 +121,7 @@ impl PourScene {
             settle: 0.0,
             surge: 0.0,
             trickle: 0.0,
+            trickle_end: 0.0,
             stream: StreamParams::default(),
             unsteady: Unsteady::new(0),
         };
@@ -190,8 +193,9 @@ impl PourScene {
             }
             if self.trickle > 0.0 {
                 self.trickle *= (-dt / self.stream.trickle_time_s.max(1e-3)).exp();
-                // the last grain has gone when less than one a second is left
-                if self.trickle < self.stream.grain_kg.max(1e-12) {
+                // the lip is empty once the trickle is down to `TRICKLE_END` of its start (or
+                // to less than a grain a second)
+                if self.trickle < self.trickle_end.max(self.stream.grain_kg).max(1e-12) {
                     self.trickle = 0.0;
                 }
             }
@@ -220,6 +224,7 @@ impl PourScene {
             self.surge += v * SURGE_SHARE * flow_cmd;
         } else if self.command > 0.0 && flow_cmd <= 0.0 {
             self.trickle += v * TRICKLE_SHARE * self.command;
+            self.trickle_end = TRICKLE_END * self.trickle;
         }
         self.command = flow_cmd;
     }

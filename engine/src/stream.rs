@@ -16,8 +16,8 @@
 //!   held by the grains around it, and cannot be wider than the opening), leaving as a
 //!   Poisson process. A clump holds together as it falls, so it lands as a burst as long as
 //!   it takes to pass, d_c / v (a few milliseconds), where free grains spread into a curtain:
-//!   grains that leave with speeds spread by du land spread by du / g (t = (sqrt(u^2 + 2 g h)
-//!   - u) / g, so dt/du is -1/g for a slow exit, whatever the height), about 8 ms for du of a
+//!   grains that leave with speeds spread by du land spread by du / g (t = (sqrt(u^2 +
+//!   2 g h) - u) / g, so dt/du is -1/g for a slow exit, whatever the height), about 8 ms for du of a
 //!   quarter of the exit speed sqrt(g D): far shorter than the spout's time scale, so the
 //!   wavering lands as it leaves. Fine sand (Bo about 4) pours in clumps, sugar and salt
 //!   (about 1) partly, rice, beads and shot (far below 1) grain by grain.
@@ -25,7 +25,8 @@
 //!   at its lip slides off at once: a surge, decaying over the time an avalanche takes to
 //!   run the lip, sqrt(2 L / (g sin theta_r)) (`LIP_LENGTH_M`). When it is tipped back the
 //!   stream ends with a trickle of the last grains on the lip, which lasts the tip-back time
-//!   (`TIP_BACK_S`) times (1 + Bo): cohesive grains hang on and drop late.
+//!   (`TIP_BACK_S`) times (1 + Bo): cohesive grains hang on and drop late. It ends when it
+//!   is down to 1 % of its start (`TRICKLE_END`): the lip is empty.
 //!
 //! With `flow_variation` = 0 none of this acts and the stream is steady (the factor is
 //! exactly 1 and draws no random number); 1 is a shaky hand and a crumbly material.
@@ -57,6 +58,9 @@ pub const TIP_BACK_S: f32 = 0.25;
 /// The trickle's flow at its start, as a share of the flow before note-off, at
 /// `flow_variation` = 1.
 pub const TRICKLE_SHARE: f32 = 0.15;
+/// The trickle ends (the lip is empty) when it is down to this share of its start: after
+/// ln(100) = 4.6 of its decay times.
+pub const TRICKLE_END: f32 = 0.01;
 /// Seed offset of the stream's random numbers from the pour's seed.
 const SEED_SALT: u64 = 0x5eed_f10e_57ea_0001;
 
@@ -82,7 +86,8 @@ pub struct StreamParams {
     pub surge_time_s: f32,
     /// The trickle's decay time, s.
     pub trickle_time_s: f32,
-    /// One grain's mass, kg (the trickle ends when less than a grain a second is left).
+    /// One grain's mass, kg (the trickle ends, at the latest, when less than a grain a second
+    /// is left).
     pub grain_kg: f32,
 }
 

@@ -256,6 +256,9 @@ fn settings(angle: f32) -> Settings {
         trigger_mode: TriggerMode::Midi,
         listener_angle_deg: angle,
         listener_distance_m: 0.3,
+        // a steady stream, so that the last grain lands a fall after note-off (an unsteady
+        // one trickles on)
+        flow_variation: 0.0,
         ..Settings::default()
     }
 }

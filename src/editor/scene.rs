@@ -179,9 +179,10 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         wall,
     ));
 
-    // the spout and the stream
+    // the spout and the stream, over where it lands (`aim`: the engine's `generator::Heap`)
     let top = h + fall_drawn;
-    let spout = to_screen(0.0, top);
+    let landing = snap.aim.clamp(0.0, 1.0) * (0.9 * cup.radius_at(pile) - stream_r).max(0.0);
+    let spout = to_screen(landing, top);
     painter.rect_filled(
         Rect::from_center_size(spout - vec2(0.0, 6.0), vec2(34.0, 12.0)),
         2.0,
@@ -193,7 +194,7 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         painter.rect_filled(
             Rect::from_min_max(
                 pos2(spout.x - 0.5 * width, spout.y),
-                pos2(spout.x + 0.5 * width, to_screen(0.0, pile).y),
+                pos2(spout.x + 0.5 * width, to_screen(landing, pile).y),
             ),
             0.0,
             info.grain_colour.gamma_multiply(0.35),
