@@ -3,7 +3,9 @@
 //! drives the `granary-engine` crate; nothing links the plugin.
 
 pub mod bench;
+pub mod compare;
 pub mod inspect;
 pub mod levels;
 pub mod output;
 pub mod render;
+pub mod vary;
