@@ -45,8 +45,16 @@ enum Command {
     /// (100 Hz to 16 kHz), the level envelope (50 ms windows) and the crest factor of each
     /// octave band's envelope.
     ///
+    /// spectrum: the largest |B - A| in dB over the third-octave bands, band powers from one
+    /// FFT of each whole file (channels added). envelope: the largest |B - A| in dB of the
+    /// 50 ms RMS levels (both channels), over the windows where either file is within 60 dB
+    /// of the louder file's loudest window. crest: for each octave band from 125 Hz to 16 kHz
+    /// (cut from the FFT), the peak / RMS of its 50 ms envelope; the largest |B/A - 1| over
+    /// the bands within 60 dB of the loudest band.
+    ///
     /// Exit code 0 when the files compared (whatever the figures), 1 when a --max-* limit is
     /// exceeded, 2 on an error (unreadable file, different sample rates or channel counts).
+    #[command(allow_negative_numbers = true)]
     Compare(CompareArgs),
     /// Physics you can check: one collision's numbers, the seeds' published tables.
     Inspect {
