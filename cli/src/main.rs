@@ -1,4 +1,5 @@
-//! `granary`: render pours, list and validate presets, without a DAW.
+//! `granary`: render pours and batches of takes, compare renders, list and validate presets,
+//! without a DAW.
 
 use ::clap::{Args, Parser, Subcommand};
 use granary_cli::inspect::cli::InspectCommand;

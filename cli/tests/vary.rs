@@ -399,3 +399,21 @@ fn the_progress_bar_shows_on_a_terminal_only() {
     let piped = granary(&["render", "--seconds", "3", "-o", path(&dir.path().join("one.wav"))]);
     assert!(stderr(&piped).is_empty(), "{}", stderr(&piped));
 }
+
+#[test]
+fn help_tells_how_batches_work() {
+    let help = stdout(&granary(&["render", "--help"]));
+    let stream = format!("{:#x}", granary_cli::vary::OFFSET_STREAM);
+    for needle in [
+        stream.as_str(),
+        "--variations <N>",
+        "NAME_001.wav",
+        "(base + k - 1) mod 1000000",
+        "refused, not",
+        "--jobs <N>",
+        "--from <SIDECAR.json>",
+        "bit for bit",
+    ] {
+        assert!(help.contains(needle), "render --help lacks {needle}:\n{help}");
+    }
+}
