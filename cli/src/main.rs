@@ -121,7 +121,7 @@ struct RenderArgs {
     /// Also write FILE.grains.wav and FILE.cup.wav.
     #[arg(long)]
     stems: bool,
-    /// Render N takes, 1..=1000000: --output DIR/NAME.wav writes DIR/NAME_001.wav ... (numbers
+    /// Render N takes, 1..=100000: --output DIR/NAME.wav writes DIR/NAME_001.wav ... (numbers
     /// zero-padded to the width N needs, at least 3 digits), each with a JSON sidecar
     /// NAME_001.json (every parameter, the seed, the other options, Granary's version) that
     /// `render --from` renders again bit for bit, and its stems if asked. Take k has seed
@@ -486,8 +486,9 @@ fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure
         threads
     };
     out!(
-        "rendered in {cpu:.2} s ({:.0}x real time, {threads} threads)",
-        audio / cpu.max(1e-9)
+        "rendered in {cpu:.2} s ({:.0}x real time, {threads} thread{})",
+        audio / cpu.max(1e-9),
+        if threads == 1 { "" } else { "s" }
     );
     let dir = first.output.parent().map_or(String::new(), |d| d.display().to_string());
     let dir = if dir.is_empty() { ".".into() } else { dir };
@@ -501,7 +502,7 @@ fn render_from(path: &std::path::Path, output: Option<PathBuf>) -> Result<(), Fa
     for w in warnings {
         eprintln!("granary: warning: {w}");
     }
-    let output = output.unwrap_or_else(|| path.with_extension("wav"));
+    let output = output.unwrap_or_else(|| path.with_file_name(&sidecar.file));
     let job = sidecar
         .render
         .job(sidecar.params.clone(), output)

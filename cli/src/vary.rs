@@ -20,8 +20,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// Most takes in a batch: one per seed, so no two takes of a batch share one.
-pub const MAX_TAKES: i64 = 1_000_000;
+/// Most takes in a batch (fewer than seeds, so no two takes of a batch share one; the plan of
+/// a batch holds every take's settings and sidecar, about 2 kB a take).
+pub const MAX_TAKES: i64 = 100_000;
 
 /// Mixed into a take's seed to seed its offsets' stream (so the offsets are not the engine's
 /// own first draws, which come from the seed itself).
@@ -234,6 +235,8 @@ pub struct Sidecar {
     /// values are in `params`).
     pub preset: String,
     pub set: Vec<String>,
+    /// The take's WAV file name (beside the sidecar).
+    pub file: String,
     /// Take `take` of `takes`.
     pub take: usize,
     pub takes: usize,
@@ -274,6 +277,12 @@ impl Sidecar {
             }
         }
         let s: Sidecar = serde_json::from_value(doc).map_err(|e| format!("{name}: {e}"))?;
+        if Path::new(&s.file).file_name() != Some(std::ffi::OsStr::new(&s.file)) {
+            return Err(format!(
+                "{name}: `file` must be a file name (the take's WAV beside the sidecar), got {:?}",
+                s.file
+            ));
+        }
         let params_seed = s.params.int("seed");
         if params_seed != s.seed {
             return Err(format!(
@@ -315,10 +324,7 @@ impl Batch {
     /// be written and no take's file is blocked by a directory or special file.
     pub fn plan(r: &Request) -> Result<Batch, String> {
         if !(1..=MAX_TAKES).contains(&r.takes) {
-            return Err(format!(
-                "--variations must be within 1..={MAX_TAKES} (one seed per take), got {}",
-                r.takes
-            ));
+            return Err(format!("--variations must be within 1..={MAX_TAKES}, got {}", r.takes));
         }
         let n = r.takes as usize;
         let mut vary: Vec<Vary> = Vec::new();
@@ -360,6 +366,7 @@ impl Batch {
                 granary_version: VERSION.into(),
                 preset: r.preset.into(),
                 set: r.set.to_vec(),
+                file: output.file_name().unwrap_or_default().to_string_lossy().into_owned(),
                 take: k,
                 takes: n,
                 base_seed,

@@ -95,6 +95,7 @@ fn every_take_renders_again_bit_for_bit_from_its_sidecar() {
         let json = dir.path().join(format!("rice_00{k}.json"));
         let s = sidecar(&json);
         assert_eq!(s["format"], "granary-take");
+        assert_eq!(s["file"], format!("rice_00{k}.wav"));
         assert_eq!(s["granary_version"], env!("CARGO_PKG_VERSION"));
         assert_eq!((s["take"].as_u64(), s["takes"].as_u64()), (Some(k), Some(3)));
         assert_eq!((s["seed"].as_i64(), s["base_seed"].as_i64()), (Some(seed), Some(41)));
@@ -138,7 +139,7 @@ fn a_batch_does_not_depend_on_the_thread_count() {
     let a = batch(one.path(), &["--jobs", "1"]);
     let b = batch(two.path(), &["--jobs", "2"]);
     assert!(a.status.success() && b.status.success(), "{}{}", stderr(&a), stderr(&b));
-    assert!(stdout(&a).contains("1 threads") && stdout(&b).contains("2 threads"));
+    assert!(stdout(&a).contains("1 thread)") && stdout(&b).contains("2 threads"));
     let files = names(one.path());
     assert_eq!(files, names(two.path()));
     assert_eq!(files.len(), 12);
@@ -189,9 +190,12 @@ fn bad_batches_are_refused_before_any_work() {
         ),
         (
             vec!["--variations", "0"],
-            "--variations must be within 1..=1000000 (one seed per take), got 0",
+            "--variations must be within 1..=100000, got 0",
         ),
-        (vec!["--variations", "-3"], "--variations must be within 1..=1000000"),
+        (
+            vec!["--variations", "-3"],
+            "--variations must be within 1..=100000, got -3",
+        ),
         (
             vec!["--variations", "2", "--vary", "pour_rate=5"],
             "--vary pour_rate=5: expected an offset ±X or ±X% (or +-X, +-X%), got `5`",
@@ -304,6 +308,7 @@ fn bad_sidecars_are_refused_clearly() {
             "`seed` is 1 but `params.seed` is 3",
         ),
         (edit(&|s| s["colour"] = "red".into()), "unknown field `colour`"),
+        (edit(&|s| s["file"] = "../up.wav".into()), "`file` must be a file name"),
         (
             edit(&|s| s["render"]["sample_rate"] = 1000.into()),
             "--sample-rate must be a whole number",
