@@ -93,17 +93,14 @@ impl Vary {
             ));
         }
         let value = value.trim();
+        let ranged = |min: f64, max: f64| {
+            let spread = offset(value).map_err(bad)?;
+            check_range(spec.id, base, &spread, min, max).map_err(bad)?;
+            Ok::<_, String>(spread)
+        };
         let spread = match spec.kind {
-            Kind::Float { min, max, .. } => {
-                let spread = offset(value).map_err(bad)?;
-                check_range(spec.id, base, &spread, min as f64, max as f64).map_err(bad)?;
-                spread
-            }
-            Kind::Int { min, max, .. } => {
-                let spread = offset(value).map_err(bad)?;
-                check_range(spec.id, base, &spread, min as f64, max as f64).map_err(bad)?;
-                spread
-            }
+            Kind::Float { min, max, .. } => ranged(min as f64, max as f64)?,
+            Kind::Int { min, max, .. } => ranged(min as f64, max as f64)?,
             Kind::Bool { .. } => {
                 let words = format!("{}/{}", BOOL_WORDS[0].join("|"), BOOL_WORDS[1].join("|"));
                 let choices = list(value, |c| params::parse_bool(c).map(Plain::Bool))
