@@ -15,8 +15,10 @@
 //! The functions take [`Audio`] (samples in memory), so tests can compare renders without
 //! files.
 
+use granary_engine::render::Rendered;
 use realfft::num_complex::Complex;
 use realfft::RealFftPlanner;
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -74,6 +76,14 @@ impl Audio {
         })
     }
 
+    /// The main output of an engine render (stereo).
+    pub fn main_of(r: &Rendered) -> Audio {
+        Audio {
+            sample_rate: r.sample_rate as u32,
+            channels: r.main.to_vec(),
+        }
+    }
+
     /// Frames (samples per channel).
     pub fn frames(&self) -> usize {
         self.channels.first().map_or(0, Vec::len)
@@ -81,15 +91,25 @@ impl Audio {
 }
 
 /// One band of a table: its centre and a figure for each file.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Band {
     pub centre_hz: f64,
     pub a: f64,
     pub b: f64,
 }
 
-/// The three figures and what they come from.
-#[derive(Debug, Clone, PartialEq)]
+/// An octave band's envelope crest factors, and whether it counts (is within [`FLOOR_DB`] of
+/// the loudest band).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CrestBand {
+    #[serde(flatten)]
+    pub band: Band,
+    pub counted: bool,
+}
+
+/// The three figures and what they come from (`--json` prints it as it is; crest figures
+/// are ratios, not percent).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     /// Largest |B - A| over the third-octave bands, dB.
     pub spectrum_db: f64,
@@ -103,16 +123,15 @@ pub struct Comparison {
     pub envelope_windows: (usize, usize),
     /// Largest |crest B / crest A - 1| over the octave bands above the floor.
     pub crest: f64,
-    /// Octave bands' envelope crest factors (peak / RMS of the 50 ms envelope), and whether
-    /// the band is above the floor.
-    pub crest_bands: Vec<(Band, bool)>,
+    /// Octave bands' envelope crest factors (peak / RMS of the 50 ms envelope).
+    pub crest_bands: Vec<CrestBand>,
 }
 
 impl Comparison {
     /// The three figures, one line each.
     pub fn summary(&self) -> String {
         let worst_spectrum = worst(&self.spectrum, |b| (b.b - b.a).abs());
-        let crest_used: Vec<Band> = self.crest_bands.iter().filter(|(_, u)| *u).map(|(b, _)| *b).collect();
+        let crest_used: Vec<Band> = self.crest_bands.iter().filter(|c| c.counted).map(|c| c.band).collect();
         let worst_crest = worst(&crest_used, |b| crest_difference(b.a, b.b));
         format!(
             "spectrum: {:.2} dB (largest third-octave band difference, {} bands from {} to {}{})\n\
@@ -135,8 +154,8 @@ impl Comparison {
             100.0 * self.crest,
             crest_used.len(),
             self.crest_bands.len(),
-            hz(self.crest_bands.first().map_or(0.0, |(b, _)| b.centre_hz)),
-            hz(self.crest_bands.last().map_or(0.0, |(b, _)| b.centre_hz)),
+            hz(self.crest_bands.first().map_or(0.0, |c| c.band.centre_hz)),
+            hz(self.crest_bands.last().map_or(0.0, |c| c.band.centre_hz)),
             -FLOOR_DB,
             worst_crest.map_or(String::new(), |b| format!("; at {}", hz(b.centre_hz))),
         )
@@ -156,7 +175,7 @@ impl Comparison {
             );
         }
         t.push_str("\noctave band   crest A  crest B  B/A-1 %\n");
-        for (b, used) in &self.crest_bands {
+        for CrestBand { band: b, counted } in &self.crest_bands {
             let _ = writeln!(
                 t,
                 "{:>11} {:>9.3} {:>8.3} {:>+8.1}{}",
@@ -164,7 +183,7 @@ impl Comparison {
                 b.a,
                 b.b,
                 100.0 * (b.b / b.a - 1.0),
-                if *used { "" } else { "  (below the floor: left out)" }
+                if *counted { "" } else { "  (below the floor: left out)" }
             );
         }
         t.pop();
@@ -415,25 +434,23 @@ pub fn compare(a: &Audio, b: &Audio) -> Result<Comparison, String> {
 
     let (oa, ob) = (octaves(&sa, window), octaves(&sb, window));
     let loudest_band = oa.iter().chain(&ob).map(|o| o.1).fold(SILENCE_DB, f64::max);
-    let crest_bands: Vec<(Band, bool)> = oa
+    let crest_bands: Vec<CrestBand> = oa
         .iter()
         .zip(&ob)
         .map(|(x, y)| {
-            let used = x.1.max(y.1) >= loudest_band + FLOOR_DB && loudest_band > SILENCE_DB;
-            (
-                Band {
-                    centre_hz: x.0,
-                    a: x.2,
-                    b: y.2,
-                },
-                used,
-            )
+            let counted = x.1.max(y.1) >= loudest_band + FLOOR_DB && loudest_band > SILENCE_DB;
+            let band = Band {
+                centre_hz: x.0,
+                a: x.2,
+                b: y.2,
+            };
+            CrestBand { band, counted }
         })
         .collect();
     let crest = crest_bands
         .iter()
-        .filter(|(_, u)| *u)
-        .map(|(b, _)| crest_difference(b.a, b.b))
+        .filter(|c| c.counted)
+        .map(|c| crest_difference(c.band.a, c.band.b))
         .fold(0.0, f64::max);
 
     Ok(Comparison {

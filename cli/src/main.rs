@@ -166,6 +166,9 @@ struct CompareArgs {
     /// Also print the per-band tables.
     #[arg(long, short)]
     verbose: bool,
+    /// Print the figures and tables as one JSON object instead (crest figures as ratios).
+    #[arg(long, conflicts_with = "verbose")]
+    json: bool,
     /// Exit with code 1 if the spectrum difference exceeds this many dB.
     #[arg(long, value_name = "DB")]
     max_spectrum_db: Option<f64>,
@@ -536,7 +539,11 @@ fn compare(a: CompareArgs) -> Result<(), Failure> {
             y.frames()
         );
     }
-    out!("{}", c.summary());
+    if a.json {
+        out!("{}", serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?);
+    } else {
+        out!("{}", c.summary());
+    }
     if a.verbose {
         out!("{}", c.tables());
     }

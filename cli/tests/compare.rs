@@ -115,6 +115,14 @@ fn one_decibel_of_gain_reads_as_one_decibel_and_no_crest_change() {
         stdout(&over).contains("envelope: 1.00 dB"),
         "the figures are printed too"
     );
+    // as JSON
+    let out = granary(&["compare", path(&a), path(&b), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!((v["spectrum_db"].as_f64().unwrap() - 1.0).abs() < 1e-3, "{v}");
+    assert!((v["envelope_db"].as_f64().unwrap() - 1.0).abs() < 1e-3, "{v}");
+    assert!(v["crest"].as_f64().unwrap() < 1e-4, "{v}");
+    assert_eq!(v["spectrum"].as_array().unwrap().len(), 23);
+    assert_eq!(v["crest_bands"].as_array().unwrap().len(), 8);
 }
 
 #[test]
