@@ -7,3 +7,4 @@ pub mod inspect;
 pub mod levels;
 pub mod output;
 pub mod render;
+pub mod spectrogram;

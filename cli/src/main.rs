@@ -105,6 +105,8 @@ enum Command {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// Draw a WAV file's spectrogram as a PNG: log-frequency axis, dB colour scale, labelled axes.
+    Spectrogram(granary_cli::spectrogram::Args),
 }
 
 #[derive(Subcommand)]
@@ -272,6 +274,10 @@ fn run(command: Command) -> Result<(), Failure> {
             list,
             seconds,
         } => Ok(bench(json, &cases, list, seconds)?),
+        Command::Spectrogram(args) => {
+            out!("{}", granary_cli::spectrogram::run(&args)?);
+            Ok(())
+        }
         Command::Presets {
             command:
                 PresetsCommand::Save {
