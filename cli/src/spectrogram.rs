@@ -539,16 +539,21 @@ fn draw(l: &Layout, stft: &Stft, min_hz: f64, max_hz: f64, range_db: f64, second
     .find(|&step| !crowded(step))
     .unwrap_or(3600.0);
     let label_y = l.top + l.plot_h + 1 + TICK * s + 2 * s;
-    let mut i = 0;
+    let (mut i, mut labels_end) = (0, 0);
     while i as f64 * step <= seconds * (1.0 + 1e-9) {
         let t = i as f64 * step;
         let x = l.left + ((t * px_per_s).floor() as usize).min(l.plot_w - 1);
         img.rect(x, l.top + l.plot_h + 1, 1, TICK * s, INK);
         let text = time_label(t, step);
-        img.text(x.saturating_sub(text_width(&text, s) / 2), label_y, &text, s);
+        let x = x.saturating_sub(text_width(&text, s) / 2);
+        img.text(x, label_y, &text, s);
+        labels_end = x + text_width(&text, s);
         i += 1;
     }
-    img.text(l.left + l.plot_w + 1 + 7 * s, label_y, "s", s);
+    if step < 60.0 {
+        // m:ss labels need no unit
+        img.text((l.left + l.plot_w + 1 + 7 * s).max(labels_end + 3 * s), label_y, "s", s);
+    }
 
     // colour bar: 0 dB at the top, -range at the bottom
     for r in 0..l.plot_h {
