@@ -74,62 +74,123 @@ pub struct Args {
 
 /// Reads `args.input`, writes `args.output`; returns the summary to print.
 pub fn run(args: &Args) -> Result<String, Failure> {
-    let size = (
-        in_range("--width", args.width, WIDTHS)?,
-        in_range("--height", args.height, HEIGHTS)?,
-    );
-    let n = args.fft;
-    if !(n >= FFT_SIZES.0 as i64 && n <= FFT_SIZES.1 as i64 && (n as u64).is_power_of_two()) {
-        let (lo, hi) = FFT_SIZES;
-        return Err(format!("--fft must be a power of two within {lo}..={hi}, got {n}").into());
-    }
-    let n = n as usize;
-    let (lo, hi) = RANGES_DB;
-    if !(args.range_db.is_finite() && (lo..=hi).contains(&args.range_db)) {
-        return Err(format!("--range-db must be within {lo}..={hi} dB, got {}", args.range_db).into());
-    }
-    if !(args.min_hz.is_finite() && args.min_hz > 0.0) {
-        return Err(format!("--min-hz must be above 0 Hz, got {}", args.min_hz).into());
-    }
-
+    let (width, height, n) = check_options(args)?;
     let input = &args.input;
-    let mut reader = hound::WavReader::open(input).map_err(|e| wav_error(input, e))?;
+    let reader = hound::WavReader::open(input).map_err(|e| wav_error(input, e))?;
     let spec = reader.spec();
     let frames = reader.duration() as u64;
     if frames == 0 {
         return Err(format!("{}: the file has no samples", input.display()).into());
     }
-    let channels = spec.channels as usize;
-    if args.channel == Channel::Right && channels < 2 {
-        return Err(format!(
+    if args.channel == Channel::Right && spec.channels < 2 {
+        let msg = format!(
             "{}: --channel right needs two channels; the file has one",
             input.display()
-        )
-        .into());
+        );
+        return Err(msg.into());
     }
     let rate = spec.sample_rate as f64;
+    let max_hz = axis_top(args, rate)?;
+
+    let layout = Layout::new(width, height);
+    let staged = Staged::with_suffix(std::slice::from_ref(&args.output), ".png")?;
+    let interrupt = Interrupt::install()?;
+    let rows = row_bands(layout.plot_h, args.min_hz, max_hz);
+    let mut stft = Stft::new(n, frames, layout.plot_w, rate, rows);
+    analyse(reader, input, args.channel, &mut stft, &interrupt)?;
+    let seconds = frames as f64 / rate;
+    let image = draw(&layout, &stft, args.min_hz, max_hz, args.range_db, seconds);
+    write_png(staged.files()[0], &image).map_err(|e| format!("{}: {e}", args.output.display()))?;
+    if let Some(sig) = interrupt.signal() {
+        return Err(Failure::Interrupted(sig));
+    }
+    staged.commit()?;
+
+    let what = match (args.channel, spec.channels) {
+        (_, 1) => "mono".to_string(),
+        (Channel::Mix, c) => format!("mix of {c} channels"),
+        (Channel::Left, _) => "left channel".to_string(),
+        (Channel::Right, _) => "right channel".to_string(),
+    };
+    let loudest = if stft.loudest > 0.0 {
+        // a full-scale sine's bin under a Hann window: (N/4)^2
+        let full_scale = (n as f64 / 4.0).powi(2);
+        format!(
+            "loudest bin {:.1} dB re a full-scale sine",
+            10.0 * (stft.loudest / full_scale).log10()
+        )
+    } else {
+        "silent".to_string()
+    };
+    Ok(format!(
+        "{}: {seconds:.2} s at {} Hz, {what}, {loudest}; {n}-point FFT every {:.0} samples ({} columns), {}-{max_hz} Hz, {} dB range\nwrote {} ({}x{})",
+        input.display(),
+        spec.sample_rate,
+        frames as f64 / layout.plot_w as f64,
+        layout.plot_w,
+        args.min_hz,
+        args.range_db,
+        args.output.display(),
+        image.w,
+        image.h,
+    ))
+}
+
+/// The options that do not depend on the file: (width, height, FFT length).
+fn check_options(args: &Args) -> Result<(usize, usize, usize), String> {
+    let width = in_range("--width", args.width, WIDTHS)?;
+    let height = in_range("--height", args.height, HEIGHTS)?;
+    let n = args.fft;
+    let (lo, hi) = FFT_SIZES;
+    if !(n >= lo as i64 && n <= hi as i64 && (n as u64).is_power_of_two()) {
+        return Err(format!("--fft must be a power of two within {lo}..={hi}, got {n}"));
+    }
+    let (lo, hi) = RANGES_DB;
+    if !(args.range_db.is_finite() && (lo..=hi).contains(&args.range_db)) {
+        return Err(format!(
+            "--range-db must be within {lo}..={hi} dB, got {}",
+            args.range_db
+        ));
+    }
+    if !(args.min_hz.is_finite() && args.min_hz > 0.0) {
+        return Err(format!("--min-hz must be above 0 Hz, got {}", args.min_hz));
+    }
+    Ok((width, height, n as usize))
+}
+
+/// The top of the frequency axis for a file at `rate`, checked against `--min-hz`.
+fn axis_top(args: &Args, rate: f64) -> Result<f64, String> {
     let nyquist = rate / 2.0;
     let max_hz = match args.max_hz {
         None => MAX_HZ.min(nyquist),
         Some(f) if f.is_finite() && f <= nyquist => f,
         Some(f) => {
-            return Err(format!("--max-hz must be at most the file's Nyquist frequency ({nyquist} Hz), got {f}").into())
+            return Err(format!(
+                "--max-hz must be at most the file's Nyquist frequency ({nyquist} Hz), got {f}"
+            ))
         }
     };
     if args.min_hz >= max_hz {
+        let min = args.min_hz;
         return Err(format!(
-            "--min-hz ({}) must be below the top of the axis ({max_hz} Hz)",
-            args.min_hz
-        )
-        .into());
+            "--min-hz ({min}) must be below the top of the axis ({max_hz} Hz)"
+        ));
     }
+    Ok(max_hz)
+}
 
-    let layout = Layout::new(size.0, size.1);
-    let staged = Staged::with_suffix(std::slice::from_ref(&args.output), ".png")?;
-    let interrupt = Interrupt::install()?;
-    let rows = row_bands(layout.plot_h, args.min_hz, max_hz);
-    let mut stft = Stft::new(n, frames, layout.plot_w, rate, rows);
-
+/// Feeds the chosen channel (or the mean of all) through `stft`, sample by sample, then pads
+/// it to the last column. A signal stops it.
+fn analyse<R: std::io::Read>(
+    mut reader: hound::WavReader<R>,
+    input: &Path,
+    channel: Channel,
+    stft: &mut Stft,
+    interrupt: &Interrupt,
+) -> Result<(), Failure> {
+    let spec = reader.spec();
+    let frames = reader.duration() as u64;
+    let channels = spec.channels as usize;
     let samples: Box<dyn Iterator<Item = hound::Result<f32>>> = match spec.sample_format {
         hound::SampleFormat::Float => Box::new(reader.samples::<f32>()),
         hound::SampleFormat::Int => {
@@ -137,7 +198,7 @@ pub fn run(args: &Args) -> Result<String, Failure> {
             Box::new(reader.samples::<i32>().map(move |s| s.map(|v| v as f32 * scale)))
         }
     };
-    let (first, count) = match args.channel {
+    let (first, count) = match channel {
         Channel::Mix => (0, channels),
         Channel::Left => (0, 1),
         Channel::Right => (1, 1),
@@ -150,10 +211,8 @@ pub fn run(args: &Args) -> Result<String, Failure> {
                 hound::Error::IoError(e) => io_message(&e),
                 e => e.to_string(),
             };
-            format!(
-                "{}: the file ends early or is damaged after {read} of {frames} frames ({e})",
-                input.display()
-            )
+            let at = format!("after {read} of {frames} frames");
+            format!("{}: the file ends early or is damaged {at} ({e})", input.display())
         })?;
         if k >= first && k < first + count {
             sum += s;
@@ -173,59 +232,23 @@ pub fn run(args: &Args) -> Result<String, Failure> {
         return Err(format!("{}: the file ends early ({read} of {frames} frames)", input.display()).into());
     }
     stft.finish();
+    Ok(())
+}
 
-    let image = draw(&layout, &stft, args.min_hz, max_hz, args.range_db, frames as f64 / rate);
-    let out = &args.output;
-    let fail = |e: String| Failure::Error(format!("{}: {e}", out.display()));
-    {
-        let mut file = std::io::BufWriter::new(staged.files()[0]);
-        let mut encoder = png::Encoder::new(&mut file, image.w as u32, image.h as u32);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let png_error = |e: png::EncodingError| match e {
-            png::EncodingError::IoError(e) => io_message(&e),
-            e => e.to_string(),
-        };
-        let mut writer = encoder.write_header().map_err(png_error).map_err(fail)?;
-        writer.write_image_data(&image.px).map_err(png_error).map_err(fail)?;
-        writer.finish().map_err(png_error).map_err(fail)?;
-        file.flush().map_err(|e| fail(io_message(&e)))?;
-    }
-    if let Some(sig) = interrupt.signal() {
-        return Err(Failure::Interrupted(sig));
-    }
-    staged.commit()?;
-
-    let what = match (args.channel, channels) {
-        (_, 1) => "mono".to_string(),
-        (Channel::Mix, c) => format!("mix of {c} channels"),
-        (Channel::Left, _) => "left channel".to_string(),
-        (Channel::Right, _) => "right channel".to_string(),
+/// `image` as an 8-bit RGB PNG into `file`.
+fn write_png(file: &std::fs::File, image: &Image) -> Result<(), String> {
+    let message = |e: png::EncodingError| match e {
+        png::EncodingError::IoError(e) => io_message(&e),
+        e => e.to_string(),
     };
-    let loudest = if stft.loudest > 0.0 {
-        // a full-scale sine's bin under a Hann window: (N/4)^2
-        let full_scale = (n as f64 / 4.0).powi(2);
-        format!(
-            "loudest bin {:.1} dB re a full-scale sine",
-            10.0 * (stft.loudest / full_scale).log10()
-        )
-    } else {
-        "silent".to_string()
-    };
-    Ok(format!(
-        "{}: {:.2} s at {} Hz, {what}, {loudest}; {n}-point FFT every {:.0} samples ({} columns), {}-{} Hz, {} dB range\nwrote {} ({}x{})",
-        input.display(),
-        frames as f64 / rate,
-        spec.sample_rate,
-        frames as f64 / layout.plot_w as f64,
-        layout.plot_w,
-        args.min_hz,
-        max_hz,
-        args.range_db,
-        out.display(),
-        image.w,
-        image.h,
-    ))
+    let mut out = std::io::BufWriter::new(file);
+    let mut encoder = png::Encoder::new(&mut out, image.w as u32, image.h as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(message)?;
+    writer.write_image_data(&image.px).map_err(message)?;
+    writer.finish().map_err(message)?;
+    out.flush().map_err(|e| io_message(&e))
 }
 
 fn in_range(flag: &str, v: i64, (lo, hi): (u32, u32)) -> Result<usize, String> {
