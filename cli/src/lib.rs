@@ -10,3 +10,4 @@ pub mod levels;
 pub mod output;
 pub mod render;
 pub mod vary;
+pub mod spectrogram;

@@ -84,6 +84,8 @@ enum Command {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// Draw a WAV file's spectrogram as a PNG: log-frequency axis, dB colour scale, labelled axes.
+    Spectrogram(granary_cli::spectrogram::Args),
 }
 
 #[derive(Args)]
@@ -259,6 +261,10 @@ fn run(command: Command) -> Result<(), Failure> {
             list,
             seconds,
         } => Ok(bench(json, &cases, list, seconds)?),
+        Command::Spectrogram(args) => {
+            out!("{}", granary_cli::spectrogram::run(&args)?);
+            Ok(())
+        }
         Command::Presets {
             command:
                 PresetsCommand::Save {
