@@ -1,9 +1,13 @@
-//! The `granary` command line (`src/main.rs`): offline renders, inspection of the physics
-//! against the seeds' published figures, presets, and the engine benchmark. Everything here
-//! drives the `granary-engine` crate; nothing links the plugin.
+//! The `granary` command line (`src/main.rs`): offline renders and batches of takes
+//! (`vary`), the comparison of two renders (`compare`), inspection of the physics against the
+//! seeds' published figures, presets, and the engine benchmark. Everything here drives the
+//! `granary-engine` crate; nothing links the plugin.
 
 pub mod bench;
+pub mod compare;
 pub mod inspect;
 pub mod levels;
 pub mod output;
 pub mod render;
+pub mod vary;
+pub mod spectrogram;

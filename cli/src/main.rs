@@ -1,13 +1,14 @@
-//! `granary`: render pours, list and validate presets, without a DAW.
+//! `granary`: render pours and batches of takes, compare renders, list and validate presets,
+//! without a DAW.
 
-use ::clap::{Parser, Subcommand};
+use ::clap::{Args, Parser, Subcommand};
 use granary_cli::inspect::cli::InspectCommand;
 use granary_cli::levels;
 use granary_cli::output::{check_target, Interrupt, Staged};
 use granary_cli::render::{self, Failure};
+use granary_cli::vary::{self, Batch, Request, Sidecar};
 use granary_engine::params::ParamValues;
 use granary_engine::preset::{self, Preset};
-use granary_engine::render::{NoteEvent, PourCurve, RenderOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,46 +39,24 @@ enum Command {
     ///
     /// Files appear whole or not at all: each is written beside its target and renamed when
     /// every one is complete; on an error or Ctrl+C (exit code 130; SIGTERM 143) nothing is
-    /// left. Only regular files are replaced.
+    /// left. Only regular files are replaced. A progress bar shows on a terminal (stderr).
     #[command(allow_negative_numbers = true)]
-    Render {
-        /// Factory preset id or name (see `presets list`), or a preset file: a path (with a
-        /// `/` or ending in `.json`). Default: the default preset.
-        #[arg(long)]
-        preset: Option<String>,
-        /// Override a parameter: ID=VALUE (repeatable), e.g. --set pour_rate=40 --set cup_material=steel.
-        /// Booleans: on/off, true/false, yes/no, 1/0.
-        #[arg(long = "set", value_name = "ID=VALUE")]
-        set: Vec<String>,
-        /// Length in seconds, (0, 3600] (and what fits a 4 GiB WAV file: up to 2796 s at 192 kHz).
-        #[arg(long, default_value_t = 6.0)]
-        seconds: f64,
-        /// Sample rate, a whole number of Hz within 8000..=384000.
-        #[arg(long, default_value_t = 48_000.0, value_name = "HZ")]
-        sample_rate: f64,
-        /// Processing block size, 1..=65536 samples (the output does not depend on it).
-        #[arg(long, default_value_t = 512, value_name = "N")]
-        block_size: i64,
-        /// Random seed, 0..=999999 (overrides the preset's).
-        #[arg(long, value_name = "N")]
-        seed: Option<i64>,
-        /// Pour-rate curve in g/s over seconds: T:RATE,T:RATE,... (piecewise linear).
-        /// Without it: the preset's pour_rate until one second before the end.
-        #[arg(long)]
-        pour: Option<String>,
-        /// Play a MIDI note instead of a pour curve: START:END[:VEL] in seconds, MIDI
-        /// velocity 1..=127 (default 100); repeatable, notes may overlap. The result equals a
-        /// DAW bounce of the same notes, settings and seed (after the host's latency compensation).
-        /// Refused with trigger_mode=continuous, where the plugin ignores notes.
-        #[arg(long = "note", value_name = "START:END[:VEL]", conflicts_with = "pour")]
-        notes: Vec<String>,
-        /// Also write FILE.grains.wav and FILE.cup.wav.
-        #[arg(long)]
-        stems: bool,
-        /// The WAV file to write (replaced if it is a regular file).
-        #[arg(long, short, value_name = "FILE.wav")]
-        output: PathBuf,
-    },
+    Render(RenderArgs),
+    /// Compare two renders with the figures of a transparency check: third-octave spectra
+    /// (100 Hz to 16 kHz), the level envelope (50 ms windows) and the crest factor of each
+    /// octave band's envelope.
+    ///
+    /// spectrum: the largest |B - A| in dB over the third-octave bands, band powers from one
+    /// FFT of each whole file (channels added). envelope: the largest |B - A| in dB of the
+    /// 50 ms RMS levels (both channels), over the windows where either file is within 60 dB
+    /// of the louder file's loudest window. crest: for each octave band from 125 Hz to 16 kHz
+    /// (cut from the FFT), the peak / RMS of its 50 ms envelope; the largest |B/A - 1| over
+    /// the bands within 60 dB of the loudest band.
+    ///
+    /// Exit code 0 when the files compared (whatever the figures), 1 when a --max-* limit is
+    /// exceeded, 2 on an error (unreadable file, different sample rates or channel counts).
+    #[command(allow_negative_numbers = true)]
+    Compare(CompareArgs),
     /// Physics you can check: one collision's numbers, the seeds' published tables.
     Inspect {
         #[command(subcommand)]
@@ -105,6 +84,102 @@ enum Command {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// Draw a WAV file's spectrogram as a PNG: log-frequency axis, dB colour scale, labelled axes.
+    Spectrogram(granary_cli::spectrogram::Args),
+}
+
+#[derive(Args)]
+struct RenderArgs {
+    /// Factory preset id or name (see `presets list`), or a preset file: a path (with a
+    /// `/` or ending in `.json`). Default: the default preset.
+    #[arg(long)]
+    preset: Option<String>,
+    /// Override a parameter: ID=VALUE (repeatable), e.g. --set pour_rate=40 --set cup_material=steel.
+    /// Booleans: on/off, true/false, yes/no, 1/0.
+    #[arg(long = "set", value_name = "ID=VALUE")]
+    set: Vec<String>,
+    /// Length in seconds, (0, 3600] (and what fits a 4 GiB WAV file: up to 2796 s at 192 kHz).
+    #[arg(long, default_value_t = 6.0)]
+    seconds: f64,
+    /// Sample rate, a whole number of Hz within 8000..=384000.
+    #[arg(long, default_value_t = 48_000.0, value_name = "HZ")]
+    sample_rate: f64,
+    /// Processing block size, 1..=65536 samples (the output does not depend on it).
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    block_size: i64,
+    /// Random seed, 0..=999999 (overrides the preset's). With --variations: the base seed.
+    #[arg(long, value_name = "N")]
+    seed: Option<i64>,
+    /// Pour-rate curve in g/s over seconds: T:RATE,T:RATE,... (piecewise linear).
+    /// Without it: the preset's pour_rate until one second before the end.
+    #[arg(long)]
+    pour: Option<String>,
+    /// Play a MIDI note instead of a pour curve: START:END[:VEL] in seconds, MIDI
+    /// velocity 1..=127 (default 100); repeatable, notes may overlap. The result equals a
+    /// DAW bounce of the same notes, settings and seed (after the host's latency compensation).
+    /// Refused with trigger_mode=continuous, where the plugin ignores notes.
+    #[arg(long = "note", value_name = "START:END[:VEL]", conflicts_with = "pour")]
+    notes: Vec<String>,
+    /// Also write FILE.grains.wav and FILE.cup.wav.
+    #[arg(long)]
+    stems: bool,
+    /// Render N takes, 1..=100000: --output DIR/NAME.wav writes DIR/NAME_001.wav ... (numbers
+    /// zero-padded to the width N needs, at least 3 digits), each with a JSON sidecar
+    /// NAME_001.json (every parameter, the seed, the other options, Granary's version) that
+    /// `render --from` renders again bit for bit, and its stems if asked. Take k has seed
+    /// (base + k - 1) mod 1000000, the base being --seed or the preset's. Takes render in
+    /// parallel (see --jobs) and the files do not depend on the number of threads. Each take
+    /// appears whole with its sidecar or not at all; takes finished before an error or
+    /// Ctrl+C are kept.
+    #[arg(long, value_name = "N")]
+    variations: Option<i64>,
+    /// With --variations: give a parameter a random offset in each take (repeatable):
+    /// ID=±X (uniform within ±X, in the parameter's unit; +-X also works), ID=±X% (within ±X
+    /// percent of its value), or for a choice or on/off parameter ID=a,b,c (one of them, each
+    /// as likely). An offset that would take a parameter outside its range is refused, not
+    /// clamped. The offsets are drawn, in the order given, from a Xoshiro256++ stream seeded
+    /// with the take's seed xor 0x6772616e61727976, so a batch is the same every time.
+    #[arg(long = "vary", value_name = "ID=±X|ID=±X%|ID=a,b,c")]
+    vary: Vec<String>,
+    /// With --variations: takes rendered at once, one per thread (default: one per core).
+    #[arg(long, value_name = "N")]
+    jobs: Option<i64>,
+    /// Render a take again from its sidecar (NAME_001.json), bit for bit: its parameters,
+    /// seed and options. Written to --output, or by default to the take's own file beside the
+    /// sidecar (NAME_001.wav; with its stems if the take had them).
+    #[arg(
+        long,
+        value_name = "SIDECAR.json",
+        conflicts_with_all = ["preset", "set", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs"]
+    )]
+    from: Option<PathBuf>,
+    /// The WAV file to write (replaced if it is a regular file); with --variations, the
+    /// takes' pattern DIR/NAME.wav.
+    #[arg(long, short, value_name = "FILE.wav", required_unless_present = "from")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    /// The reference file (figures are B relative to A).
+    a: PathBuf,
+    /// The file compared with it.
+    b: PathBuf,
+    /// Also print the per-band tables.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Print the figures and tables as one JSON object instead (crest figures as ratios).
+    #[arg(long, conflicts_with = "verbose")]
+    json: bool,
+    /// Exit with code 1 if the spectrum difference exceeds this many dB.
+    #[arg(long, value_name = "DB")]
+    max_spectrum_db: Option<f64>,
+    /// Exit with code 1 if the envelope difference exceeds this many dB.
+    #[arg(long, value_name = "DB")]
+    max_envelope_db: Option<f64>,
+    /// Exit with code 1 if the crest-factor difference exceeds this many percent.
+    #[arg(long, value_name = "PERCENT")]
+    max_crest: Option<f64>,
 }
 
 #[derive(Subcommand)]
@@ -170,94 +245,8 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Render {
-            preset,
-            set,
-            seconds,
-            sample_rate,
-            block_size,
-            seed,
-            pour,
-            notes,
-            stems,
-            output,
-        } => {
-            let p = preset_with_changes(preset.as_deref(), &set)?;
-            let mut values: ParamValues = p.values.clone();
-            let mut changes = set.clone();
-            if let Some(seed) = seed {
-                values
-                    .set_text("seed", &seed.to_string())
-                    .map_err(|e| format!("--seed: {e}"))?;
-                changes.push(format!("seed={seed}"));
-            }
-            let rate = render::sample_rate(sample_rate)?;
-            let seconds = render::seconds(seconds, rate)?;
-            let block_size = render::block_size(block_size)?;
-            let pour = pour
-                .as_deref()
-                .map(PourCurve::parse)
-                .transpose()
-                .map_err(|e| format!("--pour: {e}"))?;
-            let notes = notes
-                .iter()
-                .map(|n| NoteEvent::parse(n))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("--note: {e}"))?;
-            let job = render::Job {
-                values,
-                opts: RenderOptions {
-                    seconds,
-                    sample_rate: rate as f32,
-                    block_size,
-                    pour,
-                },
-                sample_rate: rate,
-                notes,
-                stems,
-                output,
-            };
-            job.check()?;
-            for w in job.warnings() {
-                eprintln!("granary: warning: {w}");
-            }
-            let interrupt = Interrupt::install()?;
-            let started = std::time::Instant::now();
-            let r = job.run(&interrupt)?;
-            let cpu = started.elapsed().as_secs_f64();
-            let l = &r.levels;
-            if l.silent() {
-                eprintln!("granary: warning: the render is silent (every sample is zero)");
-            }
-            let what = if changes.is_empty() {
-                p.name.clone()
-            } else {
-                format!("{} ({})", p.name, changes.join(", "))
-            };
-            out!(
-                "{what}: {seconds} s at {rate} Hz, {} collisions ({} grain-grain, {} grain-cup)",
-                r.stats.collisions,
-                r.stats.grain_grain,
-                r.stats.grain_cup,
-            );
-            out!(
-                "levels: {:.1} LUFS integrated, true peak {:.1} dBTP, peak {:.1} dBFS, rms {:.1} dBFS (both channels)",
-                l.integrated_lufs,
-                l.true_peak_dbtp,
-                l.peak_dbfs,
-                l.rms_dbfs
-            );
-            out!(
-                "limiter: largest gain reduction {:.2} dB, active (more than {} dB) on {:.2} % of the samples",
-                l.max_gain_reduction_db,
-                levels::ACTIVE_DB,
-                100.0 * l.limiter_active
-            );
-            out!("rendered in {cpu:.2} s ({:.0}x real time)", seconds / cpu.max(1e-9));
-            let written: Vec<String> = r.written.iter().map(|p| p.display().to_string()).collect();
-            out!("wrote {}", written.join(", "));
-            Ok(())
-        }
+        Command::Render(args) => render(args),
+        Command::Compare(args) => compare(args),
         Command::Inspect { command } => {
             // written whole at the end, so a closed stdout (`| head`) ends quietly
             let mut buf = Vec::new();
@@ -272,6 +261,10 @@ fn run(command: Command) -> Result<(), Failure> {
             list,
             seconds,
         } => Ok(bench(json, &cases, list, seconds)?),
+        Command::Spectrogram(args) => {
+            out!("{}", granary_cli::spectrogram::run(&args)?);
+            Ok(())
+        }
         Command::Presets {
             command:
                 PresetsCommand::Save {
@@ -337,6 +330,244 @@ fn run(command: Command) -> Result<(), Failure> {
                 Ok(())
             }
         }
+    }
+}
+
+/// `granary render`: one pour, a batch of takes (`--variations`), or a take again (`--from`).
+fn render(a: RenderArgs) -> Result<(), Failure> {
+    if let Some(sidecar) = &a.from {
+        return render_from(sidecar, a.output);
+    }
+    let output = a.output.expect("clap requires --output without --from");
+    if a.variations.is_none() {
+        if let Some(v) = a.vary.first() {
+            return Err(format!("--vary {v}: needs --variations N (the offsets are drawn per take)").into());
+        }
+        if a.jobs.is_some() {
+            return Err(Failure::Error(
+                "--jobs needs --variations N (a single render uses one thread)".into(),
+            ));
+        }
+    }
+    let p = preset_with_changes(a.preset.as_deref(), &a.set)?;
+    let mut values: ParamValues = p.values.clone();
+    let mut changes = a.set.clone();
+    if let Some(seed) = a.seed {
+        values
+            .set_text("seed", &seed.to_string())
+            .map_err(|e| format!("--seed: {e}"))?;
+        changes.push(format!("seed={seed}"));
+    }
+    let rate = render::sample_rate(a.sample_rate)?;
+    let options = render::Options {
+        seconds: render::seconds(a.seconds, rate)?,
+        sample_rate: rate,
+        block_size: render::block_size(a.block_size)?,
+        pour: a.pour,
+        notes: a.notes,
+        stems: a.stems,
+    };
+    let what = if changes.is_empty() {
+        p.name.clone()
+    } else {
+        format!("{} ({})", p.name, changes.join(", "))
+    };
+    match a.variations {
+        Some(n) => {
+            let threads = match a.jobs {
+                None => 0,
+                Some(j) if j >= 1 => j as usize,
+                Some(j) => return Err(format!("--jobs must be at least 1, got {j}").into()),
+            };
+            let batch = Batch::plan(&Request {
+                base: &values,
+                preset: &p.name,
+                set: &a.set,
+                vary: &a.vary,
+                takes: n,
+                options: &options,
+                output: &output,
+            })?;
+            render_batch(&batch, threads, &what)
+        }
+        None => {
+            let job = options.job(values, output)?;
+            render_one(&job, &what)
+        }
+    }
+}
+
+/// Renders one job and prints what was rendered and its levels.
+fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
+    for w in job.warnings() {
+        eprintln!("granary: warning: {w}");
+    }
+    let interrupt = Interrupt::install()?;
+    let started = std::time::Instant::now();
+    let bar = render::progress_bar(job.opts.frames() as u64, job.sample_rate, "rendering");
+    let r = job.run(&interrupt, &bar);
+    bar.finish_and_clear();
+    let r = r?;
+    let cpu = started.elapsed().as_secs_f64();
+    let l = &r.levels;
+    if l.silent() {
+        eprintln!("granary: warning: the render is silent (every sample is zero)");
+    }
+    let (seconds, rate) = (job.opts.seconds, job.sample_rate);
+    out!(
+        "{what}: {seconds} s at {rate} Hz, {} collisions ({} grain-grain, {} grain-cup)",
+        r.stats.collisions,
+        r.stats.grain_grain,
+        r.stats.grain_cup,
+    );
+    out!(
+        "levels: {:.1} LUFS integrated, true peak {:.1} dBTP, peak {:.1} dBFS, rms {:.1} dBFS (both channels)",
+        l.integrated_lufs,
+        l.true_peak_dbtp,
+        l.peak_dbfs,
+        l.rms_dbfs
+    );
+    out!(
+        "limiter: largest gain reduction {:.2} dB, active (more than {} dB) on {:.2} % of the samples",
+        l.max_gain_reduction_db,
+        levels::ACTIVE_DB,
+        100.0 * l.limiter_active
+    );
+    out!("rendered in {cpu:.2} s ({:.0}x real time)", seconds / cpu.max(1e-9));
+    let written: Vec<String> = r.written.iter().map(|p| p.display().to_string()).collect();
+    out!("wrote {}", written.join(", "));
+    Ok(())
+}
+
+/// Renders a batch of takes and prints one line per take.
+fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure> {
+    let mut warned = Vec::new();
+    for (job, _) in &batch.takes {
+        for w in job.warnings() {
+            if !warned.contains(&w) {
+                eprintln!("granary: warning: {w}");
+                warned.push(w);
+            }
+        }
+    }
+    let interrupt = Interrupt::install()?;
+    let started = std::time::Instant::now();
+    let (first, _) = &batch.takes[0];
+    let n = batch.takes.len();
+    let bar = render::progress_bar(batch.frames(), first.sample_rate, &format!("{n} takes"));
+    let reports = batch.run(threads, &interrupt, &bar);
+    bar.finish_and_clear();
+    let reports = reports?;
+    let cpu = started.elapsed().as_secs_f64();
+    out!(
+        "{what}: {n} takes of {} s at {} Hz",
+        first.opts.seconds,
+        first.sample_rate
+    );
+    for ((job, sidecar), r) in batch.takes.iter().zip(&reports) {
+        let name = job.output.file_name().unwrap_or_default().to_string_lossy();
+        let drawn: Vec<String> = sidecar
+            .vary
+            .iter()
+            .filter_map(|v| v.split_once('=').map(|(id, _)| id.trim()))
+            .map(|id| format!("{id}={}", vary::show_value(&sidecar.params, id)))
+            .collect();
+        let drawn = if drawn.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", drawn.join(", "))
+        };
+        out!(
+            "{name}: seed {}{drawn}, {} collisions, {:.1} LUFS, true peak {:.1} dBTP",
+            sidecar.seed,
+            r.stats.collisions,
+            r.levels.integrated_lufs,
+            r.levels.true_peak_dbtp
+        );
+        if r.levels.silent() {
+            eprintln!("granary: warning: {name} is silent (every sample is zero)");
+        }
+    }
+    let audio = batch.frames() as f64 / first.sample_rate as f64;
+    let threads = if threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        threads
+    };
+    out!(
+        "rendered in {cpu:.2} s ({:.0}x real time, {threads} thread{})",
+        audio / cpu.max(1e-9),
+        if threads == 1 { "" } else { "s" }
+    );
+    let dir = first.output.parent().map_or(String::new(), |d| d.display().to_string());
+    let dir = if dir.is_empty() { ".".into() } else { dir };
+    out!("wrote {n} takes and their sidecars in {dir}");
+    Ok(())
+}
+
+/// `granary render --from SIDECAR [--output FILE]`.
+fn render_from(path: &std::path::Path, output: Option<PathBuf>) -> Result<(), Failure> {
+    let (sidecar, warnings) = Sidecar::load(path)?;
+    for w in warnings {
+        eprintln!("granary: warning: {w}");
+    }
+    let output = output.unwrap_or_else(|| path.with_file_name(&sidecar.file));
+    let job = sidecar
+        .render
+        .job(sidecar.params.clone(), output)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let what = format!(
+        "{} take {} of {} (seed {})",
+        sidecar.preset, sidecar.take, sidecar.takes, sidecar.seed
+    );
+    render_one(&job, &what)
+}
+
+/// `granary compare A B`.
+fn compare(a: CompareArgs) -> Result<(), Failure> {
+    use granary_cli::compare::{self, Audio};
+    for (flag, max) in [
+        ("--max-spectrum-db", a.max_spectrum_db),
+        ("--max-envelope-db", a.max_envelope_db),
+        ("--max-crest", a.max_crest),
+    ] {
+        if max.is_some_and(|m| !(m.is_finite() && m >= 0.0)) {
+            return Err(format!("{flag} must be a number >= 0, got {}", max.unwrap_or(0.0)).into());
+        }
+    }
+    let x = Audio::read(&a.a)?;
+    let y = Audio::read(&a.b)?;
+    let c = compare::compare(&x, &y).map_err(|e| format!("{} and {}: {e}", a.a.display(), a.b.display()))?;
+    if x.frames() != y.frames() {
+        eprintln!(
+            "granary: warning: the files differ in length ({} and {} frames): the spectra are per sample, the envelopes compared over the shorter",
+            x.frames(),
+            y.frames()
+        );
+    }
+    if a.json {
+        out!("{}", serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?);
+    } else {
+        out!("{}", c.summary());
+    }
+    if a.verbose {
+        out!("{}", c.tables());
+    }
+    let mut over = Vec::new();
+    let mut limit = |what: &str, figure: f64, max: Option<f64>, unit: &str| {
+        if let Some(m) = max {
+            if figure > m || figure.is_nan() {
+                over.push(format!("{what} {figure:.2} {unit} exceeds {m} {unit}"));
+            }
+        }
+    };
+    limit("spectrum", c.spectrum_db, a.max_spectrum_db, "dB");
+    limit("envelope", c.envelope_db, a.max_envelope_db, "dB");
+    limit("crest", 100.0 * c.crest, a.max_crest, "%");
+    if over.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Exceeded(over.join("; ")))
     }
 }
 

@@ -5,8 +5,10 @@
 use crate::levels::{Levels, Meter};
 use crate::output::{io_message, Interrupt, Staged};
 use granary_engine::params::{ParamValues, TRIGGER_IDS};
-use granary_engine::render::{NoteEvent, RenderOptions, Renderer};
+use granary_engine::render::{NoteEvent, PourCurve, RenderOptions, Renderer};
 use granary_engine::Stats;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -26,6 +28,10 @@ pub enum Failure {
     Error(String),
     /// A signal (SIGINT, SIGTERM, SIGHUP) stopped it; nothing was written.
     Interrupted(i32),
+    /// A signal stopped a batch: the takes finished before it (this many) were kept.
+    InterruptedBatch(i32, usize),
+    /// The command worked, but a figure exceeds a limit the user set (`compare --max-*`).
+    Exceeded(String),
 }
 
 impl From<String> for Failure {
@@ -35,11 +41,13 @@ impl From<String> for Failure {
 }
 
 impl Failure {
-    /// The exit code: 2 for an error, 128 + the signal's number when interrupted.
+    /// The exit code: 1 for a limit exceeded, 2 for an error, 128 + the signal's number when
+    /// interrupted.
     pub fn exit_code(&self) -> u8 {
         match self {
+            Failure::Exceeded(_) => 1,
             Failure::Error(_) => 2,
-            Failure::Interrupted(sig) => (128 + sig).clamp(0, 255) as u8,
+            Failure::Interrupted(sig) | Failure::InterruptedBatch(sig, _) => (128 + sig).clamp(0, 255) as u8,
         }
     }
 }
@@ -47,17 +55,24 @@ impl Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Error(e) => f.write_str(e),
-            Failure::Interrupted(sig) => {
-                let name = match *sig {
-                    2 => "SIGINT",
-                    15 => "SIGTERM",
-                    1 => "SIGHUP",
-                    _ => "a signal",
-                };
-                write!(f, "interrupted by {name}: nothing written")
-            }
+            Failure::Error(e) | Failure::Exceeded(e) => f.write_str(e),
+            Failure::Interrupted(sig) => write!(f, "interrupted by {}: nothing written", signal_name(*sig)),
+            Failure::InterruptedBatch(sig, kept) => write!(
+                f,
+                "interrupted by {}: the {kept} takes finished before it are kept (each with its \
+                 sidecar); nothing else written",
+                signal_name(*sig)
+            ),
         }
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        2 => "SIGINT",
+        15 => "SIGTERM",
+        1 => "SIGHUP",
+        _ => "a signal",
     }
 }
 
@@ -104,6 +119,61 @@ pub fn block_size(n: i64) -> Result<usize, String> {
     Ok(n as usize)
 }
 
+/// The options of a render other than its parameters, as given on the command line (the
+/// pour curve and notes as their text): what a take's sidecar keeps
+/// ([`crate::vary::Sidecar`]), checked again when it is read back ([`Options::job`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    pub seconds: f64,
+    pub sample_rate: u32,
+    pub block_size: usize,
+    /// `--pour`, as written (`T:RATE,...`).
+    pub pour: Option<String>,
+    /// `--note`s, as written (`START:END[:VEL]`).
+    pub notes: Vec<String>,
+    pub stems: bool,
+}
+
+impl Options {
+    /// The job that renders `values` with these options into `output`: every option checked
+    /// (the limits of `--seconds`, `--sample-rate`, `--block-size`, the pour curve, the notes,
+    /// notes in continuous mode).
+    pub fn job(&self, values: ParamValues, output: PathBuf) -> Result<Job, String> {
+        let rate = sample_rate(self.sample_rate as f64)?;
+        let seconds = seconds(self.seconds, rate)?;
+        let block_size = block_size(self.block_size.try_into().unwrap_or(i64::MAX))?;
+        let pour = self
+            .pour
+            .as_deref()
+            .map(PourCurve::parse)
+            .transpose()
+            .map_err(|e| format!("--pour: {e}"))?;
+        let notes = self
+            .notes
+            .iter()
+            .map(|n| NoteEvent::parse(n))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("--note: {e}"))?;
+        let job = Job {
+            values,
+            opts: RenderOptions {
+                seconds,
+                sample_rate: rate as f32,
+                block_size,
+                pour,
+            },
+            sample_rate: rate,
+            notes,
+            stems: self.stems,
+            output,
+            sidecar: None,
+        };
+        job.check()?;
+        Ok(job)
+    }
+}
+
 /// What to render, checked.
 pub struct Job {
     pub values: ParamValues,
@@ -112,6 +182,9 @@ pub struct Job {
     pub notes: Vec<NoteEvent>,
     pub stems: bool,
     pub output: PathBuf,
+    /// A JSON sidecar to write with the audio (path, text): it appears with the WAV files or
+    /// not at all.
+    pub sidecar: Option<(PathBuf, String)>,
 }
 
 /// What was rendered.
@@ -122,13 +195,17 @@ pub struct Report {
 }
 
 impl Job {
-    /// The output files: the mix, then (with stems) `FILE.grains.wav` and `FILE.cup.wav`.
+    /// The output files: the mix, then (with stems) `FILE.grains.wav` and `FILE.cup.wav`,
+    /// then the sidecar if there is one.
     pub fn targets(&self) -> Vec<PathBuf> {
         let mut t = vec![self.output.clone()];
         if self.stems {
             for suffix in ["grains", "cup"] {
                 t.push(self.output.with_extension(format!("{suffix}.wav")));
             }
+        }
+        if let Some((path, _)) = &self.sidecar {
+            t.push(path.clone());
         }
         t
     }
@@ -183,12 +260,18 @@ impl Job {
     }
 
     /// Renders into the targets: temporaries beside them, renamed together at the end; on
-    /// an error or a signal nothing is left.
-    pub fn run(&self, interrupt: &Interrupt) -> Result<Report, Failure> {
+    /// an error or a signal nothing is left. `progress` advances by the frames rendered.
+    pub fn run(&self, interrupt: &Interrupt, progress: &ProgressBar) -> Result<Report, Failure> {
         let staged = Staged::new(&self.targets())?;
-        let sinks: Vec<_> = staged.files().into_iter().map(BufWriter::new).collect();
+        let mut files = staged.files();
+        if let Some((path, text)) = &self.sidecar {
+            let mut f = files.pop().expect("the sidecar's temporary is the last");
+            f.write_all(text.as_bytes())
+                .map_err(|e| format!("{}: {}", path.display(), io_message(&e)))?;
+        }
+        let sinks: Vec<_> = files.into_iter().map(BufWriter::new).collect();
         let mut r = self.renderer();
-        let levels = stream(&mut r, sinks, self.sample_rate, interrupt).map_err(|e| match e {
+        let levels = stream(&mut r, sinks, self.sample_rate, interrupt, progress).map_err(|e| match e {
             Failure::Error(e) => Failure::Error(format!("{}: {e}", self.output.display())),
             e => e,
         })?;
@@ -205,14 +288,27 @@ impl Job {
     }
 }
 
+/// A progress bar on stderr counting `frames` of audio, drawn only when stderr is a terminal
+/// (indicatif hides a stderr target that is not one, and on `TERM=dumb`).
+pub fn progress_bar(frames: u64, sample_rate: u32, what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template("{msg} [{bar:30}] {percent:>3} % ({eta} left)")
+        .expect("a valid template")
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(format!("{what} ({:.0} s of audio)", frames as f64 / sample_rate as f64));
+    bar
+}
+
 /// Streams `renderer` into stereo 32-bit float WAV files, one per sink (the mix, then the
 /// grains and cup stems if there are three sinks), metering the mix. Stops at the first
-/// write error, or when `interrupt` reports a signal.
+/// write error, or when `interrupt` reports a signal. `progress` advances by each block.
 pub fn stream<W: Write + Seek>(
     renderer: &mut Renderer,
     sinks: Vec<W>,
     sample_rate: u32,
     interrupt: &Interrupt,
+    progress: &ProgressBar,
 ) -> Result<Levels, Failure> {
     let spec = hound::WavSpec {
         channels: 2,
@@ -231,6 +327,7 @@ pub fn stream<W: Write + Seek>(
             return Err(Failure::Interrupted(sig));
         }
         meter.add(&b);
+        progress.inc(b.len() as u64);
         for (w, [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup]) {
             for (x, y) in l.iter().zip(r) {
                 w.write_sample(*x).map_err(wav_message)?;
@@ -290,6 +387,7 @@ mod tests {
             notes: Vec::new(),
             stems: true,
             output: dir.join("pour.wav"),
+            sidecar: None,
         }
     }
 
@@ -314,7 +412,14 @@ mod tests {
                 })
                 .collect();
             assert_eq!(entries(dir.path()), 3, "three temporaries while writing");
-            stream(&mut j.renderer(), sinks, 48_000, &Interrupt::never()).unwrap_err()
+            stream(
+                &mut j.renderer(),
+                sinks,
+                48_000,
+                &Interrupt::never(),
+                &ProgressBar::hidden(),
+            )
+            .unwrap_err()
         };
         assert_eq!(err, Failure::Error("No space left on device".into()));
         assert_eq!(entries(dir.path()), 0, "temporaries removed");
@@ -326,11 +431,14 @@ mod tests {
         let j = job(dir.path());
         let stop = Interrupt::never();
         stop.raise(15);
-        assert_eq!(j.run(&stop).err(), Some(Failure::Interrupted(15)));
+        assert_eq!(
+            j.run(&stop, &ProgressBar::hidden()).err(),
+            Some(Failure::Interrupted(15))
+        );
         assert_eq!(Failure::Interrupted(15).exit_code(), 143);
         assert_eq!(entries(dir.path()), 0);
         // and without one, all three files
-        let r = j.run(&Interrupt::never()).unwrap();
+        let r = j.run(&Interrupt::never(), &ProgressBar::hidden()).unwrap();
         assert_eq!(r.written.len(), 3);
         assert_eq!(entries(dir.path()), 3);
         assert!(r.levels.integrated_lufs.is_finite() && r.stats.collisions > 0);
