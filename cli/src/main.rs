@@ -114,11 +114,12 @@ struct RenderArgs {
     /// Without it: the preset's pour_rate until one second before the end.
     #[arg(long)]
     pour: Option<String>,
-    /// Play a MIDI note instead of a pour curve: START:END[:VEL] in seconds, MIDI
-    /// velocity 1..=127 (default 100); repeatable, notes may overlap. The result equals a
+    /// Play a MIDI note instead of a pour curve: START:END[:VEL[:KEY]] in seconds, MIDI
+    /// velocity 1..=127 (default 100), MIDI key 0..=127 (default 60; keys 72-96 aim the
+    /// stream from the cup's axis to its wall); repeatable, notes may overlap. The result equals a
     /// DAW bounce of the same notes, settings and seed (after the host's latency compensation).
     /// Refused with trigger_mode=continuous, where the plugin ignores notes.
-    #[arg(long = "note", value_name = "START:END[:VEL]", conflicts_with = "pour")]
+    #[arg(long = "note", value_name = "START:END[:VEL[:KEY]]", conflicts_with = "pour")]
     notes: Vec<String>,
     /// Also write FILE.grains.wav and FILE.cup.wav.
     #[arg(long)]

@@ -130,7 +130,7 @@ pub struct Options {
     pub block_size: usize,
     /// `--pour`, as written (`T:RATE,...`).
     pub pour: Option<String>,
-    /// `--note`s, as written (`START:END[:VEL]`).
+    /// `--note`s, as written (`START:END[:VEL[:KEY]]`).
     pub notes: Vec<String>,
     pub stems: bool,
 }
