@@ -9,5 +9,5 @@ pub mod inspect;
 pub mod levels;
 pub mod output;
 pub mod render;
-pub mod vary;
 pub mod spectrogram;
+pub mod vary;
