@@ -154,7 +154,8 @@ fn renders_a_note_through_the_clap_entry() {
     drop(entry);
 
     let note_off = seconds(2.5);
-    let total = note_off + seconds(1.5);
+    // the default sugar's last grains trickle for about 2.2 s after note-off (`flow_variation`)
+    let total = note_off + seconds(3.0);
     let out = render(&[(0, Ev::NoteOn(0.9)), (note_off, Ev::NoteOff)], total, 512);
     let (main, grains, cup) = (&out[0..2], &out[2..4], &out[4..6]);
 
