@@ -3,12 +3,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn granary(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_granary"))
-        .args(args)
-        .output()
-        .expect("granary runs")
-}
+mod support;
+use support::{granary, stderr, stdout};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("granary-cli-{}", std::process::id()));
@@ -251,14 +247,6 @@ fn inspect_ends_quietly_when_its_reader_closes_the_pipe() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "exit {:?}: {err}", out.status.code());
     assert!(!err.contains("Broken pipe"), "{err}");
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

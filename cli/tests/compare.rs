@@ -2,26 +2,9 @@
 //! codes of its limits, and clear errors for files that cannot be compared.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn granary(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_granary"))
-        .args(args)
-        .output()
-        .expect("granary runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod support;
+use support::{granary, path, stderr, stdout};
 
 /// The number after `label: ` on its line of `text`.
 fn figure(text: &str, label: &str) -> f64 {

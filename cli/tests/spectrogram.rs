@@ -2,27 +2,9 @@
 //! reads it — find the plot's frame, its ticks, and where the bright line is.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn granary(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_granary"))
-        .args(args)
-        .output()
-        .expect("granary runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
+mod support;
+use support::{granary, names, stderr};
 
 const RATE: u32 = 48_000;
 
