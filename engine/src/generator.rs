@@ -361,6 +361,9 @@ struct CellPdf {
     time: Histogram<TIME_BINS>,
     /// Mean speed of the cell's collisions this window, m/s.
     mean_v: f32,
+    /// The share of a wall ring's hits that are the aimed stream's grazes, which strike the
+    /// aimed sector (the rest, rebounds, strike either sector alike); 0 for other cells.
+    aimed: f32,
 }
 
 /// Log-normal spread of the speed (sigma of ln v) and angular spread of the normal (rad)
@@ -462,6 +465,7 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
             0.0
         }
     };
+    let mut aimed = 0.0;
     let (rate, mean_v): (f32, f32) = match cell {
         Cell::ImpactZone => (arrive * cov, v),
         Cell::CupFloor => (
@@ -474,6 +478,9 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
             // the aimed stream's grains grazing this ring on their way down (`Heap::glance`)
             let (grazes, v_graze) = heap.glance(k, arrive);
             let rate = rebounds + grazes;
+            if rate > 0.0 {
+                aimed = grazes / rate;
+            }
             // one log-normal for both: the mean speed that keeps their energy
             let mean_v = if rate > 0.0 {
                 ((rebounds * v_rebound * v_rebound + grazes * v_graze * v_graze) / rate).sqrt()
@@ -504,6 +511,7 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
         lambda,
         time,
         mean_v: mean_v.max(V_MIN * 2.0),
+        aimed,
     })
 }
 
@@ -634,7 +642,7 @@ pub fn generate(
             let lane = batch.len;
             let (u_azimuth, u_place) = uniform_pair(rng);
             let azimuth = u_azimuth * std::f32::consts::TAU;
-            draw_place(cell, geometry, state, (u_place, rng), &mut batch, lane);
+            draw_place(cell, geometry, state, pdf.aimed, (u_place, rng), &mut batch, lane);
             let random_normal = match normals {
                 NormalMode::RandomBelow(limit) => below(log2_random_below, limit),
                 NormalMode::Physical => false,
@@ -963,12 +971,14 @@ fn uniform_pair(rng: &mut Xoshiro256PlusPlus) -> (f32, f32) {
 /// Draws a position in the cell into lane `lane` of `batch`, uniform in the cell (thesis
 /// 5.5, eq. 5.5: position independent of the rest and uniform in the cell; its angles are
 /// evaluated later, `lanes::finish_lanes`), from the uniform number `u` and further draws.
-/// Every place is inside the cup (`Geometry::cup`): wall hits on its inner profile.
+/// Every place is inside the cup (`Geometry::cup`): wall hits on its inner profile, a share
+/// `aimed` of them (the grazes of a stream aimed at the wall) on the aimed sector.
 #[inline(always)]
 fn draw_place(
     cell: Cell,
     g: &Geometry,
     s: &PourState,
+    aimed: f32,
     (u, rng): (f32, &mut Xoshiro256PlusPlus),
     batch: &mut TrigBatch,
     lane: usize,
@@ -993,7 +1003,14 @@ fn draw_place(
             let (lo, hi) = (cup.ring_edges[k], cup.ring_edges[k + 1]);
             let z = lo + (hi - lo) * u;
             batch.z[lane] = z;
-            let sector = ((u_sector * SECTORS as f32) as usize).min(SECTORS - 1);
+            // the aimed stream's grazes strike the sector it is aimed at (`Heap`), rebounds
+            // either; with no grazes (`aimed` 0) the draw is the plain uniform one
+            let sector = if u_sector < aimed {
+                0
+            } else {
+                let u = (u_sector - aimed) / (1.0 - aimed);
+                ((u * SECTORS as f32) as usize).min(SECTORS - 1)
+            };
             // centred at the azimuths where the asset samples the modes' sector shapes
             batch.angle[PLACE][lane] = cup.sector_azimuths[sector] + SECTOR_HALF_WIDTH * (2.0 * u_azimuth - 1.0);
             batch.radius[lane] = cup.radius_at(z);
@@ -1086,6 +1103,35 @@ mod tests {
         assert!(gc > gg, "empty: {gg} grain-grain vs {gc} grain-cup");
         let (gg, gc) = count_kinds(&state(2000.0, 0.5));
         assert!(gg > 5 * gc, "filled: {gg} grain-grain vs {gc} grain-cup");
+    }
+
+    #[test]
+    fn a_stream_aimed_at_the_wall_grazes_the_sector_it_is_aimed_at() {
+        // the share of wall hits on the aimed sector (sector 0, `Heap`)
+        let aimed_share = |aim: f32| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+            let shapes = Shapes::new(0.0, Isa::detect());
+            let setup = GeneratorSetup {
+                geometry: Geometry { aim, ..geometry() },
+                restitution: 0.5,
+                window_s: 128.0 / 48_000.0,
+                normals: NormalMode::Physical,
+                max_per_cell: u32::MAX,
+            };
+            let (mut aimed, mut wall) = (0u64, 0u64);
+            for _ in 0..400 {
+                generate(&state(2000.0, 0.3), &setup, &shapes, &mut rng, &mut Vec::new(), |c| {
+                    if let Cell::WallRing(k) = CELLS[c.cell] {
+                        wall += 1;
+                        aimed += u64::from(c.bus == wall_bus(k, 0));
+                    }
+                });
+            }
+            aimed as f64 / wall as f64
+        };
+        let (centre, at_wall) = (aimed_share(0.0), aimed_share(1.0));
+        assert!((centre - 0.5).abs() < 0.05, "aim 0: {centre}");
+        assert!(at_wall > 0.6, "aim 1: {at_wall} of the wall hits on the aimed sector");
     }
 
     #[test]
