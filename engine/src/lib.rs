@@ -570,7 +570,8 @@ impl Engine {
             aim: self.aim(),
             repose_tan: s.grain_material.data().repose_deg.to_radians().tan(),
             // a quarter of the spout's exit speed sqrt(g D) (`stream`)
-            spread_m_s: 0.25 * (materials::GRAVITY * self.stream_params().spout_m).sqrt(),
+            // (the scene's stream parameters: set at every flow change and window)
+            spread_m_s: 0.25 * (materials::GRAVITY * self.scene.stream().spout_m).sqrt(),
         }
     }
 

@@ -151,6 +151,11 @@ impl PourScene {
         self.stream = params;
     }
 
+    /// The stream's parameters last set (`set_stream`).
+    pub fn stream(&self) -> &StreamParams {
+        &self.stream
+    }
+
     pub fn fill(&self) -> f32 {
         self.fill
     }
