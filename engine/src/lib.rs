@@ -35,6 +35,7 @@ pub mod events;
 pub mod fastmath;
 pub mod ftz;
 pub mod generator;
+pub mod ground;
 pub mod kernels;
 pub mod limiter;
 pub mod materials;

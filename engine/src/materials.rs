@@ -283,3 +283,80 @@ impl CupMaterial {
         }
     }
 }
+
+/// What the cup stands on, and the ground a pour lands on (`surface_material`): the
+/// materials of seed 002's Table 2 (`QJ2`), as an elastic half-space each
+/// (`ground::HalfSpace`: the model is a deep, homogeneous ground, seed 002 §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SurfaceMaterial {
+    Steel,
+    Ceramic,
+    Granite,
+    Concrete,
+    Wood,
+    Plastic,
+    Soil,
+    Wax,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SurfaceMaterialData {
+    pub name: &'static str,
+    pub elastic: Elastic,
+    pub source: &'static str,
+}
+
+impl SurfaceMaterial {
+    pub const ALL: [SurfaceMaterial; 8] = [
+        SurfaceMaterial::Steel,
+        SurfaceMaterial::Ceramic,
+        SurfaceMaterial::Granite,
+        SurfaceMaterial::Concrete,
+        SurfaceMaterial::Wood,
+        SurfaceMaterial::Plastic,
+        SurfaceMaterial::Soil,
+        SurfaceMaterial::Wax,
+    ];
+
+    pub const fn id(self) -> &'static str {
+        match self {
+            SurfaceMaterial::Steel => "steel",
+            SurfaceMaterial::Ceramic => "ceramic",
+            SurfaceMaterial::Granite => "granite",
+            SurfaceMaterial::Concrete => "concrete",
+            SurfaceMaterial::Wood => "wood",
+            SurfaceMaterial::Plastic => "plastic",
+            SurfaceMaterial::Soil => "soil",
+            SurfaceMaterial::Wax => "wax",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.id() == id)
+    }
+
+    /// Seed 002 Table 2, every row (E, nu, rho as published; "wood" is medium-density
+    /// fibreboard there).
+    pub fn data(self) -> SurfaceMaterialData {
+        let e = |youngs_pa, poisson, density| Elastic {
+            youngs_pa,
+            poisson,
+            density,
+        };
+        let (name, elastic) = match self {
+            SurfaceMaterial::Steel => ("Steel plate", e(1.965e11, 0.27, 7955.0)),
+            SurfaceMaterial::Ceramic => ("Ceramic tile", e(7.2e10, 0.19, 2700.0)),
+            SurfaceMaterial::Granite => ("Granite", e(5.07e10, 0.28, 2670.0)),
+            SurfaceMaterial::Concrete => ("Concrete", e(1.85e10, 0.20, 2250.0)),
+            SurfaceMaterial::Wood => ("Wood (MDF)", e(1.1e10, 0.25, 750.0)),
+            SurfaceMaterial::Plastic => ("Plastic (ABS)", e(1.4e9, 0.35, 1070.0)),
+            SurfaceMaterial::Soil => ("Soil", e(4.0e7, 0.25, 1350.0)),
+            SurfaceMaterial::Wax => ("Paraffin wax", e(5.57e7, 0.37, 786.0)),
+        };
+        SurfaceMaterialData {
+            name,
+            elastic,
+            source: "QJ2 (seed 002 Table 2)",
+        }
+    }
+}
