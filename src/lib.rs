@@ -118,13 +118,13 @@ impl Plugin for Granary {
             main_input_channels: None,
             main_output_channels: NonZeroU32::new(2),
             aux_input_ports: &[],
-            aux_output_ports: &[new_nonzero_u32(2), new_nonzero_u32(2)],
+            aux_output_ports: &[new_nonzero_u32(2), new_nonzero_u32(2), new_nonzero_u32(2)],
             names: PortNames {
-                layout: Some("Stereo + Grains + Cup"),
+                layout: Some("Stereo + Grains + Cup + Surface"),
                 main_input: None,
                 main_output: Some("Main"),
                 aux_inputs: &[],
-                aux_outputs: &["Grains", "Cup"],
+                aux_outputs: &["Grains", "Cup", "Surface"],
             },
         },
         AudioIOLayout {
@@ -232,7 +232,10 @@ impl Plugin for Granary {
         }
         // Without the stem ports (the main-only layout), the stems go to scratch buffers.
         let mut stems = match aux.outputs {
-            [g, c, ..] if connected(g, n) && connected(c, n) => Stems::Host(g.as_slice(), c.as_slice()),
+            [g, c, sf, ..] if connected(g, n) && connected(c, n) && connected(sf, n) => {
+                Stems::Host(g.as_slice(), c.as_slice(), Some(sf.as_slice()))
+            }
+            [g, c, ..] if connected(g, n) && connected(c, n) => Stems::Host(g.as_slice(), c.as_slice(), None),
             _ => Stems::Scratch(&mut self.stem_scratch),
         };
         let midi = &mut self.midi;
@@ -258,7 +261,12 @@ fn connected(port: &Buffer, n: usize) -> bool {
 
 /// Where the stems go: the host's aux ports, or scratch buffers when it has none.
 enum Stems<'a, 'b> {
-    Host(&'a mut [&'b mut [f32]], &'a mut [&'b mut [f32]]),
+    /// Grains, cup and (if the host connected it) surface.
+    Host(
+        &'a mut [&'b mut [f32]],
+        &'a mut [&'b mut [f32]],
+        Option<&'a mut [&'b mut [f32]]>,
+    ),
     Scratch(&'a mut [Vec<f32>; 4]),
 }
 
@@ -273,13 +281,18 @@ fn render_span(
     let Range { start: a, end: b } = span;
     let (ml, mr) = main.split_at_mut(1);
     match stems {
-        Stems::Host(grains, cup) => {
+        Stems::Host(grains, cup, surface) => {
             let (gl, gr) = grains.split_at_mut(1);
             let (cl, cr) = cup.split_at_mut(1);
+            let surface = surface.as_mut().map(|s| {
+                let (sl, sr) = s.split_at_mut(1);
+                [&mut sl[0][a..b], &mut sr[0][a..b]]
+            });
             engine.process(Outputs {
                 main: [&mut ml[0][a..b], &mut mr[0][a..b]],
                 grains: [&mut gl[0][a..b], &mut gr[0][a..b]],
                 cup: [&mut cl[0][a..b], &mut cr[0][a..b]],
+                surface,
             });
             telemetry.write_audio(
                 [&ml[0][a..b], &mr[0][a..b]],
@@ -298,6 +311,7 @@ fn render_span(
                     main: [&mut ml[0][pos..end], &mut mr[0][pos..end]],
                     grains: [&mut gl[..len], &mut gr[..len]],
                     cup: [&mut cl[..len], &mut cr[..len]],
+                    surface: None,
                 });
                 telemetry.write_audio(
                     [&ml[0][pos..end], &mr[0][pos..end]],

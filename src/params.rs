@@ -91,6 +91,12 @@ pub struct GranaryParams {
     pub flow_variation: FloatParam,
     #[id = "aim"]
     pub aim: FloatParam,
+    #[id = "pour_target"]
+    pub pour_target: IntParam,
+    #[id = "surface_material"]
+    pub surface_material: IntParam,
+    #[id = "surface_level"]
+    pub surface_level: FloatParam,
     #[persist = "editor_size"]
     pub editor_size: Mutex<EditorSize>,
 }
@@ -229,6 +235,9 @@ impl Default for GranaryParams {
                 .with_unit(" %")
                 .with_value_to_string(formatters::v2s_f32_percentage(0))
                 .with_string_to_value(formatters::s2v_f32_percentage()),
+            pour_target: enum_param("pour_target"),
+            surface_material: enum_param("surface_material"),
+            surface_level: float_param("surface_level"),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
@@ -260,6 +269,9 @@ impl GranaryParams {
             Param::CupShape => choice(&self.cup_shape),
             Param::FlowVariation => float(&self.flow_variation),
             Param::Aim => float(&self.aim),
+            Param::PourTarget => choice(&self.pour_target),
+            Param::SurfaceMaterial => choice(&self.surface_material),
+            Param::SurfaceLevel => float(&self.surface_level),
         }
     }
 
@@ -318,6 +330,9 @@ mod tests {
             "cup_shape",
             "flow_variation",
             "aim",
+            "pour_target",
+            "surface_material",
+            "surface_level",
         ];
         let ids: Vec<_> = SPECS.iter().map(|s| s.id).collect();
         assert_eq!(ids, frozen);

@@ -18,8 +18,8 @@ mod support;
 
 use granary_engine::cups::CupShape;
 use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
-use granary_engine::materials::{CupMaterial, GrainMaterial};
-use granary_engine::{Engine, Outputs, Settings, TriggerMode, LIMITER_CEILING};
+use granary_engine::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
+use granary_engine::{Engine, Outputs, PourTarget, Settings, TriggerMode, LIMITER_CEILING};
 use nice_assert_no_alloc::assert_no_alloc;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -97,6 +97,13 @@ fn random_settings(rng: &mut Xoshiro256PlusPlus) -> Settings {
         stereo_width: wild(rng, 0.0, 1.0),
         grains_level_db: wild(rng, -60.0, 24.0),
         cup_level_db: wild(rng, -60.0, 24.0),
+        surface_level_db: wild(rng, -60.0, 24.0),
+        pour_target: if rng.random_bool(0.5) {
+            PourTarget::Surface
+        } else {
+            PourTarget::Cup
+        },
+        surface_material: SurfaceMaterial::ALL[rng.random_range(0..SurfaceMaterial::ALL.len())],
         output_gain_db: wild(rng, -20.0, 80.0),
         trigger_mode: if rng.random_bool(0.3) {
             TriggerMode::Continuous
@@ -155,6 +162,7 @@ impl Buffers {
             main: [&mut a[..n], &mut b[..n]],
             grains: [&mut c[..n], &mut d[..n]],
             cup: [&mut e[..n], &mut f[..n]],
+            surface: None,
         }
     }
     /// Checks the first `n` samples; returns the main output's peak.

@@ -5,8 +5,9 @@
 //! test installs the same checker itself. Release builds compile the checker out: run this
 //! test in a debug build (as `cargo xtask test` does).
 
+use granary_engine::materials::SurfaceMaterial;
 use granary_engine::preset;
-use granary_engine::{Engine, Outputs};
+use granary_engine::{Engine, Outputs, PourTarget};
 use nice_assert_no_alloc::assert_no_alloc;
 
 #[cfg(all(debug_assertions, not(feature = "assert_process_allocs")))]
@@ -18,7 +19,7 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
     for (stem, p) in preset::factory() {
         let mut settings = p.values.to_settings();
         let mut engine = Engine::new(settings, 48_000.0, 4096);
-        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 4096]);
+        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 4096]);
         let mut frames = 0usize;
         assert_no_alloc(|| {
             engine.note_on(0.9, 60);
@@ -27,17 +28,24 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
                     engine.set_modulation(0.7);
                     settings.cup_size *= 1.3;
                     settings.fill = 0.5;
+                    // another ground and target: the surface's filter is rebuilt in `process`
+                    settings.surface_material = SurfaceMaterial::Soil;
+                    settings.pour_target = match settings.pour_target {
+                        PourTarget::Cup => PourTarget::Surface,
+                        PourTarget::Surface => PourTarget::Cup,
+                    };
                     engine.set_settings(&settings);
                 }
                 if i == 60 {
                     engine.note_off();
                     engine.reseed(7);
                 }
-                let [a, b, c, d, e, f] = &mut bufs;
+                let [a, b, c, d, e, f, g, h] = &mut bufs;
                 engine.process(Outputs {
                     main: [&mut a[..block], &mut b[..block]],
                     grains: [&mut c[..block], &mut d[..block]],
                     cup: [&mut e[..block], &mut f[..block]],
+                    surface: Some([&mut g[..block], &mut h[..block]]),
                 });
                 frames += block;
             }
@@ -75,6 +83,7 @@ fn host_parameters_and_the_event_loop_never_allocate() {
                     main: [&mut a[..*block], &mut b[..*block]],
                     grains: [&mut c[..*block], &mut d[..*block]],
                     cup: [&mut e[..*block], &mut f[..*block]],
+                    surface: None,
                 },
                 events.into_iter().take(1 + i % 4),
             );
@@ -117,6 +126,7 @@ fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
                     main: [&mut a[..], &mut b[..]],
                     grains: [&mut c[..], &mut d[..]],
                     cup: [&mut e[..], &mut f[..]],
+                    surface: None,
                 });
                 if let Some(w) = writer.as_deref_mut() {
                     w.write_audio([&a[..], &b[..]], [&c[..], &d[..]], [&e[..], &f[..]]);

@@ -189,6 +189,7 @@ impl Rig {
             main: [a, b],
             grains: [c, d],
             cup: [e, f],
+            surface: None,
         });
     }
 

@@ -84,7 +84,10 @@ impl Meter {
             let (l, r) = (ml[t], mr[t]);
             self.sum_sq += (l as f64) * (l as f64) + (r as f64) * (r as f64);
             self.peak = self.peak.max(l.abs()).max(r.abs());
-            let pre = [b.grains[0][t] + b.cup[0][t], b.grains[1][t] + b.cup[1][t]];
+            let pre = [
+                b.grains[0][t] + b.cup[0][t] + b.surface[0][t],
+                b.grains[1][t] + b.cup[1][t] + b.surface[1][t],
+            ];
             let (pre, post) = if pre[0].abs() >= pre[1].abs() {
                 (pre[0], l)
             } else {
@@ -124,8 +127,15 @@ mod tests {
     use super::*;
 
     fn block<'a>(main: [&'a [f32]; 2], grains: [&'a [f32]; 2], cup: [&'a [f32]; 2]) -> Block<'a> {
-        Block { main, grains, cup }
+        let zeros: &'a [f32] = &ZEROS[..main[0].len()];
+        Block {
+            main,
+            grains,
+            cup,
+            surface: [zeros, zeros],
+        }
     }
+    static ZEROS: [f32; 65_536] = [0.0; 65_536];
 
     #[test]
     fn a_full_scale_sine_reads_as_its_standard_level() {

@@ -121,7 +121,7 @@ struct RenderArgs {
     /// Refused with trigger_mode=continuous, where the plugin ignores notes.
     #[arg(long = "note", value_name = "START:END[:VEL[:KEY]]", conflicts_with = "pour")]
     notes: Vec<String>,
-    /// Also write FILE.grains.wav and FILE.cup.wav.
+    /// Also write FILE.grains.wav, FILE.cup.wav and FILE.surface.wav.
     #[arg(long)]
     stems: bool,
     /// Render N takes, 1..=100000: --output DIR/NAME.wav writes DIR/NAME_001.wav ... (numbers

@@ -195,12 +195,12 @@ pub struct Report {
 }
 
 impl Job {
-    /// The output files: the mix, then (with stems) `FILE.grains.wav` and `FILE.cup.wav`,
-    /// then the sidecar if there is one.
+    /// The output files: the mix, then (with stems) `FILE.grains.wav`, `FILE.cup.wav` and
+    /// `FILE.surface.wav`, then the sidecar if there is one.
     pub fn targets(&self) -> Vec<PathBuf> {
         let mut t = vec![self.output.clone()];
         if self.stems {
-            for suffix in ["grains", "cup"] {
+            for suffix in ["grains", "cup", "surface"] {
                 t.push(self.output.with_extension(format!("{suffix}.wav")));
             }
         }
@@ -301,7 +301,7 @@ pub fn progress_bar(frames: u64, sample_rate: u32, what: &str) -> ProgressBar {
 }
 
 /// Streams `renderer` into stereo 32-bit float WAV files, one per sink (the mix, then the
-/// grains and cup stems if there are three sinks), metering the mix. Stops at the first
+/// grains, cup and surface stems if there are four sinks), metering the mix. Stops at the first
 /// write error, or when `interrupt` reports a signal. `progress` advances by each block.
 pub fn stream<W: Write + Seek>(
     renderer: &mut Renderer,
@@ -328,7 +328,7 @@ pub fn stream<W: Write + Seek>(
         }
         meter.add(&b);
         progress.inc(b.len() as u64);
-        for (w, [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup]) {
+        for (w, [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup, b.surface]) {
             for (x, y) in l.iter().zip(r) {
                 w.write_sample(*x).map_err(wav_message)?;
                 w.write_sample(*y).map_err(wav_message)?;

@@ -77,6 +77,7 @@ fn render(engine: &mut Engine, seconds: f32, check: &mut dyn FnMut(&[f32])) {
             main: [a, b],
             grains: [c, d],
             cup: [e, f],
+            surface: None,
         });
         for x in bufs.iter() {
             check(x);
@@ -140,6 +141,7 @@ fn a_windows_collisions_are_spread_over_small_blocks() {
             main: [a, b],
             grains: [c, d],
             cup: [f, g],
+            surface: None,
         });
         let after = e.stats();
         most = most.max(after.written - before.written);

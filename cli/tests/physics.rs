@@ -360,6 +360,7 @@ fn render_pour(
             main: [ml, mr],
             grains: [gl, gr],
             cup: [cl, cr],
+            surface: None,
         });
         // skip the first half second (the stream reaching the cup)
         if i * block > fs as usize / 2 {

@@ -13,6 +13,7 @@ use crate::collision::{Constants, Scene, BED_LOSS_LENGTH_M};
 use crate::contact::Body;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{self, PulseKernels, HALF};
+use crate::modal::SURFACE_BUS;
 use crate::simd::{Kernel, Target};
 use crate::{fastmath, simd, Engine, GENERATOR_LEAD};
 
@@ -72,6 +73,8 @@ impl RenderParams {
             grain,
             partner: grain,
             cup: Body::plane(s.cup_material.data().elastic),
+            surface: Body::plane(s.surface_material.data().elastic),
+            surface_delay_s: e.radiation.delay_samples() as f32 / e.sample_rate,
             restitution: gm.restitution,
             listener: e.listener(),
             cup_distance_m: e.cup_distance(),
@@ -120,6 +123,8 @@ impl RenderContext<'_> {
             ([0.0f32; BATCH], [1.0f32; BATCH], [0.0f32; BATCH], [0.0f32; BATCH]);
         let (mut per_v, mut ln_d1) = ([0.0f32; BATCH], [0.0f32; BATCH]);
         let (mut bed, mut bed_weight) = ([0.0f32; BATCH], [0.0f32; BATCH]);
+        // where the force pulse goes: the cup's delay, or the surface's
+        let mut delay = [self.p.c.cup_delay; BATCH];
         for (i, c) in batch.iter().take(BATCH).enumerate() {
             for j in 0..3 {
                 pos[j][i] = c.position[j];
@@ -135,6 +140,9 @@ impl RenderContext<'_> {
             bed[i] = if through { c.bed_m } else { 0.0 };
             bed_weight[i] = if through { c.bed_weight } else { 0.0 };
             ln_d1[i] = self.p.c.ln_duration_at_1[c.kind as usize];
+            if c.bus == SURFACE_BUS {
+                delay[i] = self.p.c.surface_delay;
+            }
         }
         // the engine's two spheres are the same grain (`RenderParams::new`)
         debug_assert_eq!(self.p.c.spheres[0], self.p.c.spheres[1]);
@@ -157,9 +165,9 @@ impl RenderContext<'_> {
             let travel = bed[i] * self.p.c.bed_samples_per_m;
             let through = bed_weight[i] > 0.0;
             times[2][i] = if through {
-                time[i] + self.p.c.cup_delay + travel
+                time[i] + delay[i] + travel
             } else {
-                time[i] + self.p.c.cup_delay
+                time[i] + delay[i]
             };
             let loss = fastmath::exp(-bed[i] * (1.0 / BED_LOSS_LENGTH_M));
             let spread = fastmath::ln(fastmath::exp(out.ln_duration[i]) + travel);
@@ -253,7 +261,8 @@ impl RenderContext<'_> {
         scratch: &mut [f32],
         target: T,
     ) {
-        let spheres = if c.kind == CollisionKind::GrainGrain { 2 } else { 1 };
+        // a grain-surface collision's second sphere is the grain's image in the ground
+        let spheres = if c.kind == CollisionKind::GrainCup { 1 } else { 2 };
         let row = prepared.row[i] as usize;
         let pulse = |k: usize| {
             self.kernels
@@ -306,7 +315,7 @@ impl RenderContext<'_> {
                 self.add_into_ring(ring, start, scratch_used, g);
             }
         }
-        if c.kind == CollisionKind::GrainCup || c.bed_weight > 0.0 {
+        if c.kind != CollisionKind::GrainGrain || c.bed_weight > 0.0 {
             let impulse = prepared.cup_amplitude[i];
             let pulse = self.kernels.pulse(
                 prepared.cup_row[i] as usize,

@@ -40,6 +40,7 @@ use crate::fastmath;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{PulseKernels, HALF};
 use crate::materials::SPEED_OF_SOUND;
+use crate::modal::SURFACE_BUS;
 
 /// Speed of a pulse through a loose, dry grain bed a few centimetres deep, m/s. Under the
 /// bed's own weight the contacts are barely loaded and elastic waves are slow: tens to a
@@ -74,6 +75,12 @@ pub struct Scene {
     pub partner: Body,
     /// What a grain hits in a grain–cup collision (a massive plane of the cup's material).
     pub cup: Body,
+    /// What a grain hits in a grain–surface collision (a half-space of the surface's
+    /// material, `ground`).
+    pub surface: Body,
+    /// The surface's sound reaches the listener this long after its impulse, s (the
+    /// radiation filter's bulk delay, `surface::Radiation::delay_samples`).
+    pub surface_delay_s: f32,
     /// Coefficient of restitution of both kinds: impulse m_eff (1 + e) v0.
     pub restitution: f32,
     /// Listener position, m (origin: centre of the cup floor, z up).
@@ -93,12 +100,14 @@ pub struct Constants {
     pub spheres: [Sphere; 2],
     /// Per collision kind (`CollisionKind as usize`): the contact's impulse per unit speed,
     /// m_eff (1 + e) (N s per m/s), and ln of its duration in samples at 1 m/s (PAN eq. 7).
-    pub impulse_per_v: [f32; 2],
-    pub ln_duration_at_1: [f32; 2],
+    pub impulse_per_v: [f32; 3],
+    pub ln_duration_at_1: [f32; 3],
     /// Listener position, m (origin: centre of the cup floor, z up).
     pub listener: [f32; 3],
     /// Travel time of the cup's sound to the listener, samples.
     pub cup_delay: f32,
+    /// The surface's force pulses are written this many samples late (`Scene::surface_delay_s`).
+    pub surface_delay: f32,
     /// Samples per metre of sound travel, fs / c.
     pub samples_per_m: f32,
     /// Pan per metre across the cup (stereo width / cup radius), 1/m.
@@ -118,13 +127,15 @@ impl Constants {
         };
         // `contact` at v = 1 m/s gives the constants; both laws are powers of the speed:
         // j = m_eff (1 + e) v (seed 002 §4) and tau = tau(1) v^(-1/5) (PAN eq. 7)
-        let per_kind = [&scene.partner, &scene.cup].map(|other| contact(&scene.grain, other, 1.0, scene.restitution));
+        let per_kind = [&scene.partner, &scene.cup, &scene.surface]
+            .map(|other| contact(&scene.grain, other, 1.0, scene.restitution));
         Constants {
             spheres: [sphere(&scene.grain), sphere(&scene.partner)],
             impulse_per_v: per_kind.map(|c| c.impulse_ns),
             ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
             listener: scene.listener,
             cup_delay: scene.cup_distance_m / SPEED_OF_SOUND * fs,
+            surface_delay: scene.surface_delay_s * fs,
             samples_per_m: fs / SPEED_OF_SOUND,
             pan_scale: scene.stereo_width / scene.cup_radius_m,
             sample_rate: fs,
@@ -185,10 +196,11 @@ pub struct CollisionPulses {
 }
 
 impl CollisionPulses {
-    /// The spheres that sound: both in a grain–grain collision, the grain alone otherwise.
+    /// The spheres that sound: both in a grain–grain collision, the grain and its image in
+    /// the ground in a grain–surface one (seed 002 eq. 16–17), the grain alone on the cup.
     pub fn heard(&self) -> &[SpherePulse] {
         match self.kind {
-            CollisionKind::GrainGrain => &self.spheres,
+            CollisionKind::GrainGrain | CollisionKind::GrainSurface => &self.spheres,
             CollisionKind::GrainCup => &self.spheres[..1],
         }
     }
@@ -222,8 +234,11 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
     let ln_duration = k.ln_duration_at_1[kind] - 0.2 * c.ln_v0.max(-20.7);
     // thesis 4.1 / 5.3: the grain accelerates along n, the second sphere along -n
     let mut spheres = [SpherePulse::default(); 2];
+    // on the surface, the second sphere is the grain's image in the ground (seed 002
+    // §5.2.2, eq. 16–17: a perfect reflector; the image's centre is the grain's mirrored in
+    // the contact plane, and it accelerates along -n, as a second grain would)
     let heard = match c.kind {
-        CollisionKind::GrainGrain => 2,
+        CollisionKind::GrainGrain | CollisionKind::GrainSurface => 2,
         CollisionKind::GrainCup => 1,
     };
     for (s, sign) in [1.0f32, -1.0].into_iter().enumerate().take(heard) {
@@ -233,6 +248,13 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
     let cup = match c.kind {
         CollisionKind::GrainCup => Some(CupPulse {
             time: c.time + k.cup_delay,
+            amplitude: impulse_ns * c.weight,
+            bus: c.bus,
+            ln_duration,
+        }),
+        // the ground's force, into the surface's radiation filter (`surface`)
+        CollisionKind::GrainSurface => Some(CupPulse {
+            time: c.time + k.surface_delay,
             amplitude: impulse_ns * c.weight,
             bus: c.bus,
             ln_duration,
@@ -256,8 +278,14 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
 /// `c.bed_weight`, the pulses it stands for (`Collision::bed_weight`).
 pub fn bed_pulse(k: &Constants, c: &Collision, impulse_ns: f32, ln_duration: f32) -> CupPulse {
     let travel = c.bed_m * k.bed_samples_per_m;
+    // a heap on the ground pushes on the ground (`modal::SURFACE_BUS`)
+    let delay = if c.bus == SURFACE_BUS {
+        k.surface_delay
+    } else {
+        k.cup_delay
+    };
     CupPulse {
-        time: c.time + k.cup_delay + travel,
+        time: c.time + delay + travel,
         amplitude: impulse_ns * c.weight * c.bed_weight * fastmath::exp(-c.bed_m * (1.0 / BED_LOSS_LENGTH_M)),
         bus: c.bus,
         ln_duration: fastmath::ln(fastmath::exp(ln_duration) + travel),
@@ -387,6 +415,8 @@ mod tests {
             grain,
             partner: grain,
             cup: Body::plane(CupMaterial::Steel.data().elastic),
+            surface: Body::plane(crate::materials::SurfaceMaterial::Wood.data().elastic),
+            surface_delay_s: 0.0,
             restitution: 0.9,
             listener: [0.0, 0.0, 0.3],
             cup_distance_m: 0.25,

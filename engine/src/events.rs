@@ -79,26 +79,38 @@ where
     }
 }
 
-/// [`process`] into `outputs` (all six slices of the same length).
+/// [`process`] into `outputs` (all slices of the same length).
 pub fn process_outputs<I: IntoIterator<Item = Timed>>(engine: &mut Engine, outputs: Outputs<'_>, events: I) {
-    let Outputs { main, grains, cup } = outputs;
+    let Outputs {
+        main,
+        grains,
+        cup,
+        mut surface,
+    } = outputs;
     let [ml, mr] = main;
     let [gl, gr] = grains;
     let [cl, cr] = cup;
-    let len = [ml.len(), mr.len(), gl.len(), gr.len(), cl.len(), cr.len()]
+    let mut len = [ml.len(), mr.len(), gl.len(), gr.len(), cl.len(), cr.len()]
         .into_iter()
         .min()
         .unwrap_or(0);
+    if let Some([sl, sr]) = &surface {
+        len = len.min(sl.len()).min(sr.len());
+    }
     process(engine, len, events, |engine, r| {
         engine.process(Outputs {
             main: [&mut ml[r.clone()], &mut mr[r.clone()]],
             grains: [&mut gl[r.clone()], &mut gr[r.clone()]],
-            cup: [&mut cl[r.clone()], &mut cr[r]],
+            cup: [&mut cl[r.clone()], &mut cr[r.clone()]],
+            surface: surface
+                .as_mut()
+                .map(|[sl, sr]| [&mut sl[r.clone()], &mut sr[r.clone()]]),
         })
     });
 }
 
-/// Renders `out` (main, grains and cup, left and right; equal lengths) from the start, in
+/// Renders `out` (main, grains and cup, left and right; equal lengths; the surface is in
+/// the main output, not kept apart) from the start, in
 /// host blocks of `block` samples, as a host would: each block gets the `events` that fall
 /// in it (`at` from the start of the render, non-decreasing), through [`process`].
 pub fn render_blocks<I: IntoIterator<Item = Timed>>(
@@ -122,6 +134,7 @@ pub fn render_blocks<I: IntoIterator<Item = Timed>>(
                 main: [&mut ml[start..end], &mut mr[start..end]],
                 grains: [&mut gl[start..end], &mut gr[start..end]],
                 cup: [&mut cl[start..end], &mut cr[start..end]],
+                surface: None,
             },
             in_block,
         );
@@ -148,6 +161,7 @@ mod tests {
                 main: [&mut ml[t..t + 1], &mut mr[t..t + 1]],
                 grains: [&mut gl[t..t + 1], &mut gr[t..t + 1]],
                 cup: [&mut cl[t..t + 1], &mut cr[t..t + 1]],
+                surface: None,
             });
         }
         out

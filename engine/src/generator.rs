@@ -21,7 +21,7 @@ mod lanes;
 
 use crate::cups::{Cup, SECTORS};
 use crate::fastmath;
-use crate::modal::{wall_bus, FLOOR_BUS, WALL_RINGS};
+use crate::modal::{wall_bus, FLOOR_BUS, SURFACE_BUS, WALL_RINGS};
 use crate::scene::PourState;
 use crate::simd::Isa;
 use lanes::{finish_lanes, Finished, Lanes, TrigBatch, AXIS, AZIMUTH, NORMAL, PLACE, TRIG_BATCH};
@@ -115,6 +115,9 @@ const ANGLE_BINS: usize = 8;
 pub enum CollisionKind {
     GrainGrain,
     GrainCup,
+    /// A grain on the surface (the ground): spills from the cup, or a pour onto the
+    /// surface (`Geometry::open`).
+    GrainSurface,
 }
 
 /// One collision (thesis 5.3: time, location, normal, velocity).
@@ -165,18 +168,23 @@ pub enum Cell {
     Stream,
     /// The settling pile after arrivals (grain–grain, slow).
     Settling,
+    /// The surface (grain–surface): beside the cup, where what bounces out or overflows
+    /// lands; or, in a pour onto the surface, the bare ground at the landing point and
+    /// around the heap's foot.
+    Surface,
 }
 
 impl Cell {
     pub fn kind(self) -> CollisionKind {
         match self {
             Cell::CupFloor | Cell::WallRing(_) => CollisionKind::GrainCup,
+            Cell::Surface => CollisionKind::GrainSurface,
             _ => CollisionKind::GrainGrain,
         }
     }
 }
 
-pub const CELLS: [Cell; 8] = [
+pub const CELLS: [Cell; 9] = [
     Cell::ImpactZone,
     Cell::CupFloor,
     Cell::WallRing(0),
@@ -185,6 +193,7 @@ pub const CELLS: [Cell; 8] = [
     Cell::PileSurface,
     Cell::Stream,
     Cell::Settling,
+    Cell::Surface,
 ];
 
 /// Geometry the cells need, m.
@@ -203,6 +212,9 @@ pub struct Geometry {
     pub repose_tan: f32,
     /// How fast the stream's grains spread sideways as they fall, m/s (`Heap`).
     pub spread_m_s: f32,
+    /// A pour onto the bare surface: no cup (its floor and wall cells are empty), the pile
+    /// is a heap on the ground, and the heap's collisions push on the ground.
+    pub open: bool,
 }
 
 /// Grains land on the floor within this share of its radius (the share the assets' floor
@@ -376,6 +388,7 @@ fn spreads(cell: Cell) -> (f32, f32) {
         Cell::PileSurface => (0.8, 1.0),
         Cell::Stream => (0.8, 1.5),
         Cell::Settling => (0.7, 1.8),
+        Cell::Surface => (0.4, 0.35),
     }
 }
 
@@ -429,6 +442,25 @@ impl Shapes {
     }
 }
 
+/// Collisions on the ground per grain that runs down a heap on the surface and out onto
+/// the ground around its foot (a modelling value: most grains stop on the heap).
+const RUNOUT_COLLISIONS: f32 = 0.3;
+/// The share of rebounds off the pile that head out over the rim (upwards and outwards);
+/// a modelling value.
+const OUTWARD_SHARE: f32 = 0.25;
+
+/// The share of arriving grains that bounce out of the cup: rebounds off the pile at
+/// `rebound` m/s (uniform in 0..rebound) clear the rim `clearance` m above the pile if
+/// their height v²/(2g) exceeds it; `OUTWARD_SHARE` of those leave the cup.
+fn bounce_outs(rebound: f32, clearance: f32) -> f32 {
+    let needed = (2.0 * crate::materials::GRAVITY * clearance).sqrt();
+    if rebound <= needed {
+        0.0
+    } else {
+        OUTWARD_SHARE * (1.0 - needed / rebound)
+    }
+}
+
 /// Fraction of rebounding grains that reach the wall, and cascade length on the pile.
 const WALL_FRACTION: f32 = 0.35;
 const CASCADE_COLLISIONS: f32 = 3.0;
@@ -467,6 +499,34 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
     };
     let mut aimed = 0.0;
     let (rate, mean_v): (f32, f32) = match cell {
+        Cell::CupFloor | Cell::WallRing(_) if g.open => (0.0, v),
+        Cell::Surface if g.open => {
+            // the bare ground where the stream lands, until the heap covers it (as the cup's
+            // floor), and grains that run down the heap and out onto the ground around it
+            let (direct, v_direct) = (
+                arrive * (1.0 - cov) * (1.0 + restitution),
+                v * (0.5 + 0.5 * (1.0 - cov)),
+            );
+            let (runout, v_runout) = (arrive * cov * RUNOUT_COLLISIONS, v * restitution * 0.3);
+            let rate = direct + runout;
+            let mean_v = if rate > 0.0 {
+                ((direct * v_direct * v_direct + runout * v_runout * v_runout) / rate).sqrt()
+            } else {
+                v_direct
+            };
+            (rate, mean_v)
+        }
+        Cell::Surface => {
+            // spills: rebounds off the pile that clear the rim (`bounce_outs`), and, once the
+            // cup is full, the overflow: grains running over the rim. Both fall the cup's
+            // height to the surface it stands on.
+            let depth = g.cup.depth;
+            let clearance = (depth - s.pile_height_m).max(0.0);
+            let bounced = arrive * bounce_outs(v * restitution, clearance);
+            let rate = bounced + s.overflow;
+            let v_fall = (2.0 * crate::materials::GRAVITY * depth).sqrt();
+            (rate, v_fall)
+        }
         Cell::ImpactZone => (arrive * cov, v),
         Cell::CupFloor => (
             arrive * (1.0 - cov) * (1.0 + restitution),
@@ -541,8 +601,8 @@ pub struct GeneratorSetup {
 /// Generates one window's collisions and appends them to `out`, never beyond its capacity
 /// (no allocation: the audio thread calls this); the ones that do not fit go to
 /// `overflow`, in order. Returns the number of physical collisions the window holds,
-/// [grain-grain, grain-cup, culled] (merged ones counted with their group size; culled
-/// ones are included in the first two).
+/// [grain-grain, grain-cup, culled, grain-surface] (merged ones counted with their group
+/// size; culled ones are included in the others).
 pub fn generate(
     state: &PourState,
     setup: &GeneratorSetup,
@@ -550,7 +610,7 @@ pub fn generate(
     rng: &mut Xoshiro256PlusPlus,
     out: &mut Vec<Collision>,
     mut overflow: impl FnMut(&Collision),
-) -> [u64; 3] {
+) -> [u64; 4] {
     let GeneratorSetup {
         ref geometry,
         restitution,
@@ -558,10 +618,10 @@ pub fn generate(
         normals,
         max_per_cell,
     } = *setup;
-    let mut total = [0u64; 3];
+    let mut total = [0u64; 4];
     let heap = Heap::new(state, geometry);
     let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, &heap, restitution, window_s));
-    let mut bed = Bed::new(state, &geometry.cup, &heap);
+    let mut bed = Bed::new(state, &geometry.cup, &heap, geometry.open);
     let bed_budget = ((BED_PULSES_PER_CELL_PER_S * window_s).ceil() as u64).max(1);
     // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
     // loudest cell of its stem
@@ -569,7 +629,7 @@ pub fn generate(
         Some(p) => p.lambda as f32 * p.mean_v * p.mean_v * shapes.speed_m2[i],
         None => 0.0,
     });
-    let mut loudest = [0.0f32; 2];
+    let mut loudest = [0.0f32; 3];
     for (cell, e) in CELLS.iter().zip(energy) {
         let k = &mut loudest[cell.kind() as usize];
         *k = k.max(e);
@@ -586,7 +646,11 @@ pub fn generate(
         if count == 0 {
             continue;
         }
-        total[(cell.kind() == CollisionKind::GrainCup) as usize] += count;
+        total[match cell.kind() {
+            CollisionKind::GrainGrain => 0,
+            CollisionKind::GrainCup => 1,
+            CollisionKind::GrainSurface => 3,
+        }] += count;
         // Merge into groups beyond the per-window budget: each rendered collision stands
         // for `group` collisions; amplitudes of incoherent sums add in power (sqrt).
         let share = masked_budget(max_per_cell, energy[cell_index] / loudest[cell.kind() as usize]) as u64;
@@ -695,6 +759,7 @@ impl TrigBatch {
         let centre = match cell {
             Cell::ImpactZone | Cell::Stream => heap.centre,
             Cell::CupFloor => heap.floor_centre,
+            Cell::Surface if bed.open => heap.centre,
             _ => [0.0; 2],
         };
         for i in 0..self.len {
@@ -708,7 +773,10 @@ impl TrigBatch {
                 Cell::ImpactZone | Cell::PileSurface | Cell::Settling => {
                     position[2] = heap.surface(position);
                     let writes = bed.count.is_multiple_of(bed.every);
-                    let (bus, path) = if writes {
+                    let (bus, path) = if bed.open {
+                        // a heap on the ground pushes on the ground beneath it
+                        (SURFACE_BUS, position[2].max(BED_MIN_PATH_M))
+                    } else if writes {
                         // the normal's azimuth: a uniform draw that nothing else here depends on
                         bed_path(position, bed, self.angle[AZIMUTH][i] * (1.0 / std::f32::consts::TAU))
                     } else {
@@ -723,6 +791,7 @@ impl TrigBatch {
                     (FLOOR_BUS, 0.0, 0.0)
                 }
                 Cell::CupFloor => (FLOOR_BUS, 0.0, 0.0),
+                Cell::Surface => (SURFACE_BUS, 0.0, 0.0),
             };
             let c = || Collision {
                 time: self.time[i],
@@ -762,11 +831,14 @@ struct Bed {
     /// Unit vectors towards the wall sectors' azimuths.
     sectors: [[f32; 2]; SECTORS],
     heap: Heap,
+    /// A heap on the bare surface (`Geometry::open`): pushes go to the ground.
+    open: bool,
 }
 
 impl Bed {
-    fn new(state: &PourState, cup: &Cup, heap: &Heap) -> Bed {
+    fn new(state: &PourState, cup: &Cup, heap: &Heap, open: bool) -> Bed {
         Bed {
+            open,
             every: 1,
             weight: 1.0,
             count: 0,
@@ -1017,6 +1089,20 @@ fn draw_place(
             batch.sector[lane] = sector as u8;
         }
         Cell::PileSurface | Cell::Settling => disc((u, rng.random()), on_pile(f32::INFINITY), s.pile_height_m),
+        Cell::Surface if g.open => {
+            // the landing zone and the ground around the heap's foot
+            let reach = (2.0 * g.stream_radius).max(1.3 * s.pile_radius_m);
+            disc((u, rng.random()), reach, 0.0);
+        }
+        Cell::Surface => {
+            // a ring around the cup on the surface it stands on (at its floor's height),
+            // from its widest radius out to half as far again
+            let (u_ring, u_angle) = (u, rng.random::<f32>());
+            let inner = cup.widest_radius();
+            batch.radius[lane] = inner * (1.0 + 0.5 * u_ring);
+            batch.angle[PLACE][lane] = u_angle * std::f32::consts::TAU;
+            batch.z[lane] = 0.0;
+        }
         Cell::Stream => {
             let (u_within, u_z) = uniform_pair(rng);
             disc((u, u_within), on_pile(g.stream_radius * 0.5), 0.0);
@@ -1044,6 +1130,7 @@ mod tests {
             settle_rate: 0.0,
             flow_kg_s: 0.0,
             flow_factor: 1.0,
+            overflow: 0.0,
         }
     }
 
@@ -1055,6 +1142,7 @@ mod tests {
             aim: 0.0,
             repose_tan: 0.6,
             spread_m_s: 0.08,
+            open: false,
         }
     }
 
@@ -1078,6 +1166,7 @@ mod tests {
                 |c| match c.kind {
                     CollisionKind::GrainGrain => gg += 1,
                     CollisionKind::GrainCup => gc += 1,
+                    CollisionKind::GrainSurface => {}
                 },
             );
         }

@@ -198,29 +198,28 @@ fn cubic_roots(c: [f64; 4]) -> [C; 3] {
 }
 
 /// Gauss–Legendre nodes and weights on [0, 1] (Newton on the Legendre recurrence).
-fn gauss_legendre(n: usize) -> Vec<(f64, f64)> {
-    (0..n)
-        .map(|i| {
-            let mut x = (PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
-            let mut dp = 1.0;
-            for _ in 0..100 {
-                let (mut p0, mut p1) = (1.0, x);
-                for k in 2..=n {
-                    let p2 = ((2 * k - 1) as f64 * x * p1 - (k - 1) as f64 * p0) / k as f64;
-                    p0 = p1;
-                    p1 = p2;
-                }
-                dp = n as f64 * (x * p1 - p0) / (x * x - 1.0);
-                let dx = p1 / dp;
-                x -= dx;
-                if dx.abs() < 1e-15 {
-                    break;
-                }
+fn gauss_legendre<const N: usize>() -> [(f64, f64); N] {
+    let n = N;
+    std::array::from_fn(|i| {
+        let mut x = (PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
+        let mut dp = 1.0;
+        for _ in 0..100 {
+            let (mut p0, mut p1) = (1.0, x);
+            for k in 2..=n {
+                let p2 = ((2 * k - 1) as f64 * x * p1 - (k - 1) as f64 * p0) / k as f64;
+                p0 = p1;
+                p1 = p2;
             }
-            let w = 2.0 / ((1.0 - x * x) * dp * dp);
-            (0.5 * (1.0 - x), 0.5 * w)
-        })
-        .collect()
+            dp = n as f64 * (x * p1 - p0) / (x * x - 1.0);
+            let dx = p1 / dp;
+            x -= dx;
+            if dx.abs() < 1e-15 {
+                break;
+            }
+        }
+        let w = 2.0 / ((1.0 - x * x) * dp * dp);
+        (0.5 * (1.0 - x), 0.5 * w)
+    })
 }
 
 /// Where the listener is, relative to the impact point: `horizontal_m` along the ground and
@@ -246,9 +245,17 @@ impl Listener {
     }
 }
 
+/// Most azimuths of `RayleighPush`'s quadrature over the plane.
+pub const MAX_AZIMUTHS: usize = 48;
+/// Gauss–Legendre points per segment of its radial quadrature.
+const RADIAL_NODES: usize = 16;
+
 /// The Rayleigh integral of the push response, `G(t) = ∫ u_n(r', t - R'/c0) / R' dA`
 /// (m²/N): seed 002 eq. 12 applied to eq. 3 (the `rho0 / (2 pi)` and the time derivatives
-/// come later, `ground_pressure`). A plain quadrature, one evaluation per time.
+/// come later, `ground_pressure`). A plain quadrature, one evaluation per time. Building
+/// and evaluating it never allocates (the engine builds one on the audio thread,
+/// `surface::Radiation`).
+#[derive(Debug, Clone, Copy)]
 pub struct RayleighPush {
     lamb: Lamb,
     /// (1 - nu) / (2 pi mu), m/N.
@@ -256,27 +263,36 @@ pub struct RayleighPush {
     cs: f64,
     listener: Listener,
     /// Azimuths of the quadrature over the plane (one if the listener is overhead) and
-    /// their weights (sum 2 pi).
-    azimuths: Vec<(f64, f64)>,
-    nodes: Vec<(f64, f64)>,
+    /// their weights (sum 2 pi); `count` of them are used.
+    azimuths: [(f64, f64); MAX_AZIMUTHS + 1],
+    count: usize,
+    nodes: [(f64, f64); RADIAL_NODES],
 }
 
 impl RayleighPush {
+    /// With `MAX_AZIMUTHS` azimuths over the half plane (the inspection's and the tests'
+    /// accuracy).
     pub fn new(ground: &HalfSpace, listener: Listener) -> Self {
+        Self::with_azimuths(ground, listener, MAX_AZIMUTHS)
+    }
+
+    /// With `n` (at most `MAX_AZIMUTHS`) intervals of the trapezoid rule over the azimuth.
+    pub fn with_azimuths(ground: &HalfSpace, listener: Listener, n: usize) -> Self {
         let lamb = Lamb::new(ground.poisson);
         let overhead = listener.horizontal_m < 1e-6 * listener.height_m;
+        let n = n.clamp(2, MAX_AZIMUTHS);
         // the integrand is symmetric in phi: [0, pi] with the trapezoid rule (spectrally
         // accurate for a smooth periodic integrand), weights summing to 2 pi
-        let azimuths = if overhead {
-            vec![(0.0, 2.0 * PI)]
+        let mut azimuths = [(0.0, 0.0); MAX_AZIMUTHS + 1];
+        let count = if overhead {
+            azimuths[0] = (0.0, 2.0 * PI);
+            1
         } else {
-            let n = 48;
-            (0..=n)
-                .map(|i| {
-                    let w = if i == 0 || i == n { 0.5 } else { 1.0 };
-                    (PI * i as f64 / n as f64, 2.0 * PI / n as f64 * w)
-                })
-                .collect()
+            for (i, a) in azimuths.iter_mut().enumerate().take(n + 1) {
+                let w = if i == 0 || i == n { 0.5 } else { 1.0 };
+                *a = (PI * i as f64 / n as f64, 2.0 * PI / n as f64 * w);
+            }
+            n + 1
         };
         RayleighPush {
             lamb,
@@ -284,7 +300,8 @@ impl RayleighPush {
             cs: ground.shear_speed(),
             listener,
             azimuths,
-            nodes: gauss_legendre(16),
+            count,
+            nodes: gauss_legendre(),
         }
     }
 
@@ -294,8 +311,7 @@ impl RayleighPush {
             horizontal_m: rho,
             height_m: z,
         } = self.listener;
-        let sum: f64 = self
-            .azimuths
+        let sum: f64 = self.azimuths[..self.count]
             .iter()
             .map(|&(phi, w)| w * self.radial(t, rho * phi.cos(), rho * rho + z * z))
             .sum();
@@ -436,13 +452,27 @@ impl Grid {
     /// listener.
     pub fn for_contact(ground: &HalfSpace, listener: Listener, contact_s: f64, per_contact: f64, max_dt: f64) -> Self {
         let dt = (contact_s / per_contact).min(max_dt);
-        let arrival = listener.distance_m() / C0;
-        let t0 = arrival - 8.0 * contact_s;
+        let t0 = earliest_arrival(ground, listener) - 8.0 * contact_s;
         let span =
             8.0 * contact_s + 30.0 * contact_s + (6e-3f64).max(3.0 * listener.distance_m() / ground.rayleigh_speed());
         let n = ((span / dt).ceil() as usize).next_power_of_two().max(64);
         Grid { t0, dt, n }
     }
+}
+
+/// When the ground's sound can first reach the listener, s: through the air from the impact
+/// (distance / c0), or sooner through the ground for a listener off to the side: the P wave
+/// to a point on the way, then the air (Fermat: the least of r / c_p + R'(r) / c0 along the
+/// line beneath the listener).
+pub fn earliest_arrival(ground: &HalfSpace, listener: Listener) -> f64 {
+    let (rho, z) = (listener.horizontal_m, listener.height_m);
+    let cp = ground.pressure_speed();
+    (0..=256)
+        .map(|i| {
+            let r = rho * i as f64 / 256.0;
+            r / cp + (rho - r).hypot(z) / C0
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// The ground's sound pressure at the listener for an impulse `impulse_ns` (N s) pressing
@@ -634,7 +664,7 @@ impl BallDrop {
 /// region inside the Rayleigh front contributing (1 - nu) c_r t / mu.
 pub fn push_volume(ground: &HalfSpace, t: f64) -> f64 {
     let lamb = Lamb::new(ground.poisson);
-    let nodes = gauss_legendre(48);
+    let nodes = gauss_legendre::<48>();
     let seg = |t0: f64, t1: f64| -> f64 {
         let len = t1 - t0;
         nodes

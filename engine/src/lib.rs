@@ -48,6 +48,7 @@ pub mod scene;
 pub mod settings;
 pub mod simd;
 pub mod stream;
+pub mod surface;
 
 use accel_noise::SphereFilter;
 use batch::{Prepared, RenderContext, RenderParams, BATCH};
@@ -57,18 +58,22 @@ use generator::{generate, Collision, GeneratorSetup, Geometry, NormalMode, WINDO
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
 use materials::{CupMaterial, SPEED_OF_SOUND};
-use modal::{build_modes, diffuse_params, CupState, DcBlocker, ModalBank, Mode, CUP_BUSES, MAX_MODES};
+use modal::{build_modes, diffuse_params, CupState, DcBlocker, ModalBank, Mode, CUP_BUSES, MAX_MODES, SURFACE_BUS};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use scene::{PourScene, PourState, SceneInput};
+use surface::{Radiation, RadiationKey, G_PER_WINDOW};
 
-pub use settings::{limits, Settings, TriggerMode};
+pub use settings::{limits, PourTarget, Settings, TriggerMode};
 
 /// Output buffers for one call of `process`; all slices have the same length.
 pub struct Outputs<'a> {
     pub main: [&'a mut [f32]; 2],
     pub grains: [&'a mut [f32]; 2],
     pub cup: [&'a mut [f32]; 2],
+    /// The surface stem (the ground's own sound); `None` if the caller does not want it
+    /// (it is in `main` either way).
+    pub surface: Option<[&'a mut [f32]; 2]>,
 }
 
 /// Counters since the last reset.
@@ -78,6 +83,7 @@ pub struct Stats {
     pub collisions: u64,
     pub grain_grain: u64,
     pub grain_cup: u64,
+    pub grain_surface: u64,
     /// Collisions rendered one by one (fewer than `collisions` in dense streams).
     pub rendered: u64,
     /// Collisions counted but not rendered: audibility culling (thesis 6.1).
@@ -125,7 +131,10 @@ pub struct Engine {
     scene: PourScene,
     rng: Xoshiro256PlusPlus,
     grains_ring: [Vec<f32>; 2],
+    /// The cup's force buses (`CUP_BUSES`), then the surface's (`SURFACE_BUS`).
     cup_ring: Vec<Vec<f32>>,
+    /// From the surface's force to its sound at the listener (`surface`).
+    radiation: Radiation,
     /// One collision's kernels, before they are panned into the rings.
     scratch: Vec<f32>,
     /// The collisions of the next window, rendered a share per span (`GENERATOR_LEAD`);
@@ -148,7 +157,8 @@ pub struct Engine {
     limiter: Limiter,
     modes: [Mode; MAX_MODES],
     cup_key: Option<CupKey>,
-    gains: [f32; 3],
+    /// Grains, cup, surface and output gains.
+    gains: [f32; 4],
     gain_coef: f32,
     notes_held: u32,
     velocity: f32,
@@ -208,7 +218,8 @@ impl Engine {
             scene: PourScene::new(window_s),
             rng: Xoshiro256PlusPlus::seed_from_u64(settings.seed),
             grains_ring: [vec![0.0; ring], vec![0.0; ring]],
-            cup_ring: vec![vec![0.0; ring]; CUP_BUSES],
+            cup_ring: vec![vec![0.0; ring]; CUP_BUSES + 1],
+            radiation: Radiation::new(sample_rate),
             scratch: vec![0.0; scratch_len],
             pending: Vec::with_capacity(PENDING),
             pending_done: 0,
@@ -224,7 +235,7 @@ impl Engine {
             limiter: Limiter::new(sample_rate, LIMITER_CEILING),
             modes: [Mode::ZERO; MAX_MODES],
             cup_key: None,
-            gains: [0.0; 3],
+            gains: [0.0; 4],
             gain_coef: 1.0 - (-1.0 / (GAIN_SMOOTH_S * sample_rate)).exp(),
             notes_held: 0,
             velocity: 0.0,
@@ -333,7 +344,7 @@ impl Engine {
             && c.bed_m >= 0.0
             && c.bed_weight >= 0.0;
         let valid =
-            finite && (0.0..WINDOW as f32).contains(&c.time) && c.cell < generator::CELLS.len() && c.bus < CUP_BUSES;
+            finite && (0.0..WINDOW as f32).contains(&c.time) && c.cell < generator::CELLS.len() && c.bus <= SURFACE_BUS;
         if !valid || self.injected.len() == self.injected.capacity() {
             return false;
         }
@@ -394,6 +405,9 @@ impl Engine {
         self.stats = Stats::default();
         self.cell_collisions = [0; generator::CELLS.len()];
         self.update_cup();
+        self.radiation.clear();
+        self.radiation.set(self.radiation_key());
+        self.radiation.complete();
         self.flow_changed();
     }
 
@@ -420,6 +434,9 @@ impl Engine {
         // the cup is rebuilt at the pour's first window, from its own pile (the listener's
         // distance to the cup counts from the pile's top)
         self.cup_key = None;
+        // the surface's filter as a new engine would have it
+        self.radiation.set(self.radiation_key());
+        self.radiation.complete();
         self.next_window = self.clock;
         self.pristine = true;
     }
@@ -536,13 +553,35 @@ impl Engine {
         self.flow_changed();
     }
 
-    fn gain_targets(&self) -> [f32; 3] {
+    fn gain_targets(&self) -> [f32; 4] {
         let db = |x: f32| 10f32.powf(x / 20.0);
         [
             db(self.settings.grains_level_db),
             db(self.settings.cup_level_db),
+            db(self.settings.surface_level_db),
             db(self.settings.output_gain_db),
         ]
+    }
+
+    /// What the surface's radiation filter is for (`surface::RadiationKey`): the surface,
+    /// and the listener relative to where grains land on it. Onto the surface: the heap's
+    /// place, with the listener `listener_distance` from it at `listener_angle` from the
+    /// vertical. From the cup: a ring around the cup (`generator::Cell::Surface`), a
+    /// quarter as far again as its widest radius from its axis, seen from the listener
+    /// above a full cup (spills come when it is full): the horizontal distance is the
+    /// root-mean-square over the ring.
+    fn radiation_key(&self) -> RadiationKey {
+        let s = &self.settings;
+        let th = s.listener_angle_deg.to_radians();
+        let (across, up) = (s.listener_distance_m * th.sin(), s.listener_distance_m * th.cos());
+        match s.pour_target {
+            PourTarget::Surface => RadiationKey::new(s.surface_material, across, up),
+            PourTarget::Cup => {
+                let cup = self.cup();
+                let ring = 1.25 * cup.widest_radius();
+                RadiationKey::new(s.surface_material, across.hypot(ring), cup.depth + up)
+            }
+        }
     }
 
     /// Commanded mass flow, kg/s.
@@ -570,6 +609,7 @@ impl Engine {
             stream_radius: (8.0 * a).max(0.004),
             aim: self.aim(),
             repose_tan: s.grain_material.data().repose_deg.to_radians().tan(),
+            open: s.pour_target == PourTarget::Surface,
             // a quarter of the spout's exit speed sqrt(g D) (`stream`)
             // (the scene's stream parameters: set at every flow change and window)
             spread_m_s: 0.25 * (materials::GRAVITY * self.scene.stream().spout_m).sqrt(),
@@ -650,6 +690,8 @@ impl Engine {
             cup: self.cup(),
             fall_height_m: s.fall_height_m,
             auto_fill: s.auto_fill,
+            open: s.pour_target == PourTarget::Surface,
+            repose_tan: grain.repose_deg.to_radians().tan(),
         };
         self.scene.set_stream(self.stream_params());
         self.pour = self.scene.step(&input);
@@ -661,6 +703,9 @@ impl Engine {
             }
         }
         self.update_cup();
+        // a new surface or listener: its filter is built a little every window
+        self.radiation.set(self.radiation_key());
+        self.radiation.advance(G_PER_WINDOW);
         self.modal.flush_denormals();
         self.modal.control();
 
@@ -723,7 +768,8 @@ impl Engine {
         }
         stats.grain_grain += physical[0];
         stats.grain_cup += physical[1];
-        stats.collisions += physical[0] + physical[1];
+        stats.grain_surface += physical[3];
+        stats.collisions += physical[0] + physical[1] + physical[3];
         stats.culled += physical[2];
         self.stats = stats;
         self.rng = rng;
@@ -755,17 +801,25 @@ impl Engine {
     /// Renders `outputs` (any length, including zero).
     pub fn process(&mut self, outputs: Outputs<'_>) {
         let _ftz = ftz::FlushDenormals::new();
-        let Outputs { main, grains, cup } = outputs;
+        let Outputs {
+            main,
+            grains,
+            cup,
+            mut surface,
+        } = outputs;
         let [main_l, main_r] = main;
         let [grains_l, grains_r] = grains;
         let [cup_l, cup_r] = cup;
-        let n = main_l
+        let mut n = main_l
             .len()
             .min(main_r.len())
             .min(grains_l.len())
             .min(grains_r.len())
             .min(cup_l.len())
             .min(cup_r.len());
+        if let Some([l, r]) = &surface {
+            n = n.min(l.len()).min(r.len());
+        }
         let targets = self.gain_targets();
         if n > 0 {
             self.pristine = false;
@@ -786,7 +840,10 @@ impl Engine {
                 &targets,
                 [&mut main_l[span.clone()], &mut main_r[span.clone()]],
                 [&mut grains_l[span.clone()], &mut grains_r[span.clone()]],
-                [&mut cup_l[span.clone()], &mut cup_r[span]],
+                [&mut cup_l[span.clone()], &mut cup_r[span.clone()]],
+                surface
+                    .as_mut()
+                    .map(|[l, r]| [&mut l[span.clone()], &mut r[span.clone()]]),
             );
             i += len;
             // spread the next window's collisions over this one, in proportion to time
@@ -798,7 +855,14 @@ impl Engine {
     /// Renders one span inside a window: reads (and clears) the rings, runs the sphere
     /// filters, the modal bank and the diffuse resonator over the span, then the gains and
     /// the limiter sample by sample.
-    fn span(&mut self, targets: &[f32; 3], main: [&mut [f32]; 2], grains: [&mut [f32]; 2], cup: [&mut [f32]; 2]) {
+    fn span(
+        &mut self,
+        targets: &[f32; 4],
+        main: [&mut [f32]; 2],
+        grains: [&mut [f32]; 2],
+        cup: [&mut [f32]; 2],
+        surface: Option<[&mut [f32]; 2]>,
+    ) {
         let len = main[0].len();
         let start = (self.clock as usize) & self.mask;
         let range = start..start + len;
@@ -812,7 +876,7 @@ impl Engine {
             ring_r.fill(0.0);
         }
         let mut total = [0.0f32; WINDOW];
-        for ring in &self.cup_ring {
+        for ring in &self.cup_ring[..CUP_BUSES] {
             for (t, f) in total.iter_mut().zip(&ring[range.clone()]) {
                 *t += f;
             }
@@ -828,16 +892,22 @@ impl Engine {
             self.modal_dc.process(0, &mut ml[..len]);
             self.modal_dc.process(1, &mut mr[..len]);
         }
-        for ring in &mut self.cup_ring {
+        for ring in &mut self.cup_ring[..CUP_BUSES] {
             ring[range.clone()].fill(0.0);
         }
         let [dl, dr] = &mut diffuse;
         self.diffuse.process(&total[..len], &mut dl[..len], &mut dr[..len]);
+        // the ground's sound at the listener (mono: the surface's own sound comes from where
+        // the grains land, a small patch)
+        let mut ground = [0.0f32; WINDOW];
+        self.radiation
+            .process(&self.cup_ring[SURFACE_BUS][range.clone()], &mut ground[..len]);
+        self.cup_ring[SURFACE_BUS][range.clone()].fill(0.0);
         let [main_l, main_r] = main;
         let [grains_l, grains_r] = grains;
         let [cup_l, cup_r] = cup;
         let coef = self.gain_coef;
-        let step = |g: &mut [f32; 3]| {
+        let step = |g: &mut [f32; 4]| {
             for (g, &target) in g.iter_mut().zip(targets) {
                 *g += coef * (target - *g);
             }
@@ -854,20 +924,26 @@ impl Engine {
             if !settled {
                 step(&mut self.gains);
             }
-            let [g_grains, g_cup, g_out] = self.gains;
+            let [g_grains, g_cup, g_surface, g_out] = self.gains;
             let sg = [pressure[0][t] * g_grains * g_out, pressure[1][t] * g_grains * g_out];
             let sc = [
                 (modal[0][t] + diffuse[0][t]) * g_cup * g_out,
                 (modal[1][t] + diffuse[1][t]) * g_cup * g_out,
             ];
+            let ss = finite_or_zero(ground[t] * g_surface * g_out);
+            ground[t] = ss;
             let sg = sg.map(finite_or_zero);
             let sc = sc.map(finite_or_zero);
             grains_l[t] = sg[0];
             grains_r[t] = sg[1];
             cup_l[t] = sc[0];
             cup_r[t] = sc[1];
-            main_l[t] = sg[0] + sc[0];
-            main_r[t] = sg[1] + sc[1];
+            main_l[t] = sg[0] + sc[0] + ss;
+            main_r[t] = sg[1] + sc[1] + ss;
+        }
+        if let Some([surface_l, surface_r]) = surface {
+            surface_l.copy_from_slice(&ground[..len]);
+            surface_r.copy_from_slice(&ground[..len]);
         }
         self.limiter.process_span(main_l, main_r);
         self.clock += len as u64;

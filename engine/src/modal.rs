@@ -36,6 +36,9 @@ use std::f64::consts::PI;
 pub const CUP_BUSES: usize = 8;
 /// Bus index of the floor; walls are `wall_bus(ring, sector)`.
 pub const FLOOR_BUS: usize = 0;
+/// The surface's force bus: after the cup's (`CUP_BUSES`), into the ground's radiation
+/// filter (`surface::Radiation`), not the cup's modes.
+pub const SURFACE_BUS: usize = CUP_BUSES;
 /// Bus index of wall ring `ring` (0..`WALL_RINGS`), sector `sector` (0..`cups::SECTORS`).
 pub const fn wall_bus(ring: usize, sector: usize) -> usize {
     1 + crate::cups::SECTORS * ring + sector

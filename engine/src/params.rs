@@ -11,8 +11,8 @@
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
 use crate::cups::CupShape;
-use crate::materials::{CupMaterial, GrainMaterial};
-use crate::{Settings, TriggerMode};
+use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
+use crate::{PourTarget, Settings, TriggerMode};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -85,6 +85,9 @@ pub enum Param {
     CupShape,
     FlowVariation,
     Aim,
+    PourTarget,
+    SurfaceMaterial,
+    SurfaceLevel,
 }
 
 impl Param {
@@ -133,6 +136,19 @@ pub const CUP_IDS: [&str; CupMaterial::ALL.len()] = {
     }
     out
 };
+/// `SurfaceMaterial::ALL`'s ids, in its order (`SurfaceMaterial::id`).
+pub const SURFACE_IDS: [&str; SurfaceMaterial::ALL.len()] = {
+    let mut out = [""; SurfaceMaterial::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = SurfaceMaterial::ALL[i].id();
+        i += 1;
+    }
+    out
+};
+/// The pour targets' ids, in the order of [`POUR_TARGETS`].
+pub const POUR_TARGET_IDS: [&str; 2] = ["cup", "surface"];
+pub const POUR_TARGETS: [PourTarget; 2] = [PourTarget::Cup, PourTarget::Surface];
 /// The trigger modes' ids, in the order of [`TRIGGER_MODES`].
 pub const TRIGGER_IDS: [&str; 2] = ["midi", "continuous"];
 pub const TRIGGER_MODES: [TriggerMode; 2] = [TriggerMode::Midi, TriggerMode::Continuous];
@@ -153,7 +169,7 @@ pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
 }
 
 /// Every parameter, in display order: the one definition of each.
-pub const SPECS: [Spec; 20] = [
+pub const SPECS: [Spec; 23] = [
     Spec {
         param: Param::GrainMaterial,
         id: "grain_material",
@@ -428,6 +444,43 @@ pub const SPECS: [Spec; 20] = [
         },
         doc: "Where the stream lands: 0 = the cup's centre, 1 = against its wall (MIDI keys 72-96 set it per note)",
     },
+    Spec {
+        param: Param::PourTarget,
+        id: "pour_target",
+        name: "Pour target",
+        unit: "",
+        kind: Kind::Enum {
+            ids: &POUR_TARGET_IDS,
+            default: 0,
+        },
+        doc: "Where the stream lands: the cup (grains that bounce out or overflow fall on the surface) or the bare surface (a heap grows)",
+    },
+    Spec {
+        param: Param::SurfaceMaterial,
+        id: "surface_material",
+        name: "Surface",
+        unit: "",
+        kind: Kind::Enum {
+            ids: &SURFACE_IDS,
+            default: 4,
+        },
+        doc: "What the cup stands on, and the ground of a surface pour: it sounds itself (Lamb's problem, seed 002)",
+    },
+    Spec {
+        param: Param::SurfaceLevel,
+        id: "surface_level",
+        name: "Surface level",
+        unit: "dB",
+        kind: Kind::Float {
+            min: -60.0,
+            max: 24.0,
+            default: 0.0,
+            log: false,
+            to_si: 1.0,
+            step: 0.01,
+        },
+        doc: "Level of the surface stem (the ground's own sound)",
+    },
 ];
 
 pub fn spec(id: &str) -> Option<&'static Spec> {
@@ -440,6 +493,8 @@ pub fn choice_name(id: &str, index: usize) -> &'static str {
         "grain_material" => GrainMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
         "cup_material" => CupMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
         "trigger_mode" => ["MIDI", "Continuous"].get(index).copied().unwrap_or("?"),
+        "surface_material" => SurfaceMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
+        "pour_target" => ["Cup", "Surface"].get(index).copied().unwrap_or("?"),
         "cup_shape" if index == 0 => "Auto",
         "cup_shape" => cup_shape_choice(index).map(CupShape::name).unwrap_or("?"),
         _ => "?",
@@ -786,6 +841,9 @@ impl ParamValues {
             output_gain_db: self.si(P::OutputGain),
             flow_variation: self.si(P::FlowVariation),
             aim: self.si(P::Aim),
+            pour_target: POUR_TARGETS[self.choice_of(P::PourTarget)],
+            surface_material: SurfaceMaterial::ALL[self.choice_of(P::SurfaceMaterial)],
+            surface_level_db: self.si(P::SurfaceLevel),
             trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
             seed: match self[P::Seed] {
                 Plain::Int(x) => x.max(0) as u64,

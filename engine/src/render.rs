@@ -100,6 +100,7 @@ pub struct Rendered {
     pub main: [Vec<f32>; 2],
     pub grains: [Vec<f32>; 2],
     pub cup: [Vec<f32>; 2],
+    pub surface: [Vec<f32>; 2],
     pub stats: Stats,
 }
 
@@ -190,12 +191,13 @@ pub fn render_notes(values: &ParamValues, opts: &RenderOptions, notes: &[NoteEve
 }
 
 /// One block of a streaming render, aligned as [`Rendered`] is: sample `i` of each output
-/// is the same instant (the main output's limiter latency removed). All six slices have
+/// is the same instant (the main output's limiter latency removed). All eight slices have
 /// the same length, at most the render's block size.
 pub struct Block<'a> {
     pub main: [&'a [f32]; 2],
     pub grains: [&'a [f32]; 2],
     pub cup: [&'a [f32]; 2],
+    pub surface: [&'a [f32]; 2],
 }
 
 impl Block<'_> {
@@ -222,13 +224,13 @@ pub struct Renderer {
     rendered: usize,
     /// Aligned frames handed out so far.
     emitted: usize,
-    /// One engine block: main, grains and cup, left and right.
-    scratch: [Vec<f32>; 6],
+    /// One engine block: main, grains, cup and surface, left and right.
+    scratch: [Vec<f32>; 8],
     /// Samples rendered but not yet handed out: the main output (from its `latency`-th
     /// sample on) and the stems (up to `frames`).
-    queue: [std::collections::VecDeque<f32>; 6],
+    queue: [std::collections::VecDeque<f32>; 8],
     /// The block handed out last.
-    out: [Vec<f32>; 6],
+    out: [Vec<f32>; 8],
 }
 
 impl Renderer {
@@ -325,13 +327,14 @@ impl Renderer {
             let events = &mut self.events;
             let in_block = std::iter::from_fn(|| events.next_if(|e| e.at < end))
                 .map(|e| Timed::new(e.at.saturating_sub(start), e.event));
-            let [ml, mr, gl, gr, cl, cr] = &mut self.scratch;
+            let [ml, mr, gl, gr, cl, cr, sl, sr] = &mut self.scratch;
             events::process_outputs(
                 &mut self.engine,
                 Outputs {
                     main: [&mut ml[..n], &mut mr[..n]],
                     grains: [&mut gl[..n], &mut gr[..n]],
                     cup: [&mut cl[..n], &mut cr[..n]],
+                    surface: Some([&mut sl[..n], &mut sr[..n]]),
                 },
                 in_block,
             );
@@ -353,30 +356,33 @@ impl Renderer {
             o.extend(q.drain(..n));
         }
         self.emitted += n;
-        let [ml, mr, gl, gr, cl, cr] = &self.out;
+        let [ml, mr, gl, gr, cl, cr, sl, sr] = &self.out;
         Some(Block {
             main: [ml, mr],
             grains: [gl, gr],
             cup: [cl, cr],
+            surface: [sl, sr],
         })
     }
 
     /// Renders what is left into whole buffers.
     pub fn collect(mut self) -> Rendered {
         let frames = self.frames - self.emitted;
-        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| Vec::with_capacity(frames));
+        let mut out: [Vec<f32>; 8] = std::array::from_fn(|_| Vec::with_capacity(frames));
         let fs = self.engine.sample_rate();
         while let Some(b) = self.next_block() {
-            for (o, s) in out.iter_mut().zip(b.main.iter().chain(&b.grains).chain(&b.cup)) {
+            let all = b.main.iter().chain(&b.grains).chain(&b.cup).chain(&b.surface);
+            for (o, s) in out.iter_mut().zip(all) {
                 o.extend_from_slice(s);
             }
         }
-        let [ml, mr, gl, gr, cl, cr] = out;
+        let [ml, mr, gl, gr, cl, cr, sl, sr] = out;
         Rendered {
             sample_rate: fs,
             main: [ml, mr],
             grains: [gl, gr],
             cup: [cl, cr],
+            surface: [sl, sr],
             stats: self.engine.stats(),
         }
     }

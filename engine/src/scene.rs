@@ -49,6 +49,11 @@ pub struct SceneInput {
     /// Height of the spout above the cup rim, m.
     pub fall_height_m: f32,
     pub auto_fill: bool,
+    /// A pour onto the bare surface (`PourTarget::Surface`): the pile is a heap on the
+    /// ground, a cone at the angle of repose whose tangent is `repose_tan`; the ground is
+    /// where the cup's floor would be and the spout stays where it is.
+    pub open: bool,
+    pub repose_tan: f32,
 }
 
 /// The scene's state at one window boundary.
@@ -73,6 +78,9 @@ pub struct PourState {
     pub flow_kg_s: f32,
     /// The unsteady stream's factor on the arriving flow at the window's end (1: steady).
     pub flow_factor: f32,
+    /// Grains per second running over the rim of a full cup onto the surface (0 in a pour
+    /// onto the surface).
+    pub overflow: f32,
 }
 
 pub struct PourScene {
@@ -257,7 +265,17 @@ impl PourScene {
         self.t_s = 0.0;
         self.next_boundary_s = self.window_s;
         let cup = &input.cup;
-        let pile_h = self.fill * cup.depth;
+        // the pile: a layer in the cup (its height the fill level times the depth), or a
+        // heap on the ground holding as many grains as the cup would at that level: a cone
+        // at the angle of repose, V = pi r³ tan(theta) / 3
+        let cup_volume = cup_volume(cup);
+        let repose_tan = input.repose_tan.max(0.05);
+        let heap_radius = |fill: f32| (3.0 * fill * cup_volume / (std::f32::consts::PI * repose_tan)).cbrt();
+        let pile_h = if input.open {
+            heap_radius(self.fill) * repose_tan
+        } else {
+            self.fill * cup.depth
+        };
         // thesis 7.1: the pile rises, the fall gets shorter
         let h = (input.fall_height_m + cup.depth - pile_h).max(0.002);
         let t_fall = (2.0 * h / GRAVITY).sqrt();
@@ -275,11 +293,23 @@ impl PourScene {
         let grain_mass = input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
         let per_grain = 1.0 / grain_mass.max(1e-12);
         let arrivals = arrived_kg_s * per_grain;
+        // a full cup overflows: what arrives runs over the rim
+        let overflow = if !input.open && self.fill >= 0.999 {
+            arrivals
+        } else {
+            0.0
+        };
         if input.auto_fill {
-            // the arriving bulk volume spread over the cross-section at the pile's top
             let bulk = PACKING_FRACTION * input.grain_density;
-            let rise = arrived_kg_s * self.window_s / (bulk * cup.cross_section(pile_h));
-            self.fill = (self.fill + rise / cup.depth).min(1.0);
+            let volume = arrived_kg_s * self.window_s / bulk;
+            if input.open {
+                // the heap's volume, counted in cups
+                self.fill = (self.fill + volume / cup_volume.max(1e-9)).min(1.0);
+            } else {
+                // the arriving bulk volume spread over the cross-section at the pile's top
+                let rise = volume / cup.cross_section(pile_h);
+                self.fill = (self.fill + rise / cup.depth).min(1.0);
+            }
         }
         let decay = (-self.window_s / SETTLE_TIME_S).exp();
         self.settle = self.settle * decay + (1.0 - decay) * arrivals * SETTLE_COLLISIONS_PER_GRAIN;
@@ -291,12 +321,24 @@ impl PourScene {
             arrivals_end: arrived_end * per_grain,
             impact_speed: (2.0 * GRAVITY * h).sqrt(),
             pile_height_m: pile_h,
-            pile_radius_m: cup.radius_at(pile_h),
+            pile_radius_m: if input.open {
+                heap_radius(self.fill)
+            } else {
+                cup.radius_at(pile_h)
+            },
             floor_coverage: floor_coverage(pile_h as f64, 2.0 * input.grain_radius_m as f64) as f32,
             fill: self.fill,
             settle_rate: self.settle,
             flow_kg_s: self.spout_flow(),
             flow_factor: factor_end,
+            overflow,
         }
     }
+}
+
+/// The cup's inner volume, m³ (its cross-sections summed over its depth, 64 slices).
+pub fn cup_volume(cup: &Cup) -> f32 {
+    let n = 64;
+    let dz = cup.depth / n as f32;
+    (0..n).map(|i| cup.cross_section((i as f32 + 0.5) * dz) * dz).sum()
 }

@@ -3,7 +3,7 @@
 //! parameter values to settings is `params::ParamValues::to_settings`.
 
 use crate::cups::CupShape;
-use crate::materials::{CupMaterial, GrainMaterial};
+use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use crate::params::ParamValues;
 
 /// How the pour is triggered.
@@ -14,6 +14,16 @@ pub enum TriggerMode {
     Midi,
     /// `pour_rate` alone drives the pour (0 = silent).
     Continuous,
+}
+
+/// Where the stream lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PourTarget {
+    /// Into the cup; what bounces out or overflows falls on the surface it stands on.
+    #[default]
+    Cup,
+    /// Onto the bare surface: a heap grows at the grains' angle of repose.
+    Surface,
 }
 
 /// Engine settings in physical units. `sanitized` makes any value safe.
@@ -49,6 +59,11 @@ pub struct Settings {
     pub stereo_width: f32,
     pub grains_level_db: f32,
     pub cup_level_db: f32,
+    /// Where the stream lands.
+    pub pour_target: PourTarget,
+    /// What the cup stands on, and the ground of a surface pour.
+    pub surface_material: SurfaceMaterial,
+    pub surface_level_db: f32,
     /// Output = pressure in Pa times 10^(output_gain_db / 20).
     pub output_gain_db: f32,
     pub trigger_mode: TriggerMode,
@@ -78,6 +93,7 @@ pub mod limits {
     pub const STEREO_WIDTH: (f32, f32) = Param::StereoWidth.si_range();
     pub const GRAINS_LEVEL_DB: (f32, f32) = Param::GrainsLevel.si_range();
     pub const CUP_LEVEL_DB: (f32, f32) = Param::CupLevel.si_range();
+    pub const SURFACE_LEVEL_DB: (f32, f32) = Param::SurfaceLevel.si_range();
     pub const OUTPUT_GAIN_DB: (f32, f32) = Param::OutputGain.si_range();
     pub const FLOW_VARIATION: (f32, f32) = Param::FlowVariation.si_range();
     pub const AIM: (f32, f32) = Param::Aim.si_range();
@@ -117,6 +133,7 @@ impl Settings {
             stereo_width: clamp_or(self.stereo_width, limits::STEREO_WIDTH, d.stereo_width),
             grains_level_db: clamp_or(self.grains_level_db, limits::GRAINS_LEVEL_DB, 0.0),
             cup_level_db: clamp_or(self.cup_level_db, limits::CUP_LEVEL_DB, 0.0),
+            surface_level_db: clamp_or(self.surface_level_db, limits::SURFACE_LEVEL_DB, 0.0),
             output_gain_db: clamp_or(self.output_gain_db, limits::OUTPUT_GAIN_DB, d.output_gain_db),
             ..*self
         }

@@ -296,6 +296,7 @@ mod tests {
                     main: [&mut ml[a..b], &mut mr[a..b]],
                     grains: [&mut gl[a..b], &mut gr[a..b]],
                     cup: [&mut cl[a..b], &mut cr[a..b]],
+                    surface: None,
                 });
                 a = b;
                 if a == frames {

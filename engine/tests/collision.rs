@@ -57,6 +57,7 @@ fn run(settings: Settings, fs: f32, windows: usize, mut inject: impl FnMut(usize
                 main: [&mut ml[..n], &mut mr[..n]],
                 grains: [&mut gl[span.clone()], &mut gr[span]],
                 cup: [&mut cl[..n], &mut cr[..n]],
+                surface: None,
             });
         }
         record.push((e.collision_constants(), collisions));

@@ -178,6 +178,7 @@ fn steel_cup_rings_longer_than_plastic() {
             main: [a, b],
             grains: [c, d],
             cup: [f, g],
+            surface: None,
         });
         let x = &out[4];
         let env = |i: usize| rms(&x[i..i + 480]);
@@ -306,6 +307,7 @@ fn hostile_settings_stay_finite() {
         main: [a, b],
         grains: [c, d],
         cup: [f, g],
+        surface: None,
     });
 }
 
@@ -360,6 +362,7 @@ fn rendering_dense_cells_as_groups_keeps_the_level_spectrum_and_texture() {
             main: [a, b],
             grains: [c, d],
             cup: [f, g],
+            surface: None,
         });
         (out, e.stats())
     };

@@ -36,9 +36,12 @@ fn every_factory_pour_is_calibrated_by_loudness_and_true_peak_and_leaves_the_lim
     for (id, p) in preset::factory() {
         // the default render of 25 s: the preset's pour until one second before the end
         let r = pour(&p.values, 25.0);
-        // what the limiter gets: the two stems' sum (the render's outputs are aligned)
-        let sum: [Vec<f32>; 2] =
-            std::array::from_fn(|c| r.grains[c].iter().zip(&r.cup[c]).map(|(g, k)| g + k).collect());
+        // what the limiter gets: the three stems' sum (the render's outputs are aligned)
+        let sum: [Vec<f32>; 2] = std::array::from_fn(|c| {
+            (0..r.grains[c].len())
+                .map(|t| r.grains[c][t] + r.cup[c][t] + r.surface[c][t])
+                .collect()
+        });
         let (lufs, tp) = loudness(&sum);
         let (main_lufs, main_tp) = loudness(&r.main);
         eprintln!("{id}: {lufs:.1} LUFS, {tp:.1} dBTP (main {main_lufs:.1} LUFS, {main_tp:.1} dBTP)");

@@ -24,6 +24,8 @@ fn input(material: GrainMaterial) -> SceneInput {
         fall_height_m: 0.15,
         // a pile that does not grow: the fall, and so the delay, stays the same
         auto_fill: false,
+        open: false,
+        repose_tan: 0.6,
     }
 }
 

@@ -791,6 +791,7 @@ mod tests {
                 main: [a, b],
                 grains: [c, d],
                 cup: [e, f],
+                surface: None,
             });
             writer.write_audio([a, b], [c, d], [e, f]);
             writer.write_engine(engine);
@@ -1024,6 +1025,7 @@ mod tests {
                     main: [a, b],
                     grains: [c, d],
                     cup: [e, f],
+                    surface: None,
                 });
                 writer.write_audio([a, b], [c, d], [e, f]);
                 writer.write_engine(engine);

@@ -13,6 +13,8 @@ use granary_engine::materials::CupMaterial;
 
 pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
 pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
+/// Collisions on the surface the cup stands on (spills) or that a pour lands on.
+pub const GRAIN_SURFACE: Color32 = Color32::from_rgb(120, 220, 120);
 
 /// What the view draws besides the snapshot.
 pub struct SceneInfo {
@@ -229,6 +231,7 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         let colour = match cell_kind(i) {
             CollisionKind::GrainGrain => GRAIN_GRAIN,
             CollisionKind::GrainCup => GRAIN_CUP,
+            CollisionKind::GrainSurface => GRAIN_SURFACE,
         }
         .gamma_multiply(level);
         let spots: &[(f32, f32, f32)] = &match CELLS[i] {
@@ -247,6 +250,10 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
             Cell::Settling => {
                 let rp = cup.radius_at(pile);
                 [(-0.7 * rp, pile, 0.18 * rp), (0.7 * rp, pile, 0.18 * rp)]
+            }
+            Cell::Surface => {
+                let x = 1.25 * cup.widest_radius();
+                [(-x, 0.0, 0.2 * x), (x, 0.0, 0.2 * x)]
             }
         };
         for &(x, z, radius) in spots {
@@ -269,9 +276,13 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
 
 fn legend(painter: &egui::Painter, at: Pos2, text: Color32) {
     let font = FontId::proportional(12.0);
-    for (k, (colour, label)) in [(GRAIN_GRAIN, "grain–grain"), (GRAIN_CUP, "grain–cup")]
-        .iter()
-        .enumerate()
+    for (k, (colour, label)) in [
+        (GRAIN_GRAIN, "grain–grain"),
+        (GRAIN_CUP, "grain–cup"),
+        (GRAIN_SURFACE, "grain–surface"),
+    ]
+    .iter()
+    .enumerate()
     {
         let y = at.y + 8.0 + 18.0 * k as f32;
         painter.circle_filled(pos2(at.x + 6.0, y), 5.0, *colour);

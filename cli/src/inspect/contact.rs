@@ -212,6 +212,8 @@ impl ContactSetup {
             grain: self.body_a(),
             partner: self.body_b(),
             cup: self.body_b(),
+            surface: self.body_b(),
+            surface_delay_s: 0.0,
             restitution: self.restitution as f32,
             listener: [(d * th.sin()) as f32, 0.0, (d * th.cos()) as f32],
             cup_distance_m: d as f32,
