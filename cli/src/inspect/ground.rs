@@ -16,10 +16,12 @@ use std::path::PathBuf;
 /// engine's tests use.
 pub const STEPS_PER_CONTACT: f64 = 16.0;
 
-/// The largest time grid `inspect ground` computes on (`BallDrop::grid`; the listener off
-/// the vertical costs about 50 times an overhead one): a few seconds of work.
+/// The largest time grid `inspect ground` computes on with the listener overhead
+/// (`BallDrop::grid`): about a second of work.
 pub const MAX_GRID: usize = 1 << 20;
-pub const MAX_GRID_OFF_AXIS: usize = 1 << 16;
+/// The same with the listener off the vertical, where each step also integrates over
+/// azimuth (about 50 times the work): about 10 s.
+pub const MAX_GRID_OFF_AXIS: usize = 1 << 17;
 
 #[derive(clap::Args, Debug)]
 #[command(allow_negative_numbers = true)]
@@ -219,8 +221,9 @@ impl GroundArgs {
         if n > max {
             return Err(GroundError::Combination(format!(
                 "this drop needs {n} time steps (at most {max}{}): its contact, {} s, is short against \
-                 the time the ground's waves take to pass the listener; raise --diameter-mm (or \
-                 --contact-time-s) or bring --listener closer",
+                 the time the ground's waves take to pass under the listener (a few milliseconds at \
+                 least); raise --diameter-mm (or --contact-time-s), bring --listener closer or put it \
+                 overhead (0,0,Z)",
                 if off_axis {
                     " with the listener off the vertical"
                 } else {
@@ -454,8 +457,11 @@ pub fn run(args: &GroundArgs, out: &mut dyn Write) -> Result<(), String> {
             show_number(r.drop_height_cm),
             r.ground
         );
-        // the same drop on a finer grid, for smooth curves
-        let fine = drop.run(STEPS_PER_CONTACT * plot_refinement(&drop) as f64);
+        // the same drop on a finer grid, for smooth curves, where that is cheap
+        let fine = match plot_refinement(&drop) {
+            1 => sound,
+            k => drop.run(STEPS_PER_CONTACT * k as f64),
+        };
         super::plot::ground(&drop, &fine, r.ground_to_ball_db, &title, path).map_err(|e| e.to_string())?;
         if !args.json {
             writeln!(out, "wrote {}", path.display()).map_err(io)?;

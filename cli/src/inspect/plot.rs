@@ -446,9 +446,8 @@ fn draw_drop_panel(
     path: &Path,
 ) -> Result<(), PlotError> {
     let sum = super::ground::sum(sound);
-    let (g0, g1) = sounding_span(&sound.ground.samples);
-    let (b0, b1) = sounding_span(&sound.ball.samples);
-    let (k0, k1) = (g0.min(b0), g1.max(b1));
+    // the span of what the listener hears (a quiet part's low-level tail would stretch it)
+    let (k0, k1) = sounding_span(&sum);
     let pad = (k1 - k0) / 5 + 1;
     let (k0, k1) = (k0.saturating_sub(pad), (k1 + pad).min(sum.len() - 1));
     let (dt, tg, tb) = (sound.ground.dt, sound.ground.t0, sound.ball.t0);
