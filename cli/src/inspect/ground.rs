@@ -222,14 +222,18 @@ impl GroundArgs {
             return Err(GroundError::Combination(format!(
                 "this drop needs {n} time steps (at most {max}{}): its contact, {} s, is short against \
                  the time the ground's waves take to pass under the listener (a few milliseconds at \
-                 least); raise --diameter-mm (or --contact-time-s), bring --listener closer or put it \
-                 overhead (0,0,Z)",
+                 least); raise --diameter-mm (or --contact-time-s){}",
                 if off_axis {
                     " with the listener off the vertical"
                 } else {
                     ""
                 },
                 show_number(drop.contact_s.unwrap_or_else(|| drop.hertz_contact_s())),
+                if off_axis {
+                    ", or put --listener overhead (0,0,Z)"
+                } else {
+                    ""
+                },
             )));
         }
         Ok(drop)
