@@ -57,7 +57,8 @@ enum Command {
     /// exceeded, 2 on an error (unreadable file, different sample rates or channel counts).
     #[command(allow_negative_numbers = true)]
     Compare(CompareArgs),
-    /// Physics you can check: one collision's numbers, the seeds' published tables.
+    /// Physics you can check: one collision's numbers, the seeds' published tables, a cup's
+    /// modes, a ball dropped on the ground.
     Inspect {
         #[command(subcommand)]
         command: InspectCommand,

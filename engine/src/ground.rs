@@ -632,6 +632,13 @@ impl BallDrop {
         2.87 * (m * m / (0.5 * self.diameter_m * e_star * e_star * self.impact_speed())).powf(0.2)
     }
 
+    /// The grid `run(per_contact)` computes both sounds on (`Grid::for_contact` at the
+    /// drop's contact time): its `n` is the cost of a run, known before running it.
+    pub fn grid(&self, per_contact: f64) -> Grid {
+        let contact_s = self.contact_s.unwrap_or_else(|| self.hertz_contact_s());
+        Grid::for_contact(&self.ground, Listener::at(self.listener), contact_s, per_contact, 1.0)
+    }
+
     /// Both sounds, on one grid of `per_contact` steps per contact time.
     pub fn run(&self, per_contact: f64) -> BallDropSound {
         let contact_s = self.contact_s.unwrap_or_else(|| self.hertz_contact_s());
@@ -639,7 +646,7 @@ impl BallDrop {
         // seed 002 §5.2.2: "we simply use (1 + kappa) m v_n as the impulse"
         let impulse = (1.0 + self.restitution) * self.mass_kg() * v;
         let listener = Listener::at(self.listener);
-        let grid = Grid::for_contact(&self.ground, listener, contact_s, per_contact, 1.0);
+        let grid = self.grid(per_contact);
         let push = RayleighPush::new(&self.ground, listener);
         BallDropSound {
             contact_s,

@@ -29,6 +29,10 @@ pub enum InspectCommand {
     /// The cup's modes (finite-element model scaled to material and size; frequency, T60,
     /// gains on the floor, wall rings and rim) and its diffuse bands, as the engine plays them.
     Cup(super::cup::CupArgs),
+    /// One ball dropped on the ground (seed 002): the ground's own sound (Lamb's problem and
+    /// the Rayleigh integral) beside the ball's, their peaks and intensity ratio; or, with
+    /// `--table3`, seed 002 Table 3 as computed beside the published one.
+    Ground(Box<super::ground::GroundArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -265,6 +269,7 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
     let io = |e: std::io::Error| e.to_string();
     match command {
         InspectCommand::Cup(args) => super::cup::run(args, out),
+        InspectCommand::Ground(args) => super::ground::run(args, out),
         InspectCommand::Contact(args) => {
             let setup = args.setup().map_err(|e| e.to_string())?;
             let r = setup.report();

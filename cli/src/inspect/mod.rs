@@ -4,5 +4,6 @@
 pub mod cli;
 pub mod contact;
 pub mod cup;
+pub mod ground;
 pub mod plot;
 pub mod table;

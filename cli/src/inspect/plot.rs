@@ -3,6 +3,8 @@
 
 use super::contact::ContactSetup;
 use super::table::{loglog_slope, PressureRow};
+use granary_engine::ground::{push_displacement, BallDrop, BallDropSound, Grid, Waveform};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -254,5 +256,272 @@ fn draw_table_6_1(rows: &[PressureRow], path: &Path) -> Result<(), PlotError> {
         .draw()
         .map_err(|x| perr(path, x))?;
     root.present().map_err(|x| perr(path, x))?;
+    Ok(())
+}
+
+/// The distance of the push responses of `ground`'s left panel, m (seed 002 Fig. 2).
+pub const PUSH_DISTANCE_M: f64 = 1.0;
+
+/// The regularisation lengths eps = c_s t_c / 4 of the left panel, m: at 1 m they give one
+/// picture on every ground (the response is a function of c_s t / r), from nearly the
+/// unregularised solution to a smooth one.
+pub const PUSH_EPSILONS_M: [f64; 3] = [0.01, 0.03, 0.1];
+
+/// One ball dropped on the ground (`inspect ground --plot`), two panels: (a) the ground's
+/// vertical displacement 1 m from a push (a unit force held from t = 0), unregularised (the
+/// Pekeris solution, seed 002 eq. 3) and regularised for a few eps (eq. 5, `push_displacement`),
+/// scaled by the static displacement, like the paper's Fig. 2; (b) the drop's pressure at the
+/// listener: the ground's (eq. 12), the ball's (eq. 16–17) and their sum (`BallDrop::run`).
+/// `sound` is drawn as computed (a finer grid than the printed numbers' draws a smoother
+/// curve); `ratio_db` is the ground-to-ball ratio printed with them.
+pub fn ground(
+    drop: &BallDrop,
+    sound: &BallDropSound,
+    ratio_db: f64,
+    title: &str,
+    path: &Path,
+) -> Result<(), PlotError> {
+    staged(path, |tmp| draw_ground(drop, sound, ratio_db, title, tmp))
+}
+
+/// The colours of successive curves (matplotlib's first four).
+const COLOURS: [RGBColor; 4] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+];
+
+fn draw_ground(
+    drop: &BallDrop,
+    sound: &BallDropSound,
+    ratio_db: f64,
+    title: &str,
+    path: &Path,
+) -> Result<(), PlotError> {
+    fonts();
+    let root = BitMapBackend::new(path, (1200, 1300)).into_drawing_area();
+    root.fill(&WHITE).map_err(|x| perr(path, x))?;
+    let root = root.titled(title, (FONT, 32)).map_err(|x| perr(path, x))?;
+    let (top, bottom) = root.split_vertically(640);
+    draw_push_panel(drop, &top, path)?;
+    draw_drop_panel(drop, sound, ratio_db, &bottom, path)?;
+    root.present().map_err(|x| perr(path, x))?;
+    Ok(())
+}
+
+fn draw_push_panel(drop: &BallDrop, area: &DrawingArea<BitMapBackend, Shift>, path: &Path) -> Result<(), PlotError> {
+    let g = &drop.ground;
+    let r = PUSH_DISTANCE_M;
+    let nu = g.poisson.clamp(0.0, 0.499);
+    let static_m_n = (1.0 - nu) / (2.0 * std::f64::consts::PI * g.shear_modulus() * r);
+    let ts = r / g.shear_speed();
+    // computed from well before the P wave to long after the R wave (the regularised
+    // force's Lorentzian tails), drawn around the fronts, about a point per pixel
+    let (t0, t1) = (0.3 * ts, 1.7 * ts);
+    let n = 8192;
+    let grid = Grid {
+        t0: -ts,
+        dt: 4.0 * ts / n as f64,
+        n,
+    };
+    let scaled = |w: &Waveform| -> Vec<(f64, f64)> {
+        w.samples
+            .iter()
+            .enumerate()
+            .map(|(k, u)| (w.t0 + k as f64 * w.dt, u / static_m_n))
+            .filter(|(t, _)| (t0..=t1).contains(t))
+            .map(|(t, u)| (t * 1e3, u))
+            .collect()
+    };
+    let exact = scaled(&push_displacement(g, r, None, grid));
+    let smooth: Vec<(f64, Vec<(f64, f64)>)> = PUSH_EPSILONS_M
+        .iter()
+        .map(|&eps| {
+            let tc = 4.0 * eps / g.shear_speed();
+            (eps, scaled(&push_displacement(g, r, Some(tc), grid)))
+        })
+        .collect();
+    // the y range from the regularised curves (the unregularised one is singular at the
+    // Rayleigh front and is clipped to it)
+    let (lo, hi) = smooth
+        .iter()
+        .flat_map(|(_, c)| c.iter().map(|p| p.1))
+        .chain([0.0, 1.0])
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+    let pad = 0.08 * (hi - lo);
+    let (lo, hi) = (lo - pad, hi + pad);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("(a) Ground's displacement {r} m from a push (Lamb's problem, seed 002 eq. 3 and 5, Fig. 2)"),
+            (FONT, 26),
+        )
+        .margin(20)
+        .x_label_area_size(60)
+        .y_label_area_size(90)
+        .build_cartesian_2d(t0 * 1e3..t1 * 1e3, lo..hi)
+        .map_err(|x| perr(path, x))?;
+    chart
+        .configure_mesh()
+        .x_desc("time after the push starts (ms)")
+        .y_desc("displacement / static displacement")
+        .label_style((FONT, 20))
+        .axis_desc_style((FONT, 24))
+        .draw()
+        .map_err(|x| perr(path, x))?;
+    let black = BLACK;
+    chart
+        .draw_series(LineSeries::new(
+            exact.iter().map(|&(t, u)| (t, u.clamp(lo, hi))),
+            black.stroke_width(2),
+        ))
+        .map_err(|x| perr(path, x))?
+        .label("unregularised (Pekeris)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], black.stroke_width(3)));
+    for ((eps, curve), color) in smooth.iter().zip(COLOURS) {
+        let tc = 4.0 * eps / g.shear_speed();
+        chart
+            .draw_series(LineSeries::new(curve.iter().copied(), color.stroke_width(2)))
+            .map_err(|x| perr(path, x))?
+            .label(format!("eps = {eps} m (t_c = {:.3} ms)", tc * 1e3))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(3)));
+    }
+    // the fronts: P at a r / c_s, S at r / c_s, R at r / c_R
+    let fronts = [
+        ("P", r / g.pressure_speed()),
+        ("S", r / g.shear_speed()),
+        ("R", r / g.rayleigh_speed()),
+    ];
+    let grey = RGBColor(120, 120, 120);
+    for (name, t) in fronts {
+        let t = t * 1e3;
+        chart
+            .draw_series(DashedLineSeries::new([(t, lo), (t, hi)], 6, 4, grey.stroke_width(1)))
+            .map_err(|x| perr(path, x))?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                name.to_string(),
+                (t, hi - 0.02 * (hi - lo)),
+                (FONT, 22).into_font().color(&grey),
+            )))
+            .map_err(|x| perr(path, x))?;
+    }
+    chart
+        .configure_series_labels()
+        .label_font((FONT, 20))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(|x| perr(path, x))?;
+    Ok(())
+}
+
+/// The span holding a pressure's sound: from where 0.05 % of the energy of `x` has arrived
+/// to where 99.5 % has, as sample indices.
+fn sounding_span(x: &[f64]) -> (usize, usize) {
+    let total: f64 = x.iter().map(|p| p * p).sum();
+    let mut acc = 0.0;
+    let (mut first, mut last) = (0, x.len().saturating_sub(1));
+    let mut started = false;
+    for (k, p) in x.iter().enumerate() {
+        acc += p * p;
+        if !started && acc >= 5e-4 * total {
+            first = k;
+            started = true;
+        }
+        if acc >= 0.995 * total {
+            last = k;
+            break;
+        }
+    }
+    (first, last)
+}
+
+fn draw_drop_panel(
+    drop: &BallDrop,
+    sound: &BallDropSound,
+    ratio_db: f64,
+    area: &DrawingArea<BitMapBackend, Shift>,
+    path: &Path,
+) -> Result<(), PlotError> {
+    let sum = super::ground::sum(sound);
+    // the span of what the listener hears (a quiet part's low-level tail would stretch it)
+    let (k0, k1) = sounding_span(&sum);
+    let pad = (k1 - k0) / 5 + 1;
+    let (k0, k1) = (k0.saturating_sub(pad), (k1 + pad).min(sum.len() - 1));
+    let (dt, tg, tb) = (sound.ground.dt, sound.ground.t0, sound.ball.t0);
+    let ms = |t: f64| t * 1e3;
+    let peak = sum
+        .iter()
+        .chain(&sound.ground.samples)
+        .chain(&sound.ball.samples)
+        .fold(0.0f64, |m, p| m.max(p.abs()))
+        .max(1e-30);
+    let l = drop.listener;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!(
+                "(b) Pressure at the listener ({}, {}, {}) m: t_c = {:.3} ms, ground / ball {:.2} dB",
+                l[0],
+                l[1],
+                l[2],
+                sound.contact_s * 1e3,
+                ratio_db
+            ),
+            (FONT, 26),
+        )
+        .margin(20)
+        .x_label_area_size(60)
+        .y_label_area_size(90)
+        .build_cartesian_2d(
+            ms(tb + k0 as f64 * dt)..ms(tb + k1 as f64 * dt),
+            -1.1 * peak..1.1 * peak,
+        )
+        .map_err(|x| perr(path, x))?;
+    chart
+        .configure_mesh()
+        .x_desc("time after the impact (ms)")
+        .y_desc("pressure (Pa)")
+        .label_style((FONT, 20))
+        .axis_desc_style((FONT, 24))
+        .y_label_formatter(&|y| {
+            if y.abs() < peak * 1e-6 {
+                "0".into()
+            } else {
+                format!("{y:.2}")
+            }
+        })
+        .draw()
+        .map_err(|x| perr(path, x))?;
+    let series: [(&[f64], f64, RGBColor, u32, &str); 3] = [
+        (&sound.ground.samples, tg, COLOURS[0], 2, "ground (seed 002 eq. 12)"),
+        (
+            &sound.ball.samples,
+            tb,
+            COLOURS[3],
+            2,
+            "ball: dipole and its image (eq. 16-17)",
+        ),
+        (&sum, tb, BLACK, 3, "ground + ball"),
+    ];
+    for (data, t0, color, width, label) in series {
+        chart
+            .draw_series(LineSeries::new(
+                (k0..=k1).map(|k| (ms(t0 + k as f64 * dt), data[k])),
+                color.stroke_width(width),
+            ))
+            .map_err(|x| perr(path, x))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(3)));
+    }
+    chart
+        .configure_series_labels()
+        .label_font((FONT, 20))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|x| perr(path, x))?;
     Ok(())
 }
