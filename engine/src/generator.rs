@@ -445,9 +445,9 @@ impl Shapes {
 /// Collisions on the ground per grain that runs down a heap on the surface and out onto
 /// the ground around its foot (a modelling value: most grains stop on the heap).
 const RUNOUT_COLLISIONS: f32 = 0.3;
-/// The share of rebounds off the pile that head out over the rim (upwards and outwards);
-/// a modelling value.
-const OUTWARD_SHARE: f32 = 0.25;
+/// The share of rebounds off the pile that head out over the rim: those from near the wall,
+/// thrown upwards and outwards (a modelling value).
+const OUTWARD_SHARE: f32 = 0.1;
 
 /// The share of arriving grains that bounce out of the cup: rebounds off the pile at
 /// `rebound` m/s (uniform in 0..rebound) clear the rim `clearance` m above the pile if

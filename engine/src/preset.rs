@@ -270,7 +270,7 @@ pub fn slug(name: &str) -> String {
 }
 
 /// Factory presets, embedded in the binary: (file stem, JSON).
-pub const FACTORY_FILES: [(&str, &str); 12] = [
+pub const FACTORY_FILES: [(&str, &str); 17] = [
     (
         "sugar_ceramic_mug",
         include_str!("../../presets/sugar_ceramic_mug.json"),
@@ -312,6 +312,23 @@ pub const FACTORY_FILES: [(&str, &str); 12] = [
     (
         "sugar_top_up_full_mug",
         include_str!("../../presets/sugar_top_up_full_mug.json"),
+    ),
+    (
+        "sugar_overflowing_a_mug",
+        include_str!("../../presets/sugar_overflowing_a_mug.json"),
+    ),
+    (
+        "sand_onto_concrete",
+        include_str!("../../presets/sand_onto_concrete.json"),
+    ),
+    (
+        "rice_spilled_on_a_wooden_table",
+        include_str!("../../presets/rice_spilled_on_a_wooden_table.json"),
+    ),
+    ("gravel_onto_soil", include_str!("../../presets/gravel_onto_soil.json")),
+    (
+        "steel_shot_onto_a_steel_plate",
+        include_str!("../../presets/steel_shot_onto_a_steel_plate.json"),
     ),
 ];
 

@@ -31,8 +31,9 @@ groups! {
     "Grain" => [grain_material, grain_size, density],
     "Cup" => [cup_material, cup_shape, cup_size, fill, auto_fill],
     "Pour" => [pour_rate, fall_height, flow_variation, aim, trigger_mode, seed],
+    "Surface" => [pour_target, surface_material],
     "Listener" => [listener_angle, listener_distance, stereo_width],
-    "Mix" => [grains_level, cup_level, output_gain],
+    "Mix" => [grains_level, cup_level, surface_level, output_gain],
 }
 
 /// What the panel needs of a parameter, whatever its type.
