@@ -54,7 +54,7 @@ fn every_take_renders_again_bit_for_bit_from_its_sidecar() {
     );
     let mut expected = Vec::new();
     for k in ["001", "002", "003"] {
-        for ext in ["wav", "grains.wav", "cup.wav", "json"] {
+        for ext in ["wav", "grains.wav", "cup.wav", "surface.wav", "json"] {
             expected.push(format!("rice_{k}.{ext}"));
         }
     }
@@ -88,7 +88,12 @@ fn every_take_renders_again_bit_for_bit_from_its_sidecar() {
         let o = again.path().join(format!("take{k}.wav"));
         let out = granary(&["render", "--from", path(&json), "-o", path(&o)]);
         assert!(out.status.success(), "{}", stderr(&out));
-        for (a, b) in [("wav", "wav"), ("grains.wav", "grains.wav"), ("cup.wav", "cup.wav")] {
+        for (a, b) in [
+            ("wav", "wav"),
+            ("grains.wav", "grains.wav"),
+            ("cup.wav", "cup.wav"),
+            ("surface.wav", "surface.wav"),
+        ] {
             let original = std::fs::read(dir.path().join(format!("rice_00{k}.{a}"))).unwrap();
             let rendered = std::fs::read(o.with_extension(b)).unwrap();
             assert!(original == rendered, "take {k}: {a} differs");
@@ -116,7 +121,7 @@ fn a_batch_does_not_depend_on_the_thread_count() {
     assert!(stdout(&a).contains("1 thread)") && stdout(&b).contains("2 threads"));
     let files = names(one.path());
     assert_eq!(files, names(two.path()));
-    assert_eq!(files.len(), 12);
+    assert_eq!(files.len(), 15);
     for f in &files {
         let x = std::fs::read(one.path().join(f)).unwrap();
         let y = std::fs::read(two.path().join(f)).unwrap();
@@ -350,9 +355,10 @@ fn a_signal_mid_batch_keeps_the_finished_takes_whole() {
     );
     let files = names(dir.path());
     assert!(files.iter().all(|f| !f.starts_with('.')), "temporaries left: {files:?}");
-    assert_eq!(files.len() % 4, 0, "whole takes only: {files:?}");
-    assert!(files.len() < 24, "the batch stopped: {files:?}");
-    assert!(err.contains(&format!("the {} takes", files.len() / 4)), "{err}");
+    // a take is its mix, three stems and its sidecar
+    assert_eq!(files.len() % 5, 0, "whole takes only: {files:?}");
+    assert!(files.len() < 30, "the batch stopped: {files:?}");
+    assert!(err.contains(&format!("the {} takes", files.len() / 5)), "{err}");
 }
 
 #[test]

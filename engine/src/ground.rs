@@ -489,7 +489,12 @@ pub fn ground_pressure(push: &RayleighPush, impulse_ns: f64, contact_s: f64, gri
     taper_tail(&mut dg, 0.2);
     let scale = -RHO0 * impulse_ns / (2.0 * PI);
     let samples = filter(&dg, dt, |w| C::from(-w * w * force_spectrum(w, contact_s) * scale));
-    Waveform { t0, dt, samples }
+    // sample k is G' over [t0 + k dt, t0 + (k + 1) dt]: its centre
+    Waveform {
+        t0: t0 + 0.5 * dt,
+        dt,
+        samples,
+    }
 }
 
 /// Multiplies the samples by a half Hann window over their last `fraction`.
