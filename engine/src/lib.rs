@@ -133,8 +133,10 @@ pub struct Engine {
     grains_ring: [Vec<f32>; 2],
     /// The cup's force buses (`CUP_BUSES`), then the surface's (`SURFACE_BUS`).
     cup_ring: Vec<Vec<f32>>,
-    /// From the surface's force to its sound at the listener (`surface`).
+    /// From the surface's force to its sound at the listener (`surface`), and its output
+    /// for the current window (computed at the window's start, `window`).
     radiation: Radiation,
+    ground: [f32; WINDOW],
     /// One collision's kernels, before they are panned into the rings.
     scratch: Vec<f32>,
     /// The collisions of the next window, rendered a share per span (`GENERATOR_LEAD`);
@@ -219,7 +221,8 @@ impl Engine {
             rng: Xoshiro256PlusPlus::seed_from_u64(settings.seed),
             grains_ring: [vec![0.0; ring], vec![0.0; ring]],
             cup_ring: vec![vec![0.0; ring]; CUP_BUSES + 1],
-            radiation: Radiation::new(sample_rate),
+            radiation: Radiation::new(sample_rate, isa),
+            ground: [0.0; WINDOW],
             scratch: vec![0.0; scratch_len],
             pending: Vec::with_capacity(PENDING),
             pending_done: 0,
@@ -406,6 +409,7 @@ impl Engine {
         self.cell_collisions = [0; generator::CELLS.len()];
         self.update_cup();
         self.radiation.clear();
+        self.ground = [0.0; WINDOW];
         self.radiation.set(self.radiation_key());
         self.radiation.complete();
         self.flow_changed();
@@ -773,6 +777,12 @@ impl Engine {
         stats.culled += physical[2];
         self.stats = stats;
         self.rng = rng;
+        // the surface's force over this window is final now (every collision lands a window
+        // or more after it is generated): its sound, for the spans of this window
+        let start = (self.clock as usize) & self.mask;
+        let force = &mut self.cup_ring[SURFACE_BUS][start..start + WINDOW];
+        self.radiation.process(force, &mut self.ground);
+        force.fill(0.0);
     }
 
     /// Renders the pending collisions up to index `upto` (they land after this window).
@@ -898,11 +908,10 @@ impl Engine {
         let [dl, dr] = &mut diffuse;
         self.diffuse.process(&total[..len], &mut dl[..len], &mut dr[..len]);
         // the ground's sound at the listener (mono: the surface's own sound comes from where
-        // the grains land, a small patch)
+        // the grains land, a small patch), computed for the whole window at its start
+        let offset = WINDOW - (self.next_window - self.clock) as usize;
         let mut ground = [0.0f32; WINDOW];
-        self.radiation
-            .process(&self.cup_ring[SURFACE_BUS][range.clone()], &mut ground[..len]);
-        self.cup_ring[SURFACE_BUS][range.clone()].fill(0.0);
+        ground[..len].copy_from_slice(&self.ground[offset..offset + len]);
         let [main_l, main_r] = main;
         let [grains_l, grains_r] = grains;
         let [cup_l, cup_r] = cup;

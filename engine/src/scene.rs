@@ -268,7 +268,8 @@ impl PourScene {
         // the pile: a layer in the cup (its height the fill level times the depth), or a
         // heap on the ground holding as many grains as the cup would at that level: a cone
         // at the angle of repose, V = pi r³ tan(theta) / 3
-        let cup_volume = cup_volume(cup);
+        // (only a heap needs the cup's volume)
+        let cup_volume = if input.open { cup.volume_below(cup.depth) } else { 0.0 };
         let repose_tan = input.repose_tan.max(0.05);
         let heap_radius = |fill: f32| (3.0 * fill * cup_volume / (std::f32::consts::PI * repose_tan)).cbrt();
         let pile_h = if input.open {
@@ -334,11 +335,4 @@ impl PourScene {
             overflow,
         }
     }
-}
-
-/// The cup's inner volume, m³ (its cross-sections summed over its depth, 64 slices).
-pub fn cup_volume(cup: &Cup) -> f32 {
-    let n = 64;
-    let dz = cup.depth / n as f32;
-    (0..n).map(|i| cup.cross_section((i as f32 + 0.5) * dz) * dz).sum()
 }

@@ -23,6 +23,7 @@
 use crate::ground::{earliest_arrival, HalfSpace, Listener, RayleighPush};
 use crate::kernels::pass_edge;
 use crate::materials::{SurfaceMaterial, AIR_DENSITY};
+use crate::simd::{Isa, Kernel, Target};
 use realfft::num_complex::Complex64 as C;
 use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use std::f64::consts::PI;
@@ -71,8 +72,10 @@ impl RadiationKey {
 /// listener (Pa), and its builder.
 pub struct Radiation {
     fs: f64,
-    /// The filter's taps in reverse order (`reversed[len - 1 - k]` is tap k), and how many.
-    reversed: Vec<f32>,
+    /// The instruction set of the filter's loop (`simd`).
+    isa: Isa,
+    /// The filter's taps, in order, and how many.
+    taps: Vec<f32>,
     len: usize,
     active: Option<RadiationKey>,
     /// The active filter's tap 0 is this many samples after the impulse (its bulk delay:
@@ -92,23 +95,26 @@ pub struct Radiation {
     coarse: Vec<C>,
     out: Vec<f64>,
     scratch: Vec<C>,
-    /// The input's last samples, twice (`hist[i]` = `hist[i + MAX_TAPS]`), so that the
-    /// newest `len` are one slice; where the next goes; samples since the last non-zero.
+    /// The input's last `HISTORY` samples, twice (`hist[i]` = `hist[i + HISTORY]`), so that
+    /// any `MAX_TAPS + BLOCK` of them in a row are one slice; where the next block goes;
+    /// samples since the last non-zero one.
     hist: Vec<f32>,
     pos: usize,
     quiet: usize,
 }
 
 impl Radiation {
-    /// Allocates everything; no filter yet (silence until `set` and a build).
-    pub fn new(sample_rate: f32) -> Self {
+    /// Allocates everything; no filter yet (silence until `set` and a build). The filter's
+    /// loop runs in the copy for `isa` (`simd`).
+    pub fn new(sample_rate: f32, isa: Isa) -> Self {
         let mut planner = RealFftPlanner::<f64>::new();
         let fwd = planner.plan_fft_forward(FINE);
         let inv = planner.plan_fft_inverse(MAX_TAPS);
         let scratch_len = fwd.get_scratch_len().max(inv.get_scratch_len());
         Radiation {
             fs: sample_rate as f64,
-            reversed: vec![0.0; MAX_TAPS],
+            isa,
+            taps: vec![0.0; MAX_TAPS],
             len: 0,
             active: None,
             delay: 0,
@@ -124,7 +130,7 @@ impl Radiation {
             scratch: vec![C::default(); scratch_len],
             fwd,
             inv,
-            hist: vec![0.0; 2 * MAX_TAPS],
+            hist: vec![0.0; 2 * HISTORY + GROUP],
             pos: 0,
             quiet: usize::MAX / 2,
         }
@@ -132,7 +138,7 @@ impl Radiation {
 
     /// The filter's taps (Pa per N of force, one sample each), in order.
     pub fn taps(&self) -> impl Iterator<Item = f32> + '_ {
-        self.reversed[..self.len].iter().rev().copied()
+        self.taps[..self.len].iter().copied()
     }
 
     /// The filter's bulk delay, samples: its tap 0 is this long after the impulse.
@@ -238,11 +244,23 @@ impl Radiation {
                 .inv
                 .process_with_scratch(&mut self.coarse, &mut self.out, &mut self.scratch)
                 .is_ok();
-        let len = (need / OVERSAMPLE + 8).min(MAX_TAPS);
+        let mut len = (need / OVERSAMPLE + 8).min(MAX_TAPS);
         for k in 0..len {
             // Pa per N s, times one sample's duration: Pa per N of force held for a sample
             let tap = if ok { self.out[k] / self.fs } else { 0.0 };
-            self.reversed[len - 1 - k] = if tap.is_finite() { tap as f32 } else { 0.0 };
+            self.taps[k] = if tap.is_finite() { tap as f32 } else { 0.0 };
+        }
+        // the tail that holds less than `TAIL` of the energy goes (the span is generous:
+        // a hard ground's response is over in a fraction of it)
+        let total: f64 = self.taps[..len].iter().map(|&t| (t as f64) * (t as f64)).sum();
+        let mut tail = 0.0;
+        while len > 1 {
+            let t = self.taps[len - 1] as f64;
+            if tail + t * t > TAIL * total {
+                break;
+            }
+            tail += t * t;
+            len -= 1;
         }
         self.len = len;
         self.delay = self.pending_delay;
@@ -257,39 +275,132 @@ impl Radiation {
         self.quiet = usize::MAX / 2;
     }
 
-    /// Filters `force` (N) into `out` (Pa, overwritten), sample by sample.
+    /// Filters one block of `force` (N; at most `BLOCK` samples) into `out` (Pa, overwritten),
+    /// in the copy of the engine's instruction set (`simd`; every copy gives the same bits as
+    /// `process_scalar`). The engine runs it once per generator window, on the window's
+    /// samples of the surface's force bus, which are final at the window's start (every
+    /// collision lands a window or more after it is generated, `GENERATOR_LEAD`): so the
+    /// output does not depend on the host's blocks.
     pub fn process(&mut self, force: &[f32], out: &mut [f32]) {
-        let len = self.len;
-        for (x, y) in force.iter().zip(out.iter_mut()) {
+        let isa = self.isa;
+        isa.run(Filter { r: self, force, out });
+    }
+
+    /// `process`, in plain scalar code: for each sample, the sum over the taps in order,
+    /// tap k times the input k samples before. The test reference of the copies (`tests`).
+    pub fn process_scalar(&mut self, force: &[f32], out: &mut [f32]) {
+        let n = self.record(force, out.len());
+        let base = self.pos + HISTORY - n;
+        for (t, y) in out[..n].iter_mut().enumerate() {
+            let mut sum = 0.0f32;
+            for k in 0..self.len {
+                sum += self.taps[k] * self.hist[base + t - k];
+            }
+            *y = if self.quiet >= self.len + n { 0.0 } else { sum };
+        }
+    }
+
+    /// Records a block of input; returns its length (at most `BLOCK` and `out_len`). After
+    /// it, `hist[pos + HISTORY - n + t]` is the block's sample t, and the `MAX_TAPS` before it
+    /// are the samples before the block.
+    #[inline(always)]
+    fn record(&mut self, force: &[f32], out_len: usize) -> usize {
+        let n = force.len().min(out_len).min(BLOCK);
+        for &x in &force[..n] {
             let p = self.pos;
-            self.hist[p] = *x;
-            self.hist[p + MAX_TAPS] = *x;
-            self.pos = (p + 1) & (MAX_TAPS - 1);
-            self.quiet = if *x == 0.0 { self.quiet.saturating_add(1) } else { 0 };
-            *y = if self.quiet >= len || len == 0 {
-                0.0
-            } else {
-                let newest = p + MAX_TAPS;
-                let window = &self.hist[newest + 1 - len..=newest];
-                dot(&self.reversed[..len], window)
-            };
+            self.hist[p] = x;
+            self.hist[p + HISTORY] = x;
+            self.pos = (p + 1) & (HISTORY - 1);
+            self.quiet = if x == 0.0 { self.quiet.saturating_add(1) } else { 0 };
+        }
+        n
+    }
+}
+
+/// Samples of input the filter keeps (a power of two, at least `MAX_TAPS + BLOCK`).
+const HISTORY: usize = 4096;
+/// The longest block `Radiation::process` takes (the generator's window).
+pub const BLOCK: usize = crate::generator::WINDOW;
+/// Output samples computed together (their sums held in registers across the taps).
+const GROUP: usize = 32;
+/// The filter's tail is cut where less than this share of its energy is left (−80 dB).
+const TAIL: f64 = 1e-8;
+const _: () = assert!(HISTORY.is_power_of_two() && HISTORY >= MAX_TAPS + BLOCK && BLOCK % GROUP == 0);
+
+/// `Radiation::process` as a `simd::Kernel`.
+struct Filter<'a> {
+    r: &'a mut Radiation,
+    force: &'a [f32],
+    out: &'a mut [f32],
+}
+
+impl Kernel for Filter<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<T: Target>(self, _: T) {
+        let Filter { r, force, out } = self;
+        let n = r.record(force, out.len());
+        let len = r.len;
+        let out = &mut out[..n];
+        if r.quiet >= len + n || len == 0 {
+            out.fill(0.0);
+            return;
+        }
+        let base = r.pos + HISTORY - n;
+        let (taps, hist) = (&r.taps[..len], &r.hist[..]);
+        // `GROUP` outputs at a time, each the sum over the taps in order (as the scalar
+        // reference: products and sums unfused, in the same order)
+        let mut t0 = 0;
+        while t0 < n {
+            let m = (n - t0).min(GROUP);
+            let mut acc = [0.0f32; GROUP];
+            for (k, &h) in taps.iter().enumerate() {
+                let x = &hist[base + t0 - k..base + t0 - k + GROUP];
+                for j in 0..GROUP {
+                    acc[j] += h * x[j];
+                }
+            }
+            out[t0..t0 + m].copy_from_slice(&acc[..m]);
+            t0 += m;
         }
     }
 }
 
-/// Σ a[i] b[i], in eight interleaved partial sums (so that it vectorises; the order is
-/// fixed, so the result is the same on every machine of one instruction set).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let chunks = a.len() / 8;
-    for c in 0..chunks {
-        for j in 0..8 {
-            acc[j] += a[8 * c + j] * b[8 * c + j];
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every copy of the filter's loop gives the scalar reference's bits, on input with
+    /// silent gaps (and a last block shorter than the others).
+    #[test]
+    fn every_copy_is_the_scalar_filter() {
+        let key = RadiationKey::new(SurfaceMaterial::Wood, 0.1, 0.3);
+        let input: Vec<f32> = (0..3010)
+            .map(|i| {
+                if (i / 700) % 2 == 0 {
+                    ((i * 7919) % 101) as f32 / 50.0 - 1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let mut want = vec![0.0; input.len()];
+        let mut reference = Radiation::new(48_000.0, Isa::baseline());
+        reference.set(key);
+        reference.complete();
+        for (x, y) in input.chunks(BLOCK).zip(want.chunks_mut(BLOCK)) {
+            reference.process_scalar(x, y);
+        }
+        assert!(want.iter().any(|&y| y != 0.0));
+        for isa in Isa::available() {
+            let mut r = Radiation::new(48_000.0, isa);
+            r.set(key);
+            r.complete();
+            let mut got = vec![0.0; input.len()];
+            for (x, y) in input.chunks(BLOCK).zip(got.chunks_mut(BLOCK)) {
+                r.process(x, y);
+            }
+            assert!(got == want, "{:?}", isa.level());
         }
     }
-    let mut sum = 0.0;
-    for i in 8 * chunks..a.len() {
-        sum += a[i] * b[i];
-    }
-    acc.iter().sum::<f32>() + sum
 }

@@ -45,7 +45,7 @@ fn radiation_filter_matches_the_ground_model() {
     for material in [SurfaceMaterial::Wood, SurfaceMaterial::Soil, SurfaceMaterial::Concrete] {
         for (horizontal, height) in [(0.0, 0.3), (0.28, 0.1)] {
             let key = RadiationKey::new(material, horizontal as f32, height as f32);
-            let mut r = Radiation::new(fs as f32);
+            let mut r = Radiation::new(fs as f32, granary_engine::simd::Isa::detect());
             r.set(key);
             let clock = std::time::Instant::now();
             r.complete();

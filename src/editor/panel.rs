@@ -117,7 +117,7 @@ mod tests {
     #[test]
     fn every_parameter_is_in_exactly_one_group_and_has_a_widget() {
         let titles: Vec<&str> = GROUPS.iter().map(|(t, _)| *t).collect();
-        assert_eq!(titles, ["Grain", "Cup", "Pour", "Listener", "Mix"]);
+        assert_eq!(titles, ["Grain", "Cup", "Pour", "Surface", "Listener", "Mix"]);
         let p = GranaryParams::default();
         let in_groups: Vec<&str> = GROUPS.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
         for s in SPECS.iter() {
