@@ -325,7 +325,7 @@ pub const BLOCK: usize = crate::generator::WINDOW;
 const GROUP: usize = 32;
 /// The filter's tail is cut where less than this share of its energy is left (−80 dB).
 const TAIL: f64 = 1e-8;
-const _: () = assert!(HISTORY.is_power_of_two() && HISTORY >= MAX_TAPS + BLOCK && BLOCK % GROUP == 0);
+const _: () = assert!(HISTORY.is_power_of_two() && HISTORY >= MAX_TAPS + BLOCK && BLOCK.is_multiple_of(GROUP));
 
 /// `Radiation::process` as a `simd::Kernel`.
 struct Filter<'a> {
