@@ -72,44 +72,34 @@ fn reported_outputs(processor: &ComPtr<IAudioProcessor>) -> Vec<SpeakerArrangeme
 #[test]
 fn the_plugins_own_layouts_are_accepted() {
     let p = processor();
-    assert_eq!(
-        request(&p, &[kStereo, kStereo, kStereo]),
-        kResultOk,
-        "Main + Grains + Cup"
-    );
-    assert_eq!(reported_outputs(&p), [kStereo, kStereo, kStereo]);
+    assert_eq!(request(&p, &[kStereo; 4]), kResultOk, "Main + Grains + Cup + Surface");
+    assert_eq!(reported_outputs(&p), [kStereo; 4]);
     assert_eq!(request(&p, &[kStereo]), kResultOk, "Main alone");
     assert_eq!(reported_outputs(&p), [kStereo]);
-    assert_eq!(
-        request(&p, &[kStereo, kStereo, kStereo]),
-        kResultOk,
-        "back to all three"
-    );
-    assert_eq!(reported_outputs(&p), [kStereo, kStereo, kStereo]);
+    assert_eq!(request(&p, &[kStereo; 4]), kResultOk, "back to all four");
+    assert_eq!(reported_outputs(&p), [kStereo; 4]);
 }
 
 #[test]
 fn a_mono_bus_anywhere_is_refused_and_changes_nothing() {
     let p = processor();
     for outputs in [
-        [kStereo, kStereo, kMono],
-        [kStereo, kMono, kStereo],
-        [kMono, kStereo, kStereo],
-        [kMono, kMono, kMono],
+        [kStereo, kStereo, kStereo, kMono],
+        [kStereo, kStereo, kMono, kStereo],
+        [kStereo, kMono, kStereo, kStereo],
+        [kMono, kStereo, kStereo, kStereo],
+        [kMono; 4],
     ] {
         assert_eq!(request(&p, &outputs), kResultFalse, "{outputs:?} must be refused");
-        assert_eq!(
-            reported_outputs(&p),
-            [kStereo, kStereo, kStereo],
-            "after refusing {outputs:?}"
-        );
+        assert_eq!(reported_outputs(&p), [kStereo; 4], "after refusing {outputs:?}");
     }
     assert_eq!(request(&p, &[kMono]), kResultFalse, "mono Main alone must be refused");
     // the wrong number of busses
     assert_eq!(request(&p, &[kStereo, kStereo]), kResultFalse);
-    assert_eq!(request(&p, &[kStereo; 4]), kResultFalse);
+    assert_eq!(request(&p, &[kStereo; 3]), kResultFalse);
+    assert_eq!(request(&p, &[kStereo; 5]), kResultFalse);
     assert_eq!(request(&p, &[]), kResultFalse);
-    assert_eq!(reported_outputs(&p), [kStereo, kStereo, kStereo]);
+    assert_eq!(reported_outputs(&p), [kStereo; 4]);
 }
 
 #[test]
