@@ -324,7 +324,7 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         snap.impact_speed_m_s
     );
     if snap.overflow > 0.0 {
-        second += &format!(" · overflow {:.0} grains/s", snap.overflow);
+        second += &format!(" · overflow {} grains/s", super::format_rate(snap.overflow));
     }
     let labels = [first, second].map(|t| painter.layout(t, font.clone(), text, wrap));
     let band = labels.iter().map(|g| g.size().y).sum::<f32>() + 8.0;
