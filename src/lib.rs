@@ -24,8 +24,9 @@ pub struct Granary {
     editor_state: Arc<EguiEditorState>,
     /// Built in `activate` (it allocates); `None` before.
     engine: Option<Engine>,
-    /// Stem buffers for hosts that do not connect the Grains and Cup ports.
-    stem_scratch: [Vec<f32>; 4],
+    /// Stem buffers for hosts that do not connect the stem ports (grains, cup and surface,
+    /// left and right; a host may connect Grains and Cup but not Surface).
+    stem_scratch: [Vec<f32>; 6],
     /// MIDI -> engine events.
     midi: MidiIn,
     /// Meters, analyser samples, collision counts to the editor (wait-free, audio side).
@@ -233,9 +234,11 @@ impl Plugin for Granary {
         // Without the stem ports (the main-only layout), the stems go to scratch buffers.
         let mut stems = match aux.outputs {
             [g, c, sf, ..] if connected(g, n) && connected(c, n) && connected(sf, n) => {
-                Stems::Host(g.as_slice(), c.as_slice(), Some(sf.as_slice()))
+                Stems::Host(g.as_slice(), c.as_slice(), Some(sf.as_slice()), &mut self.stem_scratch)
             }
-            [g, c, ..] if connected(g, n) && connected(c, n) => Stems::Host(g.as_slice(), c.as_slice(), None),
+            [g, c, ..] if connected(g, n) && connected(c, n) => {
+                Stems::Host(g.as_slice(), c.as_slice(), None, &mut self.stem_scratch)
+            }
             _ => Stems::Scratch(&mut self.stem_scratch),
         };
         let midi = &mut self.midi;
@@ -261,16 +264,19 @@ fn connected(port: &Buffer, n: usize) -> bool {
 
 /// Where the stems go: the host's aux ports, or scratch buffers when it has none.
 enum Stems<'a, 'b> {
-    /// Grains, cup and (if the host connected it) surface.
+    /// Grains, cup and (if the host connected it) surface; the scratch buffers meter the
+    /// surface when the host did not connect it.
     Host(
         &'a mut [&'b mut [f32]],
         &'a mut [&'b mut [f32]],
         Option<&'a mut [&'b mut [f32]]>,
+        &'a mut [Vec<f32>; 6],
     ),
-    Scratch(&'a mut [Vec<f32>; 4]),
+    Scratch(&'a mut [Vec<f32>; 6]),
 }
 
-/// Renders samples `span` of the host's buffers and publishes them to the editor.
+/// Renders samples `span` of the host's buffers and publishes them (the main output and
+/// every stem, the ones the host did not take included) to the editor.
 fn render_span(
     engine: &mut Engine,
     telemetry: &mut TelemetryWriter,
@@ -280,47 +286,59 @@ fn render_span(
 ) {
     let Range { start: a, end: b } = span;
     let (ml, mr) = main.split_at_mut(1);
-    match stems {
-        Stems::Host(grains, cup, surface) => {
-            let (gl, gr) = grains.split_at_mut(1);
-            let (cl, cr) = cup.split_at_mut(1);
-            let surface = surface.as_mut().map(|s| {
-                let (sl, sr) = s.split_at_mut(1);
-                [&mut sl[0][a..b], &mut sr[0][a..b]]
-            });
-            engine.process(Outputs {
-                main: [&mut ml[0][a..b], &mut mr[0][a..b]],
-                grains: [&mut gl[0][a..b], &mut gr[0][a..b]],
-                cup: [&mut cl[0][a..b], &mut cr[0][a..b]],
-                surface,
-            });
-            telemetry.write_audio(
-                [&ml[0][a..b], &mr[0][a..b]],
-                [&gl[0][a..b], &gr[0][a..b]],
-                [&cl[0][a..b], &cr[0][a..b]],
-            );
-        }
-        Stems::Scratch(scratch) => {
-            let chunk = scratch[0].len().max(1);
-            let mut pos = a;
-            while pos < b {
-                let end = (pos + chunk).min(b);
-                let len = end - pos;
-                let [gl, gr, cl, cr] = &mut **scratch;
-                engine.process(Outputs {
-                    main: [&mut ml[0][pos..end], &mut mr[0][pos..end]],
-                    grains: [&mut gl[..len], &mut gr[..len]],
-                    cup: [&mut cl[..len], &mut cr[..len]],
-                    surface: None,
-                });
-                telemetry.write_audio(
-                    [&ml[0][pos..end], &mr[0][pos..end]],
-                    [&gl[..len], &gr[..len]],
-                    [&cl[..len], &cr[..len]],
-                );
-                pos = end;
+    // the span in pieces the scratch buffers hold (the whole span when the host took all)
+    let chunk = match stems {
+        Stems::Host(_, _, Some(_), _) => (b - a).max(1),
+        Stems::Host(_, _, None, scratch) | Stems::Scratch(scratch) => scratch[0].len().max(1),
+    };
+    let mut pos = a;
+    while pos < b {
+        let end = (pos + chunk).min(b);
+        let len = end - pos;
+        let (ml, mr) = (&mut ml[0][pos..end], &mut mr[0][pos..end]);
+        let [gl, gr, cl, cr, sl, sr]: [&mut [f32]; 6] = match stems {
+            Stems::Host(grains, cup, surface, scratch) => {
+                let (gl, gr) = grains.split_at_mut(1);
+                let (cl, cr) = cup.split_at_mut(1);
+                let (sl, sr) = match surface {
+                    Some(s) => {
+                        let (sl, sr) = s.split_at_mut(1);
+                        (&mut sl[0][pos..end], &mut sr[0][pos..end])
+                    }
+                    None => {
+                        let [.., sl, sr] = &mut **scratch;
+                        (&mut sl[..len], &mut sr[..len])
+                    }
+                };
+                [
+                    &mut gl[0][pos..end],
+                    &mut gr[0][pos..end],
+                    &mut cl[0][pos..end],
+                    &mut cr[0][pos..end],
+                    sl,
+                    sr,
+                ]
             }
-        }
+            Stems::Scratch(scratch) => {
+                let [gl, gr, cl, cr, sl, sr] = &mut **scratch;
+                [
+                    &mut gl[..len],
+                    &mut gr[..len],
+                    &mut cl[..len],
+                    &mut cr[..len],
+                    &mut sl[..len],
+                    &mut sr[..len],
+                ]
+            }
+        };
+        engine.process(Outputs {
+            main: [&mut *ml, &mut *mr],
+            grains: [&mut *gl, &mut *gr],
+            cup: [&mut *cl, &mut *cr],
+            surface: Some([&mut *sl, &mut *sr]),
+        });
+        telemetry.write_audio([ml, mr], [gl, gr], [cl, cr], [sl, sr]);
+        pos = end;
     }
 }
 

@@ -12,7 +12,8 @@
 //! peak and RMS of the main output and of each stem; running collision totals (all, and per
 //! generator cell) with the sample clock, the limiter's largest gain reduction, from which the GUI derives collisions per second
 //! and the flashes per cell; the pour state (fill, pile height, flow, impact speed) and the
-//! cup geometry for the scene view.
+//! cup geometry for the scene view; where the stream lands (the cup or the bare surface),
+//! the heap's base radius on the surface and the overflow of a full cup.
 
 use atomic_float::AtomicF32;
 use granary_engine::generator::CELLS;
@@ -28,22 +29,28 @@ pub const CELL_COUNT: usize = CELLS.len();
 /// RMS meter integration time, s (a VU-like 300 ms).
 pub const RMS_TIME_S: f32 = 0.3;
 
-/// Meter channels: the main output and the two stems.
+/// Meter channels: the main output and the three stems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Meter {
     Main = 0,
     Grains = 1,
     Cup = 2,
+    /// The ground's own sound.
+    Surface = 3,
 }
 
+/// Number of meters (`Meter::ALL`).
+pub const METERS: usize = 4;
+
 impl Meter {
-    pub const ALL: [Meter; 3] = [Meter::Main, Meter::Grains, Meter::Cup];
+    pub const ALL: [Meter; METERS] = [Meter::Main, Meter::Grains, Meter::Cup, Meter::Surface];
 
     pub fn label(self) -> &'static str {
         match self {
             Meter::Main => "Main",
             Meter::Grains => "Grains",
             Meter::Cup => "Cup",
+            Meter::Surface => "Surface",
         }
     }
 }
@@ -57,9 +64,9 @@ struct Shared {
     /// Samples dropped because the analyser ring was full.
     dropped: AtomicU64,
     /// Peak |x| since the GUI last read it, per meter (both channels).
-    peak: [AtomicF32; 3],
+    peak: [AtomicF32; METERS],
     /// RMS over `RMS_TIME_S`, per meter (both channels).
-    rms: [AtomicF32; 3],
+    rms: [AtomicF32; METERS],
     /// The limiter's largest gain reduction since the GUI last read it, dB (>= 0).
     gain_reduction_db: AtomicF32,
     /// Physical collisions since the engine's last reset.
@@ -68,6 +75,12 @@ struct Shared {
     cell_collisions: [AtomicU64; CELL_COUNT],
     fill: AtomicF32,
     pile_height_m: AtomicF32,
+    /// The pile's top radius in the cup, or the heap's base radius on the surface, m.
+    pile_radius_m: AtomicF32,
+    /// Grains per second running over the rim of a full cup.
+    overflow: AtomicF32,
+    /// The stream lands on the bare surface (`PourTarget::Surface`: no cup).
+    open: AtomicBool,
     flow_kg_s: AtomicF32,
     impact_speed_m_s: AtomicF32,
     cup_radius_m: AtomicF32,
@@ -87,7 +100,7 @@ pub fn channel() -> (TelemetryWriter, TelemetryReader) {
         TelemetryWriter {
             shared: shared.clone(),
             producer,
-            mean_square: [0.0; 3],
+            mean_square: [0.0; METERS],
             rms_coef: 0.0,
             pour_down: false,
         },
@@ -104,7 +117,7 @@ pub struct TelemetryWriter {
     shared: Arc<Shared>,
     producer: Producer<f32>,
     /// Running mean squares of the meters (the audio thread's own state).
-    mean_square: [f32; 3],
+    mean_square: [f32; METERS],
     /// One-pole coefficient of the RMS integrator for the current sample rate.
     rms_coef: f32,
     /// The Pour button state last acted on (see `pour_edge`).
@@ -121,14 +134,14 @@ impl TelemetryWriter {
         };
         self.shared.sample_rate.store(fs, Ordering::Relaxed);
         self.rms_coef = 1.0 - (-1.0 / (RMS_TIME_S * fs)).exp();
-        self.mean_square = [0.0; 3];
+        self.mean_square = [0.0; METERS];
     }
 
-    /// Publishes one rendered span: the main output and the two stems (stereo each, all the
-    /// same length). Wait-free.
-    pub fn write_audio(&mut self, main: [&[f32]; 2], grains: [&[f32]; 2], cup: [&[f32]; 2]) {
+    /// Publishes one rendered span: the main output and the three stems (stereo each, all
+    /// the same length). Wait-free.
+    pub fn write_audio(&mut self, main: [&[f32]; 2], grains: [&[f32]; 2], cup: [&[f32]; 2], surface: [&[f32]; 2]) {
         let n = main[0].len().min(main[1].len());
-        for (k, [l, r]) in [main, grains, cup].into_iter().enumerate() {
+        for (k, [l, r]) in [main, grains, cup, surface].into_iter().enumerate() {
             let mut peak = 0.0f32;
             let mut ms = self.mean_square[k];
             for (&a, &b) in l.iter().zip(r.iter()) {
@@ -172,6 +185,8 @@ impl TelemetryWriter {
         let pour = engine.pour_state();
         s.fill.store(pour.fill, Ordering::Relaxed);
         s.pile_height_m.store(pour.pile_height_m, Ordering::Relaxed);
+        s.pile_radius_m.store(pour.pile_radius_m, Ordering::Relaxed);
+        s.overflow.store(pour.overflow, Ordering::Relaxed);
         s.flow_kg_s.store(pour.flow_kg_s, Ordering::Relaxed);
         s.impact_speed_m_s.store(pour.impact_speed, Ordering::Relaxed);
         let g = engine.scene_geometry();
@@ -179,6 +194,7 @@ impl TelemetryWriter {
         s.cup_height_m.store(g.cup.depth, Ordering::Relaxed);
         s.stream_radius_m.store(g.stream_radius, Ordering::Relaxed);
         s.aim.store(g.aim, Ordering::Relaxed);
+        s.open.store(g.open, Ordering::Relaxed);
     }
 
     /// The Pour button's change since the last call: `Some(true)` when it went down,
@@ -206,16 +222,23 @@ pub struct Snapshot {
     pub samples: u64,
     pub dropped: u64,
     /// Peak since the previous snapshot (linear full scale), per `Meter`.
-    pub peak: [f32; 3],
+    pub peak: [f32; METERS],
     /// RMS (linear full scale), per `Meter`.
-    pub rms: [f32; 3],
+    pub rms: [f32; METERS],
     /// The limiter's largest gain reduction since the previous snapshot, dB (>= 0).
     pub gain_reduction_db: f32,
     pub collisions: u64,
     /// Collisions per cell since the previous snapshot (the flashes).
     pub cell_delta: [u64; CELL_COUNT],
     pub fill: f32,
+    /// The pile's height above the cup's floor, or the heap's on the surface, m.
     pub pile_height_m: f32,
+    /// The pile's top radius in the cup, or the heap's base radius on the surface, m.
+    pub pile_radius_m: f32,
+    /// Grains per second running over the rim of a full cup onto the surface.
+    pub overflow: f32,
+    /// The stream lands on the bare surface (no cup), as the engine last rendered.
+    pub open: bool,
     pub flow_kg_s: f32,
     pub impact_speed_m_s: f32,
     pub cup_radius_m: f32,
@@ -248,13 +271,16 @@ impl TelemetryReader {
             sample_rate: s.sample_rate.load(Ordering::Relaxed),
             samples: s.samples.load(Ordering::Relaxed),
             dropped: s.dropped.load(Ordering::Relaxed),
-            peak: [0, 1, 2].map(|k| s.peak[k].swap(0.0, Ordering::Relaxed)),
-            rms: [0, 1, 2].map(|k| s.rms[k].load(Ordering::Relaxed)),
+            peak: std::array::from_fn(|k| s.peak[k].swap(0.0, Ordering::Relaxed)),
+            rms: std::array::from_fn(|k| s.rms[k].load(Ordering::Relaxed)),
             gain_reduction_db: s.gain_reduction_db.swap(0.0, Ordering::Relaxed),
             collisions: s.collisions.load(Ordering::Relaxed),
             cell_delta,
             fill: s.fill.load(Ordering::Relaxed),
             pile_height_m: s.pile_height_m.load(Ordering::Relaxed),
+            pile_radius_m: s.pile_radius_m.load(Ordering::Relaxed),
+            overflow: s.overflow.load(Ordering::Relaxed),
+            open: s.open.load(Ordering::Relaxed),
             flow_kg_s: s.flow_kg_s.load(Ordering::Relaxed),
             impact_speed_m_s: s.impact_speed_m_s.load(Ordering::Relaxed),
             cup_radius_m: s.cup_radius_m.load(Ordering::Relaxed),
@@ -329,7 +355,7 @@ mod tests {
         let sine: Vec<f32> = (0..4800).map(|i| 0.5 * (i as f32 * 0.05).sin()).collect();
         let zero = vec![0.0f32; 4800];
         for _ in 0..10 {
-            w.write_audio([&sine, &sine], [&sine, &zero], [&zero, &zero]);
+            w.write_audio([&sine, &sine], [&sine, &zero], [&zero, &zero], [&zero, &sine]);
         }
         let s = r.snapshot();
         assert_eq!(s.samples, 48_000);
@@ -342,6 +368,12 @@ mod tests {
             s.rms
         );
         assert_eq!(s.rms[2], 0.0);
+        // the surface stem has its own meter
+        assert_eq!(Meter::ALL.len(), 4);
+        assert_eq!(Meter::ALL[Meter::Surface as usize].label(), "Surface");
+        assert!((s.peak[3] - 0.5).abs() < 1e-3, "{:?}", s.peak);
+        assert!((s.rms[3] - 0.25).abs() < 0.02, "{:?}", s.rms);
+        assert_eq!(s.peak[2], 0.0);
         // the peak is "since the last read"
         assert_eq!(r.snapshot().peak[0], 0.0);
         // the ring kept the first SCOPE_CAPACITY samples and counted the rest as dropped
@@ -350,7 +382,12 @@ mod tests {
         assert_eq!(s.dropped, 48_000 - SCOPE_CAPACITY as u64);
         assert!((out[100] - sine[100]).abs() < 1e-7);
         // NaN from a broken upstream never reaches the GUI
-        w.write_audio([&[f32::NAN], &[1.0]], [&[0.0], &[0.0]], [&[0.0], &[0.0]]);
+        w.write_audio(
+            [&[f32::NAN], &[1.0]],
+            [&[0.0], &[0.0]],
+            [&[0.0], &[0.0]],
+            [&[0.0], &[0.0]],
+        );
         out.clear();
         r.drain_samples(&mut out);
         assert_eq!(out, [0.5]);

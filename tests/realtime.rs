@@ -113,7 +113,7 @@ fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
 
     let render = |mut writer: Option<&mut telemetry::TelemetryWriter>, phase: Option<&AtomicU32>| {
         let mut engine = Engine::new(settings, 48_000.0, BLOCK);
-        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; BLOCK]);
+        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; BLOCK]);
         let mut main = Vec::with_capacity(BLOCKS * BLOCK);
         for b in 0..BLOCKS {
             if let Some(phase) = phase {
@@ -121,15 +121,15 @@ fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
                 phase.store((b * 3 / BLOCKS) as u32 + 1, Ordering::Relaxed);
             }
             assert_no_alloc(|| {
-                let [a, b, c, d, e, f] = &mut bufs;
+                let [a, b, c, d, e, f, g, h] = &mut bufs;
                 engine.process(Outputs {
                     main: [&mut a[..], &mut b[..]],
                     grains: [&mut c[..], &mut d[..]],
                     cup: [&mut e[..], &mut f[..]],
-                    surface: None,
+                    surface: Some([&mut g[..], &mut h[..]]),
                 });
                 if let Some(w) = writer.as_deref_mut() {
-                    w.write_audio([&a[..], &b[..]], [&c[..], &d[..]], [&e[..], &f[..]]);
+                    w.write_audio([&a[..], &b[..]], [&c[..], &d[..]], [&e[..], &f[..]], [&g[..], &h[..]]);
                     w.write_engine(&engine);
                 }
             });

@@ -3,7 +3,7 @@
 //! collision flashes, from telemetry snapshots. Ballistics are in seconds, so they look the
 //! same at any frame rate.
 
-use crate::telemetry::{Meter, Snapshot, CELL_COUNT};
+use crate::telemetry::{Meter, Snapshot, CELL_COUNT, METERS};
 use granary_engine::generator::{CollisionKind, CELLS};
 
 /// Meter scale, dBFS.
@@ -95,15 +95,15 @@ impl GainReduction {
     }
 }
 
-/// Meters for the main output and both stems, and the limiter's gain reduction.
+/// Meters for the main output and every stem, and the limiter's gain reduction.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Meters {
-    pub state: [MeterState; 3],
+    pub state: [MeterState; METERS],
     pub gain_reduction: GainReduction,
 }
 
 /// Height of one meter row, points.
-const ROW_H: f32 = 20.0;
+const ROW_H: f32 = 18.0;
 
 impl Meters {
     pub fn update(&mut self, s: &Snapshot, dt: f32) {
@@ -118,7 +118,8 @@ impl Meters {
     pub const CAPTION: &'static str =
         "bar: RMS (300 ms), shade: peak, tick: peak hold; figures: peak / RMS, dBFS. Limiter: gain reduction on Main, dB";
 
-    /// The height `draw` takes at `width` points (four rows and the wrapped caption).
+    /// The height `draw` takes at `width` points (a row per meter, the limiter's row and the
+    /// wrapped caption).
     pub fn height(ui: &egui::Ui, width: f32) -> f32 {
         let caption = ui.painter().layout(
             Self::CAPTION.into(),
@@ -126,13 +127,14 @@ impl Meters {
             egui::Color32::WHITE,
             width,
         );
-        4.0 * ROW_H + 4.0 * ui.spacing().item_spacing.y + caption.size().y + 10.0
+        let rows = (METERS + 1) as f32;
+        rows * ROW_H + rows * ui.spacing().item_spacing.y + caption.size().y + 10.0
     }
 
-    /// Draws three horizontal meters, `width` points wide.
+    /// Draws a horizontal meter per `Meter` and the limiter's, `width` points wide.
     pub fn draw(&self, ui: &mut egui::Ui, width: f32) {
         use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Sense, Stroke};
-        let label_w = 52.0;
+        let label_w = 60.0;
         let value_w = 124.0;
         for m in Meter::ALL {
             let st = self.state[m as usize];
@@ -303,6 +305,28 @@ mod tests {
         assert!(m.peak_db < -40.0);
         m.update(f32::NAN, f32::INFINITY, 0.1);
         assert!(m.peak_db.is_finite() && m.rms_db == METER_FLOOR_DB);
+    }
+
+    #[test]
+    fn each_stem_moves_its_own_meter() {
+        for m in Meter::ALL {
+            let mut snap = Snapshot::default();
+            snap.peak[m as usize] = 0.5;
+            snap.rms[m as usize] = 0.25;
+            let mut meters = Meters::default();
+            meters.update(&snap, 1.0 / 60.0);
+            for (k, st) in meters.state.iter().enumerate() {
+                if k == m as usize {
+                    assert!(
+                        (st.peak_db + 6.02).abs() < 0.01 && (st.rms_db + 12.04).abs() < 0.01,
+                        "{m:?}"
+                    );
+                } else {
+                    assert_eq!(st.peak_db, METER_FLOOR_DB, "{m:?} moved meter {k}");
+                }
+            }
+        }
+        assert_eq!(Meter::ALL.map(|m| m.label()), ["Main", "Grains", "Cup", "Surface"]);
     }
 
     #[test]

@@ -138,7 +138,8 @@ pub struct GranaryEditor {
     /// Snapshots of the last `RATE_WINDOW_S`, for the collision rate: (time, snapshot).
     rate_history: std::collections::VecDeque<(f64, Snapshot)>,
     collisions_per_s: f32,
-    grain_grain_share: f32,
+    /// Smoothed shares of the collisions by kind: grain–grain, grain–cup, grain–surface.
+    kind_share: [f32; 3],
     last_time: Option<f64>,
     opened_at: Option<f64>,
     /// The fill a loaded preset starts its pour at, shown until the next pour starts (the
@@ -169,7 +170,7 @@ impl GranaryEditor {
             snapshot: Snapshot::default(),
             rate_history: Default::default(),
             collisions_per_s: 0.0,
-            grain_grain_share: 0.0,
+            kind_share: [0.0; 3],
             last_time: None,
             opened_at: None,
             loaded_fill: None,
@@ -267,17 +268,15 @@ impl GranaryEditor {
         if let Some((_, first)) = self.rate_history.front() {
             self.collisions_per_s = collisions_per_second(first, &snap);
         }
-        let gg: u64 = snap
-            .cell_delta
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| meters::cell_kind(*i) == granary_engine::generator::CollisionKind::GrainGrain)
-            .map(|(_, d)| d)
-            .sum();
-        let all: u64 = snap.cell_delta.iter().sum();
+        let mut by_kind = [0u64; 3];
+        for (i, &d) in snap.cell_delta.iter().enumerate() {
+            by_kind[kind_index(meters::cell_kind(i))] += d;
+        }
+        let all: u64 = by_kind.iter().sum();
         if all > 0 {
-            let share = gg as f32 / all as f32;
-            self.grain_grain_share += 0.1 * (share - self.grain_grain_share);
+            for (share, &n) in self.kind_share.iter_mut().zip(&by_kind) {
+                *share += 0.1 * (n as f32 / all as f32 - *share);
+            }
         }
         self.snapshot = snap;
         dt
@@ -429,12 +428,27 @@ impl GranaryEditor {
         }
     }
 
-    /// What the scene shows: the snapshot, with a loaded preset's fill until its pour starts.
+    /// What the scene shows: the snapshot, with a loaded preset's fill until its pour
+    /// starts, and where the parameters pour (into the cup or onto the surface), the pile
+    /// as the engine will build it from the fill until the engine has rendered that.
     fn scene_snapshot(&self, cup: &granary_engine::cups::Cup) -> Snapshot {
         let mut snap = self.snapshot;
+        let settings = self.params.settings();
+        let open = settings.pour_target == granary_engine::PourTarget::Surface;
         if let Some(fill) = self.loaded_fill {
             snap.fill = fill;
-            snap.pile_height_m = fill * cup.depth;
+        }
+        if self.loaded_fill.is_some() || snap.open != open {
+            snap.open = open;
+            (snap.pile_height_m, snap.pile_radius_m) = if open {
+                scene::heap_at(snap.fill, cup, repose_tan(&settings))
+            } else {
+                let pile = snap.fill * cup.depth;
+                (pile, cup.radius_at(pile))
+            };
+            if open {
+                snap.overflow = 0.0;
+            }
         }
         snap
     }
@@ -443,13 +457,10 @@ impl GranaryEditor {
     fn mix_readout(&self) -> String {
         let flow = 1e3 * self.snapshot.flow_kg_s;
         if self.collisions_per_s < 0.5 {
-            format!("grain–grain – · grain–cup – · flow {flow:.1} g/s")
+            format!("grain–grain – · grain–cup – · grain–surface – · flow {flow:.1} g/s")
         } else {
-            format!(
-                "grain–grain {:.0} % · grain–cup {:.0} % · flow {flow:.1} g/s",
-                100.0 * self.grain_grain_share,
-                100.0 * (1.0 - self.grain_grain_share),
-            )
+            let [gg, gc, gs] = self.kind_share.map(|x| 100.0 * x);
+            format!("grain–grain {gg:.0} % · grain–cup {gc:.0} % · grain–surface {gs:.0} % · flow {flow:.1} g/s")
         }
     }
 
@@ -466,6 +477,8 @@ impl GranaryEditor {
             cup,
             grain_colour: scene::grain_colour(self.params.grain_material.value().max(0) as usize),
             cup_material: settings.cup_material,
+            surface_material: settings.surface_material,
+            repose_tan: repose_tan(&settings),
             time_s: now - self.opened_at.unwrap_or(now),
         };
         scene::draw(ui, rect, &snap, &self.flashes, &info);
@@ -481,7 +494,7 @@ impl GranaryEditor {
         });
         ui.add(egui::Label::new(egui::RichText::new(self.mix_readout()).size(12.0)).wrap());
         let meters_h = meters::Meters::height(ui, w) + 6.0;
-        let analyser_h = (ui.available_height() - meters_h).max(80.0);
+        let analyser_h = (ui.available_height() - meters_h).max(64.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, analyser_h), egui::Sense::hover());
         let points = (rect.width() / 3.0).clamp(32.0, 400.0) as usize;
         let sample_rate = if self.snapshot.sample_rate > 0.0 {
@@ -493,6 +506,21 @@ impl GranaryEditor {
         analyser::draw(ui, rect, &levels);
         ui.add_space(6.0);
         self.meters.draw(ui, w);
+    }
+}
+
+/// Tangent of the grains' angle of repose (the slope of a heap on the surface).
+fn repose_tan(settings: &granary_engine::Settings) -> f32 {
+    settings.grain_material.data().repose_deg.to_radians().tan()
+}
+
+/// The mix readout's slot for a collision kind.
+fn kind_index(kind: granary_engine::generator::CollisionKind) -> usize {
+    use granary_engine::generator::CollisionKind;
+    match kind {
+        CollisionKind::GrainGrain => 0,
+        CollisionKind::GrainCup => 1,
+        CollisionKind::GrainSurface => 2,
     }
 }
 
@@ -783,17 +811,17 @@ mod tests {
     fn pump(
         engine: &mut granary_engine::Engine,
         writer: &mut crate::telemetry::TelemetryWriter,
-        bufs: &mut [Vec<f32>; 6],
+        bufs: &mut [Vec<f32>; 8],
     ) {
         for _ in 0..4 {
-            let [a, b, c, d, e, f] = bufs;
+            let [a, b, c, d, e, f, g, h] = bufs;
             engine.process(granary_engine::Outputs {
                 main: [a, b],
                 grains: [c, d],
                 cup: [e, f],
-                surface: None,
+                surface: Some([g, h]),
             });
-            writer.write_audio([a, b], [c, d], [e, f]);
+            writer.write_audio([a, b], [c, d], [e, f], [g, h]);
             writer.write_engine(engine);
         }
     }
@@ -804,7 +832,7 @@ mod tests {
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = egui::Context::default();
         for frame in 0..30 {
             pump(&mut engine, &mut writer, &mut bufs);
@@ -1017,17 +1045,17 @@ mod tests {
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         writer.set_sample_rate(48_000.0);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
         let mut run = |engine: &mut granary_engine::Engine, blocks: usize| {
             for _ in 0..blocks {
-                let [a, b, c, d, e, f] = &mut bufs;
+                let [a, b, c, d, e, f, g, h] = &mut bufs;
                 engine.process(granary_engine::Outputs {
                     main: [a, b],
                     grains: [c, d],
                     cup: [e, f],
-                    surface: None,
+                    surface: Some([g, h]),
                 });
-                writer.write_audio([a, b], [c, d], [e, f]);
+                writer.write_audio([a, b], [c, d], [e, f], [g, h]);
                 writer.write_engine(engine);
             }
         };
@@ -1145,7 +1173,7 @@ mod tests {
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = context();
         let mut out = None;
         for k in 0..40 {
@@ -1163,6 +1191,67 @@ mod tests {
         let all = texts(&out.unwrap());
         let shown = all.iter().find(|t| t.0.starts_with("GR ")).unwrap();
         assert_eq!(shown.0, format!("GR {gr:.1} dB"));
+    }
+
+    #[test]
+    fn the_live_view_shows_the_surface_its_stem_and_a_heap() {
+        use crate::telemetry::Meter;
+        let (mut editor, _, mut writer) = editor_with_host();
+        let ctx = context();
+        let size = egui::vec2(1060.0, 800.0);
+        let has = |out: &egui::FullOutput, needle: &str| texts(out).iter().any(|t| t.0.contains(needle));
+        // a meter row per stem, Surface among them; the cup stands on its named surface
+        let out = frame(&ctx, &mut editor, size, 0.0, vec![]);
+        // (the figures: "peak / RMS dB")
+        let rows = texts(&out)
+            .iter()
+            .filter(|t| t.0.ends_with(" dB") && t.0.split(" / ").count() == 2 && t.0.len() < 24)
+            .count();
+        assert_eq!(rows, Meter::ALL.len());
+        assert_eq!(rows, 4);
+        assert!(has(&out, "Surface"));
+        let settings = editor.params.settings();
+        assert!(has(&out, settings.surface_material.data().name));
+        let cup = granary_engine::cups::Cup::for_settings(&settings);
+        assert!(has(&out, &scene::cup_label(&cup, settings.cup_material)));
+        assert!(!has(&out, "Heap on"));
+        // a preset that pours onto the surface: no cup, a heap on concrete
+        let preset = granary_engine::preset::find("sand_onto_concrete").unwrap();
+        let gui = editor.gui.clone().unwrap();
+        editor.load(&gui.param_setter(), &preset);
+        let out = frame(&ctx, &mut editor, size, 0.1, vec![]);
+        assert!(has(&out, "Heap on concrete"), "{:?}", texts(&out));
+        assert!(has(&out, "Concrete"));
+        let cup = granary_engine::cups::Cup::for_settings(&editor.params.settings());
+        assert!(!has(
+            &out,
+            &scene::cup_label(&cup, editor.params.settings().cup_material)
+        ));
+        // poured onto soil (louder than its grains): the Surface meter and the mix show it
+        set(&editor, "surface_material", 6.0);
+        assert_eq!(
+            editor.params.settings().surface_material,
+            granary_engine::materials::SurfaceMaterial::Soil
+        );
+        writer.set_sample_rate(48_000.0);
+        let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
+        engine.note_on(1.0, 60);
+        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
+        for k in 0..40 {
+            pump(&mut engine, &mut writer, &mut bufs);
+            frame(&ctx, &mut editor, size, 0.2 + k as f64 / 60.0, vec![]);
+        }
+        let surface = editor.meters.state[Meter::Surface as usize];
+        assert!(surface.peak_db > meters::METER_FLOOR_DB + 20.0, "{surface:?}");
+        assert!(editor.snapshot.open && editor.snapshot.pile_height_m > 0.0);
+        assert!(editor.kind_share[2] > 0.0, "{:?}", editor.kind_share);
+        assert!(
+            editor.mix_readout().contains("grain–surface"),
+            "{}",
+            editor.mix_readout()
+        );
+        let out = frame(&ctx, &mut editor, size, 1.0, vec![]);
+        assert!(has(&out, "Heap on soil"), "{:?}", texts(&out));
     }
 
     #[test]

@@ -1,15 +1,19 @@
 //! The live scene: the spout and the falling stream, the cup in section with its current
-//! fill, and a flash at each generator cell when collisions happen there, coloured by kind
-//! (grain–grain or grain–cup). Everything comes from the telemetry snapshot and the
-//! parameters; nothing here touches the audio thread. The cup is the engine's `Cup` (the
-//! shape's finite-element asset at the `cup_size`): a bowl draws as a bowl.
+//! fill standing on the surface (a band in the surface material's colour, named), and a
+//! flash at each generator cell when collisions happen there, coloured by kind (grain–grain,
+//! grain–cup or grain–surface). A full cup's overflow runs over its rim onto the surface
+//! beside it. In a pour onto the surface there is no cup: the heap grows on the ground, a
+//! cone of the engine's height and base radius. Everything comes from the telemetry
+//! snapshot and the parameters; nothing here touches the audio thread. The cup is the
+//! engine's `Cup` (the shape's finite-element asset at the `cup_size`): a bowl draws as a
+//! bowl.
 
 use super::meters::{cell_kind, Flashes};
 use crate::telemetry::Snapshot;
 use egui::{pos2, vec2, Align2, Color32, FontId, Pos2, Rect, Stroke};
 use granary_engine::cups::Cup;
 use granary_engine::generator::{Cell, CollisionKind, CELLS};
-use granary_engine::materials::CupMaterial;
+use granary_engine::materials::{CupMaterial, SurfaceMaterial};
 
 pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
 pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
@@ -26,6 +30,11 @@ pub struct SceneInfo {
     pub grain_colour: Color32,
     /// The cup's material (its colour and its name in the label).
     pub cup_material: CupMaterial,
+    /// What the cup stands on, or the ground of a pour onto the surface (its colour and name).
+    pub surface_material: SurfaceMaterial,
+    /// Tangent of the grains' angle of repose (the heap's slope; the scene's width holds
+    /// the heap of a full cup).
+    pub repose_tan: f32,
     /// Seconds since the editor opened (animates the stream).
     pub time_s: f64,
 }
@@ -62,6 +71,152 @@ pub fn cup_colour(material: CupMaterial) -> Color32 {
     }
 }
 
+/// A display colour for each surface material.
+pub fn surface_colour(material: SurfaceMaterial) -> Color32 {
+    match material {
+        SurfaceMaterial::Steel => Color32::from_rgb(120, 128, 140),
+        SurfaceMaterial::Ceramic => Color32::from_rgb(200, 196, 188),
+        SurfaceMaterial::Granite => Color32::from_rgb(150, 126, 126),
+        SurfaceMaterial::Concrete => Color32::from_rgb(140, 140, 134),
+        SurfaceMaterial::Wood => Color32::from_rgb(150, 104, 62),
+        SurfaceMaterial::Plastic => Color32::from_rgb(225, 225, 215),
+        SurfaceMaterial::Soil => Color32::from_rgb(96, 70, 46),
+        SurfaceMaterial::Wax => Color32::from_rgb(236, 222, 170),
+    }
+}
+
+/// The label of a pour onto the surface: the ground and the heap's size (height x base
+/// diameter).
+pub fn heap_label(surface: SurfaceMaterial, height_m: f32, radius_m: f32) -> String {
+    format!(
+        "Heap on {} · {:.0} x {:.0} mm",
+        surface.data().name.to_lowercase(),
+        1e3 * height_m,
+        2e3 * radius_m
+    )
+}
+
+/// The heap on the ground holding `fill` cups of grains, as the engine builds it (`scene`):
+/// a cone at the angle of repose, V = pi r³ tan(theta) / 3. Returns (height, base radius), m.
+pub fn heap_at(fill: f32, cup: &Cup, repose_tan: f32) -> (f32, f32) {
+    let tan = repose_tan.max(0.05);
+    let volume = fill.clamp(0.0, 1.0) * granary_engine::scene::cup_volume(cup);
+    let radius = (3.0 * volume / (std::f32::consts::PI * tan)).cbrt();
+    (radius * tan, radius)
+}
+
+/// Spilled grains land on the surface this many widest inner radii from the cup's axis
+/// (where the engine's `Cell::Surface` flashes beside the cup).
+pub const SPILL_AT: f32 = 1.25;
+
+/// What the scene draws, in m: x across from the cup's axis, z up from the ground (the
+/// surface the cup stands on, level with its inner floor).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parts {
+    /// The cup's inner wall in section (`section`); none in a pour onto the surface.
+    pub cup: Option<Vec<[f32; 2]>>,
+    /// The pile in the cup (`pile_section`).
+    pub pile: Vec<[[f32; 2]; 4]>,
+    /// The heap on the ground: left foot, apex, right foot; none in a cup.
+    pub heap: Option<[[f32; 2]; 3]>,
+    /// Where the stream lands: the pile's top in the cup, the heap's apex (or the bare
+    /// ground) on the surface.
+    pub landing: [f32; 2],
+    /// A full cup's overflow: from each rim (left, right) down to the surface beside it.
+    pub spills: Option<[[[f32; 2]; 2]; 2]>,
+    /// Half the width the scene spans, m (the heap of a full cup fits: the scale stays as
+    /// it grows).
+    pub half_width: f32,
+}
+
+/// The scene's parts for `snap` (the pour state, `open` for a pour onto the surface) and
+/// `info`.
+pub fn parts(snap: &Snapshot, info: &SceneInfo) -> Parts {
+    let cup = &info.cup;
+    let stream_r = stream_radius(snap);
+    let cup_half = 0.5 * SCENE_WIDTH * cup.widest_radius();
+    if snap.open {
+        let (height, radius) = (snap.pile_height_m.max(0.0), snap.pile_radius_m.max(0.0));
+        let x = snap.aim.clamp(0.0, 1.0) * (0.9 * radius - stream_r).max(0.0);
+        let full = heap_at(1.0, cup, info.repose_tan).1;
+        Parts {
+            cup: None,
+            pile: Vec::new(),
+            heap: (radius > 0.0 && height > 0.0).then_some([[x - radius, 0.0], [x, height], [x + radius, 0.0]]),
+            landing: [x, height],
+            spills: None,
+            half_width: cup_half.max(1.15 * full),
+        }
+    } else {
+        let pile = snap.pile_height_m.clamp(0.0, cup.depth);
+        let x = snap.aim.clamp(0.0, 1.0) * (0.9 * cup.radius_at(pile) - stream_r).max(0.0);
+        let (rim, out) = (cup.rim_radius, SPILL_AT * cup.widest_radius());
+        Parts {
+            cup: Some(section(cup)),
+            pile: pile_section(cup, pile),
+            heap: None,
+            landing: [x, pile],
+            spills: (snap.overflow > 0.0).then_some([[[-rim, cup.depth], [-out, 0.0]], [[rim, cup.depth], [out, 0.0]]]),
+            half_width: cup_half,
+        }
+    }
+}
+
+/// The stream's radius, m; before the audio thread has published a geometry, the engine's
+/// smallest.
+fn stream_radius(snap: &Snapshot) -> f32 {
+    if snap.stream_radius_m > 0.0 {
+        snap.stream_radius_m
+    } else {
+        0.004
+    }
+}
+
+/// Where cell `cell`'s flash shows (two spots: x, z and radius, m), or `None` for a cell
+/// the scene has no place for (the cup's cells in a pour onto the surface).
+pub fn flash_spots(cell: Cell, parts: &Parts, cup: &Cup, stream_r: f32) -> Option<[(f32, f32, f32); 2]> {
+    let [x, pile] = parts.landing;
+    let stream_r = stream_r.max(0.003);
+    if parts.cup.is_none() {
+        // on the surface: the heap's slope and its foot (the bare ground before it grows)
+        let foot = parts.heap.map_or(x, |h| h[2][0]);
+        let r = (foot - x).max(1.5 * stream_r);
+        return match cell {
+            Cell::ImpactZone => Some([(x, pile, 1.5 * stream_r); 2]),
+            Cell::Stream => Some([(x, pile + 0.015, stream_r); 2]),
+            Cell::PileSurface => Some([
+                (x - 0.45 * r, 0.55 * pile, 0.2 * r),
+                (x + 0.45 * r, 0.55 * pile, 0.2 * r),
+            ]),
+            Cell::Settling => Some([(x - 0.7 * r, 0.3 * pile, 0.15 * r), (x + 0.7 * r, 0.3 * pile, 0.15 * r)]),
+            Cell::Surface => Some([(x - r, 0.0, 0.25 * r), (x + r, 0.0, 0.25 * r)]),
+            Cell::CupFloor | Cell::WallRing(_) => None,
+        };
+    }
+    Some(match cell {
+        Cell::ImpactZone => [(0.0, pile, stream_r * 1.5); 2],
+        Cell::CupFloor => [(0.0, 0.0, 2.0 * stream_r); 2],
+        Cell::WallRing(k) => {
+            let z = cup.ring_mid(k);
+            let (x, size) = (cup.radius_at(z), 0.5 * (cup.ring_edges[k + 1] - cup.ring_edges[k]));
+            [(-x, z, size), (x, z, size)]
+        }
+        Cell::PileSurface => {
+            let rp = cup.radius_at(pile);
+            [(-0.45 * rp, pile, 0.3 * rp), (0.45 * rp, pile, 0.3 * rp)]
+        }
+        Cell::Stream => [(0.0, pile + 0.015, stream_r); 2],
+        Cell::Settling => {
+            let rp = cup.radius_at(pile);
+            [(-0.7 * rp, pile, 0.18 * rp), (0.7 * rp, pile, 0.18 * rp)]
+        }
+        Cell::Surface => {
+            let x = SPILL_AT * cup.widest_radius();
+            [(-x, 0.0, 0.2 * x), (x, 0.0, 0.2 * x)]
+        }
+    })
+}
+
 /// The scene label: the cup's shape, material and inner size (rim diameter x depth).
 pub fn cup_label(cup: &Cup, material: CupMaterial) -> String {
     format!(
@@ -77,22 +232,31 @@ pub fn cup_label(cup: &Cup, material: CupMaterial) -> String {
 const TOP_BAND: f32 = 44.0;
 /// The band at the bottom (two label lines) when the labels do not wrap, points.
 pub const BOTTOM_BAND: f32 = 36.0;
+/// The ground's band under the floor (the surface, named), points.
+const GROUND_BAND: f32 = 18.0;
+/// The scene spans this many widest inner radii of the cup (the cup and the spills beside it).
+const SCENE_WIDTH: f32 = 3.4;
 
-/// Where the scene draws in `rect` above a label band `bottom_band` points high: the
-/// world-to-screen scale (points per m), and the screen position of the floor's centre.
-pub fn placement(rect: Rect, cup: &Cup, fall_height_m: f32, bottom_band: f32) -> (f32, Pos2) {
-    let (r, h) = (cup.widest_radius(), cup.depth);
+/// Where the scene draws in `rect` above a label band `bottom_band` points high, spanning
+/// `half_width_m` either side of the axis: the world-to-screen scale (points per m), and
+/// the screen position of the floor's centre (on the ground).
+pub fn placement(rect: Rect, cup: &Cup, fall_height_m: f32, half_width_m: f32, bottom_band: f32) -> (f32, Pos2) {
+    let h = cup.depth;
     let fall_drawn = fall_height_m.clamp(0.0, 1.2 * h);
-    let world_w = 3.4 * r;
-    let world_h = h + fall_drawn + 0.25 * h;
-    let inner = Rect::from_min_max(rect.min + vec2(12.0, TOP_BAND), rect.max - vec2(12.0, bottom_band));
+    let world_w = 2.0 * half_width_m;
+    let world_h = h + fall_drawn + 0.2 * h;
+    let inner = Rect::from_min_max(
+        rect.min + vec2(12.0, TOP_BAND),
+        rect.max - vec2(12.0, bottom_band + GROUND_BAND),
+    );
     let scale = (inner.width().max(1.0) / world_w).min(inner.height().max(1.0) / world_h);
-    (scale, pos2(inner.center().x, inner.bottom() - 0.05 * h * scale))
+    (scale, pos2(inner.center().x, inner.bottom()))
 }
 
 /// The cup's outline on screen (its bounding box) when the scene is drawn into `rect`.
 pub fn cup_screen_rect(rect: Rect, cup: &Cup, fall_height_m: f32) -> Rect {
-    let (scale, floor) = placement(rect, cup, fall_height_m, BOTTOM_BAND);
+    let half_width = 0.5 * SCENE_WIDTH * cup.widest_radius();
+    let (scale, floor) = placement(rect, cup, fall_height_m, half_width, BOTTOM_BAND);
     let mut out = Rect::NOTHING;
     for [x, z] in section(cup) {
         out.extend_with(pos2(floor.x + x * scale, floor.y - z * scale));
@@ -137,54 +301,84 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
     painter.rect_filled(rect, 4.0, visuals.extreme_bg_color);
 
     let cup = &info.cup;
-    // the widest inner radius sets the drawing's width, the inner depth its height
+    let parts = parts(snap, info);
+    // the cup's inner depth sets the drawing's height (a heap is lower than its cup)
     let h = cup.depth;
-    // before the audio thread has published a geometry: the engine's smallest stream
-    let stream_r = if snap.stream_radius_m > 0.0 {
-        snap.stream_radius_m
-    } else {
-        0.004
-    };
-    let pile = snap.pile_height_m.clamp(0.0, h);
+    let stream_r = stream_radius(snap);
+    let [landing_x, landing_z] = parts.landing;
     // The stream above the rim is drawn at most 1.2 cup heights long (a break marks a
     // longer fall); the cup and the fill are to scale.
     let fall_drawn = info.fall_height_m.clamp(0.0, 1.2 * h);
     // the labels, wrapped to the width, in a band below the drawing
     let font = FontId::proportional(12.0);
     let wrap = (rect.width() - 20.0).max(40.0);
-    let labels = [
-        cup_label(cup, info.cup_material),
-        format!(
-            "fill {:.0} % · fall {:.0} cm · impact {:.2} m/s",
-            100.0 * snap.fill,
-            100.0 * info.fall_height_m,
-            snap.impact_speed_m_s
-        ),
-    ]
-    .map(|t| painter.layout(t, font.clone(), text, wrap));
+    let first = match parts.heap {
+        None if snap.open => heap_label(info.surface_material, 0.0, 0.0),
+        None => cup_label(cup, info.cup_material),
+        Some([_, [_, height], [foot, _]]) => heap_label(info.surface_material, height, foot - landing_x),
+    };
+    let mut second = format!(
+        "fill {:.0} % · fall {:.0} cm · impact {:.2} m/s",
+        100.0 * snap.fill,
+        100.0 * info.fall_height_m,
+        snap.impact_speed_m_s
+    );
+    if snap.overflow > 0.0 {
+        second += &format!(" · overflow {} grains/s", super::format_rate(snap.overflow));
+    }
+    let labels = [first, second].map(|t| painter.layout(t, font.clone(), text, wrap));
     let band = labels.iter().map(|g| g.size().y).sum::<f32>() + 8.0;
-    let (scale, floor) = placement(rect, cup, info.fall_height_m, band);
+    let (scale, floor) = placement(rect, cup, info.fall_height_m, parts.half_width, band);
     let (cx, floor_y) = (floor.x, floor.y);
     let to_screen = |x: f32, z: f32| pos2(cx + x * scale, floor_y - z * scale);
 
-    // the fill (pile) and the cup in section
-    let wall = Stroke::new(4.0, cup_colour(info.cup_material));
-    for quad in pile_section(cup, pile) {
+    // the surface: a band under the floor across the scene, named at its right end
+    let ground = surface_colour(info.surface_material);
+    let ground_rect = Rect::from_min_max(
+        pos2(rect.left() + 6.0, floor_y + 2.0),
+        pos2(rect.right() - 6.0, floor_y + GROUND_BAND - 2.0),
+    );
+    painter.rect_filled(ground_rect, 2.0, ground);
+    let [r, g, b, _] = ground.to_array();
+    let on_ground = if 0.299 * r as f32 + 0.587 * g as f32 + 0.114 * b as f32 > 140.0 {
+        Color32::from_gray(20)
+    } else {
+        Color32::from_gray(240)
+    };
+    painter.text(
+        ground_rect.right_center() - vec2(6.0, 0.0),
+        Align2::RIGHT_CENTER,
+        info.surface_material.data().name,
+        FontId::proportional(11.0),
+        on_ground,
+    );
+
+    // the fill (pile) and the cup in section, or the heap on the ground
+    let grains = info.grain_colour.gamma_multiply(0.75);
+    for quad in &parts.pile {
         painter.add(egui::Shape::convex_polygon(
             quad.iter().map(|&[x, z]| to_screen(x, z)).collect(),
-            info.grain_colour.gamma_multiply(0.75),
+            grains,
             Stroke::NONE,
         ));
     }
-    painter.add(egui::Shape::line(
-        section(cup).iter().map(|&[x, z]| to_screen(x, z)).collect(),
-        wall,
-    ));
+    if let Some(heap) = parts.heap {
+        painter.add(egui::Shape::convex_polygon(
+            heap.iter().map(|&[x, z]| to_screen(x, z)).collect(),
+            grains,
+            Stroke::new(1.0, info.grain_colour),
+        ));
+    }
+    if let Some(section) = &parts.cup {
+        painter.add(egui::Shape::line(
+            section.iter().map(|&[x, z]| to_screen(x, z)).collect(),
+            Stroke::new(4.0, cup_colour(info.cup_material)),
+        ));
+    }
 
     // the spout and the stream, over where it lands (`aim`: the engine's `generator::Heap`)
     let top = h + fall_drawn;
-    let landing = snap.aim.clamp(0.0, 1.0) * (0.9 * cup.radius_at(pile) - stream_r).max(0.0);
-    let spout = to_screen(landing, top);
+    let spout = to_screen(landing_x, top);
     painter.rect_filled(
         Rect::from_center_size(spout - vec2(0.0, 6.0), vec2(34.0, 12.0)),
         2.0,
@@ -196,14 +390,14 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         painter.rect_filled(
             Rect::from_min_max(
                 pos2(spout.x - 0.5 * width, spout.y),
-                pos2(spout.x + 0.5 * width, to_screen(landing, pile).y),
+                pos2(spout.x + 0.5 * width, to_screen(landing_x, landing_z).y),
             ),
             0.0,
             info.grain_colour.gamma_multiply(0.35),
         );
         // falling grains, animated (speed ~ the impact speed, for the eye only)
         let n = (8.0 + 4.0 * flow_g_s.sqrt()).min(60.0) as usize;
-        let length = (top - pile).max(1e-3);
+        let length = (top - landing_z).max(1e-3);
         let speed = (snap.impact_speed_m_s.max(0.5) * 0.5) as f64;
         for i in 0..n {
             let phase = ((i as f64 * 0.618_034 + info.time_s * speed / length as f64) % 1.0) as f32;
@@ -223,40 +417,42 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         }
     }
 
+    // a full cup's overflow: grains over each rim, falling beside the cup onto the surface
+    if let Some(spills) = parts.spills {
+        let n = (4.0 + snap.overflow.max(0.0).sqrt() * 0.2).min(16.0) as usize;
+        for [[x0, z0], [x1, z1]] in spills {
+            for i in 0..n {
+                let t = ((i as f64 / n as f64 + info.time_s * 0.8) % 1.0) as f32;
+                // out over the rim, then down: x eases out, z falls as t²
+                let x = x0 + (x1 - x0) * (1.0 - (1.0 - t) * (1.0 - t));
+                let z = z0 + (z1 - z0) * t * t;
+                painter.circle_filled(to_screen(x, z), 1.8, info.grain_colour);
+            }
+            // what has landed: a little spill on the surface
+            let w = 0.18 * x1.abs();
+            painter.add(egui::Shape::convex_polygon(
+                vec![to_screen(x1 - w, 0.0), to_screen(x1 + w, 0.0), to_screen(x1, 0.3 * w)],
+                grains,
+                Stroke::NONE,
+            ));
+        }
+    }
+
     // collision flashes per cell, coloured by kind
     for (i, &level) in flashes.level.iter().enumerate() {
         if level <= 0.01 {
             continue;
         }
+        let Some(spots) = flash_spots(CELLS[i], &parts, cup, stream_r) else {
+            continue;
+        };
         let colour = match cell_kind(i) {
             CollisionKind::GrainGrain => GRAIN_GRAIN,
             CollisionKind::GrainCup => GRAIN_CUP,
             CollisionKind::GrainSurface => GRAIN_SURFACE,
         }
         .gamma_multiply(level);
-        let spots: &[(f32, f32, f32)] = &match CELLS[i] {
-            Cell::ImpactZone => [(0.0, pile, stream_r.max(0.003) * 1.5); 2],
-            Cell::CupFloor => [(0.0, 0.0, 2.0 * stream_r.max(0.003)); 2],
-            Cell::WallRing(k) => {
-                let z = cup.ring_mid(k);
-                let (x, size) = (cup.radius_at(z), 0.5 * (cup.ring_edges[k + 1] - cup.ring_edges[k]));
-                [(-x, z, size), (x, z, size)]
-            }
-            Cell::PileSurface => {
-                let rp = cup.radius_at(pile);
-                [(-0.45 * rp, pile, 0.3 * rp), (0.45 * rp, pile, 0.3 * rp)]
-            }
-            Cell::Stream => [(0.0, pile + 0.015, stream_r.max(0.003)); 2],
-            Cell::Settling => {
-                let rp = cup.radius_at(pile);
-                [(-0.7 * rp, pile, 0.18 * rp), (0.7 * rp, pile, 0.18 * rp)]
-            }
-            Cell::Surface => {
-                let x = 1.25 * cup.widest_radius();
-                [(-x, 0.0, 0.2 * x), (x, 0.0, 0.2 * x)]
-            }
-        };
-        for &(x, z, radius) in spots {
+        for (x, z, radius) in spots {
             let c = to_screen(x, z);
             let px = (radius * scale).max(4.0) * (0.7 + 0.5 * level);
             painter.circle_filled(c, px, colour.gamma_multiply(0.45));
@@ -402,6 +598,101 @@ mod tests {
                     "{} at {fill}: {volume} vs {want}",
                     shape.id()
                 );
+            }
+        }
+    }
+
+    /// The scene as the editor describes `preset` (its settings).
+    fn info_of(preset: &str) -> SceneInfo {
+        let settings = granary_engine::preset::find(preset).unwrap().values.to_settings();
+        SceneInfo {
+            fall_height_m: settings.fall_height_m,
+            cup: Cup::for_settings(&settings),
+            grain_colour: Color32::WHITE,
+            cup_material: settings.cup_material,
+            surface_material: settings.surface_material,
+            repose_tan: settings.grain_material.data().repose_deg.to_radians().tan(),
+            time_s: 0.0,
+        }
+    }
+
+    /// `preset` poured for `seconds` (auto fill on), as the telemetry publishes it.
+    fn poured(preset: &str, seconds: f32) -> Snapshot {
+        let settings = granary_engine::preset::find(preset).unwrap().values.to_settings();
+        let mut engine = granary_engine::Engine::new(settings, 48_000.0, 512);
+        let (mut writer, mut reader) = crate::telemetry::channel();
+        writer.set_sample_rate(48_000.0);
+        engine.note_on(1.0, 60);
+        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
+        for _ in 0..(seconds * 48_000.0 / 512.0) as usize {
+            let [a, b, c, d, e, f, g, h] = &mut bufs;
+            engine.process(granary_engine::Outputs {
+                main: [a, b],
+                grains: [c, d],
+                cup: [e, f],
+                surface: Some([g, h]),
+            });
+            writer.write_audio([a, b], [c, d], [e, f], [g, h]);
+            writer.write_engine(&engine);
+        }
+        reader.snapshot()
+    }
+
+    #[test]
+    fn a_pour_onto_the_surface_draws_the_heap_the_engine_builds_and_no_cup() {
+        let info = info_of("sand_onto_concrete");
+        let snap = poured("sand_onto_concrete", 3.0);
+        assert!(snap.open && snap.fill > 0.0, "{snap:?}");
+        // the editor's heap for a fill is the engine's
+        let (height, radius) = heap_at(snap.fill, &info.cup, info.repose_tan);
+        assert!((height / snap.pile_height_m - 1.0).abs() < 1e-3, "{height} vs {snap:?}");
+        assert!((radius / snap.pile_radius_m - 1.0).abs() < 1e-3, "{radius} vs {snap:?}");
+        let p = parts(&snap, &info);
+        assert!(p.cup.is_none() && p.pile.is_empty() && p.spills.is_none());
+        let [[left, z0], [x, top], [right, z1]] = p.heap.expect("the heap is drawn");
+        assert_eq!((z0, z1), (0.0, 0.0));
+        assert_eq!(top, snap.pile_height_m);
+        assert!((right - x - snap.pile_radius_m).abs() < 1e-6 && (x - left - snap.pile_radius_m).abs() < 1e-6);
+        // the stream lands on its top; the scene holds the heap of a full cup
+        assert_eq!(p.landing, [x, top]);
+        assert!(p.half_width >= 1.1 * heap_at(1.0, &info.cup, info.repose_tan).1);
+        // grain–surface flashes sit at the heap's foot, and the cup's cells have no place
+        let spots = flash_spots(Cell::Surface, &p, &info.cup, snap.stream_radius_m).unwrap();
+        for ((sx, sz, _), foot) in spots.iter().zip([left, right]) {
+            assert!((sx - foot).abs() < 1e-6 && *sz == 0.0, "{spots:?}");
+        }
+        assert!(flash_spots(Cell::CupFloor, &p, &info.cup, snap.stream_radius_m).is_none());
+        assert!(flash_spots(Cell::WallRing(0), &p, &info.cup, snap.stream_radius_m).is_none());
+        let label = heap_label(info.surface_material, top, right - x);
+        assert!(label.starts_with("Heap on concrete"), "{label}");
+        // the same pour into the cup: the cup, its pile, no heap
+        let cup_snap = Snapshot { open: false, ..snap };
+        let p = parts(&cup_snap, &info);
+        assert!(p.cup.is_some() && p.heap.is_none());
+    }
+
+    #[test]
+    fn a_full_cup_spills_onto_the_surface_beside_it() {
+        let info = info_of("sugar_overflowing_a_mug");
+        let cup = &info.cup;
+        let before = parts(&Snapshot::default(), &info);
+        assert!(before.spills.is_none());
+        let snap = poured("sugar_overflowing_a_mug", 3.0);
+        assert!(!snap.open && snap.fill > 0.99 && snap.overflow > 0.0, "{snap:?}");
+        let p = parts(&snap, &info);
+        assert!(p.cup.is_some() && p.heap.is_none());
+        let spills = p.spills.expect("the overflow is drawn");
+        let out = SPILL_AT * cup.widest_radius();
+        assert_eq!(spills[0], [[-cup.rim_radius, cup.depth], [-out, 0.0]]);
+        assert_eq!(spills[1], [[cup.rim_radius, cup.depth], [out, 0.0]]);
+        // where they land, the grain–surface flashes; the scene is wide enough for them
+        let spots = flash_spots(Cell::Surface, &p, cup, snap.stream_radius_m).unwrap();
+        assert_eq!([spots[0].0, spots[1].0], [-out, out]);
+        assert!(p.half_width > out + spots[1].2);
+        // every surface its own colour
+        for (i, a) in SurfaceMaterial::ALL.iter().enumerate() {
+            for b in &SurfaceMaterial::ALL[i + 1..] {
+                assert_ne!(surface_colour(*a), surface_colour(*b));
             }
         }
     }
