@@ -1,6 +1,6 @@
 //! The VST3 bus layouts a host may ask for, through the plugin's real VST3 COM interface
 //! (`GetPluginFactory` → `IComponent` → `IAudioProcessor::setBusArrangements`), as a host does
-//! before activating. Granary has two layouts: stereo Main + Grains + Cup, and stereo Main
+//! before activating. Granary has two layouts: stereo Main + Grains + Cup + Surface, and stereo Main
 //! alone. Any other request, such as a mono bus in either place, must be refused. And the
 //! values of the hidden MIDI CC parameters a host reads when a project loads (and sends on the
 //! first process call): a controller at rest.
