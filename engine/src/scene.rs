@@ -268,12 +268,8 @@ impl PourScene {
         // the pile: a layer in the cup (its height the fill level times the depth), or a
         // heap on the ground holding as many grains as the cup would at that level: a cone
         // at the angle of repose, V = pi r³ tan(theta) / 3
-        // (only a heap needs the cup's volume)
-        let cup_volume = if input.open { cup.volume_below(cup.depth) } else { 0.0 };
-        let repose_tan = input.repose_tan.max(0.05);
-        let heap_radius = |fill: f32| (3.0 * fill * cup_volume / (std::f32::consts::PI * repose_tan)).cbrt();
         let pile_h = if input.open {
-            heap_radius(self.fill) * repose_tan
+            heap(self.fill, cup, input.repose_tan).0
         } else {
             self.fill * cup.depth
         };
@@ -305,7 +301,7 @@ impl PourScene {
             let volume = arrived_kg_s * self.window_s / bulk;
             if input.open {
                 // the heap's volume, counted in cups
-                self.fill = (self.fill + volume / cup_volume.max(1e-9)).min(1.0);
+                self.fill = (self.fill + volume / cup.volume_below(cup.depth).max(1e-9)).min(1.0);
             } else {
                 // the arriving bulk volume spread over the cross-section at the pile's top
                 let rise = volume / cup.cross_section(pile_h);
@@ -323,7 +319,7 @@ impl PourScene {
             impact_speed: (2.0 * GRAVITY * h).sqrt(),
             pile_height_m: pile_h,
             pile_radius_m: if input.open {
-                heap_radius(self.fill)
+                heap(self.fill, cup, input.repose_tan).1
             } else {
                 cup.radius_at(pile_h)
             },
@@ -335,4 +331,14 @@ impl PourScene {
             overflow,
         }
     }
+}
+
+/// The heap on the ground that holds `fill` cups of grains (a pour onto the surface): a cone
+/// at the angle of repose (tangent `repose_tan`), V = pi r³ tan(theta) / 3. Returns its height
+/// and base radius, m.
+pub fn heap(fill: f32, cup: &Cup, repose_tan: f32) -> (f32, f32) {
+    let tan = repose_tan.max(0.05);
+    let volume = fill.clamp(0.0, 1.0) * cup.volume_below(cup.depth);
+    let radius = (3.0 * volume / (std::f32::consts::PI * tan)).cbrt();
+    (radius * tan, radius)
 }

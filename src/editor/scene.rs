@@ -96,13 +96,10 @@ pub fn heap_label(surface: SurfaceMaterial, height_m: f32, radius_m: f32) -> Str
     )
 }
 
-/// The heap on the ground holding `fill` cups of grains, as the engine builds it (`scene`):
-/// a cone at the angle of repose, V = pi r³ tan(theta) / 3. Returns (height, base radius), m.
+/// The heap on the ground holding `fill` cups of grains, as the engine builds it
+/// (`granary_engine::scene::heap`). Returns (height, base radius), m.
 pub fn heap_at(fill: f32, cup: &Cup, repose_tan: f32) -> (f32, f32) {
-    let tan = repose_tan.max(0.05);
-    let volume = fill.clamp(0.0, 1.0) * granary_engine::scene::cup_volume(cup);
-    let radius = (3.0 * volume / (std::f32::consts::PI * tan)).cbrt();
-    (radius * tan, radius)
+    granary_engine::scene::heap(fill, cup, repose_tan)
 }
 
 /// Spilled grains land on the surface this many widest inner radii from the cup's axis
