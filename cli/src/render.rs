@@ -411,7 +411,7 @@ mod tests {
                     room: if i == 1 { 100_000 } else { usize::MAX },
                 })
                 .collect();
-            assert_eq!(entries(dir.path()), 3, "three temporaries while writing");
+            assert_eq!(entries(dir.path()), 4, "four temporaries while writing");
             stream(
                 &mut j.renderer(),
                 sinks,
@@ -437,10 +437,10 @@ mod tests {
         );
         assert_eq!(Failure::Interrupted(15).exit_code(), 143);
         assert_eq!(entries(dir.path()), 0);
-        // and without one, all three files
+        // and without one, all four files
         let r = j.run(&Interrupt::never(), &ProgressBar::hidden()).unwrap();
-        assert_eq!(r.written.len(), 3);
-        assert_eq!(entries(dir.path()), 3);
+        assert_eq!(r.written.len(), 4);
+        assert_eq!(entries(dir.path()), 4);
         assert!(r.levels.integrated_lufs.is_finite() && r.stats.collisions > 0);
     }
 
