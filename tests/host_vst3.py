@@ -44,7 +44,8 @@ _ALL_DEFAULTS = {}
 # Granary's parameter ids (engine/src/params.rs), in its order
 PARAM_IDS = ["grain_material", "grain_size", "density", "cup_material", "cup_size", "fill", "auto_fill",
              "pour_rate", "fall_height", "listener_angle", "listener_distance", "stereo_width", "grains_level",
-             "cup_level", "output_gain", "trigger_mode", "seed", "cup_shape", "flow_variation", "aim"]
+             "cup_level", "output_gain", "trigger_mode", "seed", "cup_shape", "flow_variation", "aim",
+             "pour_target", "surface_material", "surface_level"]
 
 
 def plugin():
@@ -186,7 +187,7 @@ def compare(bounce_out, ref, what):
 def test_every_factory_preset_bounces_as_granary_render():
     p = plugin()
     stems = sorted(f[: -len(".json")] for f in os.listdir(PRESETS) if f.endswith(".json"))
-    assert len(stems) == 12, stems
+    assert len(stems) == 17, stems
     for stem in stems:
         with open(os.path.join(PRESETS, stem + ".json")) as f:
             values = json.load(f)["params"]

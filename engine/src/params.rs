@@ -458,7 +458,7 @@ pub const SPECS: [Spec; 23] = [
     Spec {
         param: Param::SurfaceMaterial,
         id: "surface_material",
-        name: "Surface",
+        name: "Surface material",
         unit: "",
         kind: Kind::Enum {
             ids: &SURFACE_IDS,
