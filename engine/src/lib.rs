@@ -410,8 +410,9 @@ impl Engine {
         self.update_cup();
         self.radiation.clear();
         self.ground = [0.0; WINDOW];
+        // the surface's filter is built while the engine idles (a little every window) and
+        // finished at the latest when a pour starts (`restart`): a new engine is quick to make
         self.radiation.set(self.radiation_key());
-        self.radiation.complete();
         self.flow_changed();
     }
 
