@@ -146,16 +146,6 @@ impl Radiation {
         self.delay
     }
 
-    /// The key of the filter that plays.
-    pub fn active(&self) -> Option<RadiationKey> {
-        self.active
-    }
-
-    /// Whether a filter is being built.
-    pub fn building(&self) -> bool {
-        self.pending.is_some()
-    }
-
     /// Asks for the filter of `key`: nothing if it plays or is being built, else its build
     /// starts (`advance`, `complete`).
     pub fn set(&mut self, key: RadiationKey) {

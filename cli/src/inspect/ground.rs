@@ -4,7 +4,7 @@
 //! computed beside the published one.
 
 use super::contact::ContactError;
-use super::table::TABLE_3_PUBLISHED;
+use granary_engine::ground::TABLE_3_PUBLISHED;
 use granary_engine::ground::{self, BallDrop, BallDropSound, HalfSpace};
 use granary_engine::materials::{GrainMaterial, SurfaceMaterial};
 use granary_engine::params::show_number;

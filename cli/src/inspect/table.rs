@@ -141,19 +141,3 @@ pub fn ground_ball_drop() -> ContactSetup {
 
 /// Seed 002 Table 1's published contact time, s.
 pub const GROUND_BALL_DROP_TC_S: f64 = 1.633e-4;
-
-/// Seed 002 Table 3 as published: the ground's sound over the ball's, dB ("relative
-/// intensity"), for the Table 1 drop (t_c = 1.63e-4 s, the ground's Poisson ratio 0.25);
-/// the ball's material by row and the ground's by column, both in Table 2's order (steel,
-/// ceramic, granite, concrete, wood, plastic, soil, wax: `SurfaceMaterial::ALL`).
-#[rustfmt::skip]
-pub const TABLE_3_PUBLISHED: [[f64; 8]; 8] = [
-    [-30.25, -21.30, -18.94, -11.83, -6.12, 4.15, 19.06, 19.58],
-    [-39.63, -30.69, -28.33, -21.22, -15.51, -5.23, 9.68, 10.19],
-    [-39.73, -30.78, -28.43, -21.32, -15.60, -5.33, 9.58, 10.10],
-    [-41.21, -32.27, -29.91, -22.80, -17.09, -6.81, 8.09, 8.61],
-    [-50.76, -41.81, -39.46, -32.34, -26.63, -16.36, -1.45, -0.93],
-    [-47.67, -38.73, -36.37, -29.26, -23.55, -13.27, 1.64, 2.15],
-    [-45.65, -36.71, -34.35, -27.24, -21.53, -11.25, 3.65, 4.17],
-    [-50.35, -41.41, -39.05, -31.94, -26.22, -15.95, -1.04, -0.53],
-];
