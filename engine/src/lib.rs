@@ -33,6 +33,7 @@ pub mod cups;
 pub mod diffuse;
 pub mod events;
 pub mod fastmath;
+pub mod friction;
 pub mod ftz;
 pub mod generator;
 pub mod ground;

@@ -360,3 +360,254 @@ impl SurfaceMaterial {
         }
     }
 }
+
+/// Speed at which the friction tables' patch sizes and plate frequencies are stated
+/// (`FrictionSurfaceData::patch_side_m`, `plate_hz`), m/s: a spoon stirring, a grain sliding
+/// down a tilted bowl.
+pub const FRICTION_REFERENCE_SPEED: f32 = 0.1;
+
+/// Loss factor of a contact patch ringing as a plate (seed 003 eq. 17's attenuation R, as
+/// a decay rate `eta omega / 2`). A fit, not a material constant: a patch is held by a few
+/// asperities, not clamped, and loses its energy into the body around it within a few
+/// cycles (Q = 10). The materials' own loss factors (1e-4..3e-2, `CupMaterial::data`) are
+/// small beside it and are not added.
+pub const PATCH_LOSS_FACTOR: f32 = 0.1;
+
+/// Share of the friction work done between two junctions that the junction's patch
+/// receives as vibration (the rest heats the contact). A fit: sugar under a teaspoon on a
+/// ceramic mug, 0.1 m/s and 1 N, at about 50 dB SPL at 1 m (`friction` tests print it).
+pub const FRICTION_VIBRATION_SHARE: f32 = 2.0e-3;
+
+/// Natural frequency of the stick-slip oscillator (Phya §6.2.4: the sliding body on the
+/// lateral spring of its contact), Hz. A fit: real tangential contact stiffnesses put it in
+/// the kHz, where it would merge with the patches' ringing; at 50 Hz the stick-slip is
+/// heard as the creak and chatter of a slow slide.
+pub const STICK_SLIP_HZ: f32 = 50.0;
+
+/// Sliding friction of one surface (seed 003 §4.1, §4.3; Phya §6.2.4): its friction
+/// coefficients against itself and its contact patches (micro-rectangles).
+///
+/// Sources of the coefficients, abbreviated in `friction_surface`:
+/// - `CRC`: CRC Handbook of Chemistry and Physics, "Coefficient of friction" (dry, clean,
+///   self-mated): glass 0.9–1.0 / 0.4, mild steel 0.74 / 0.57, aluminium 1.05–1.35 / 1.4
+///   (static below dynamic: no stick-slip), wood 0.25–0.5 / 0.2, hard plastics 0.5 / 0.4.
+/// - `BY`: Byerlee, *Friction of rocks*, Pure Appl. Geophys. 116 (1978) 615–626: rock on
+///   rock 0.6–0.85 (granite, concrete, gravel, quartz).
+/// - `AG` (as the grain table): DEM calibrations of sugar, salt, rice, lentils and coffee,
+///   sliding friction 0.3–0.6, static some 0.1 above dynamic.
+/// - `FIT`: the patch sizes, spreads and plate frequencies (see the fields).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrictionSurfaceData {
+    /// Static friction coefficient mu_s, against the same material.
+    pub mu_static: f32,
+    /// Dynamic (sliding) friction coefficient mu_d, against the same material.
+    pub mu_dynamic: f32,
+    /// Side `a` (along the slide) of a contact patch at `FRICTION_REFERENCE_SPEED`, m. A
+    /// fit: a quarter of a grain's diameter (a patch cannot be larger than the grain; seed
+    /// 003 takes the thread diameter for cloth), 1 mm on a cup or a surface.
+    pub patch_side_m: f32,
+    /// Side `b` (across the slide) over side `a`. A fit: 0.8, junctions drawn out along
+    /// the slide; it also keeps the (1,3) and (3,1) modes apart.
+    pub aspect: f32,
+    /// Spread of the sides: the normal distribution's standard deviation over its mean
+    /// (seed 003 §4.1: the roughness is the sides' dispersion). A fit: 0.2 for smooth
+    /// surfaces (glass, metal, glaze, plastic), 0.35 for rough ones.
+    pub spread: f32,
+    /// Fundamental (1,1) of a mean patch at `FRICTION_REFERENCE_SPEED` (seed 003 eq. 18),
+    /// Hz; the patch's thickness is derived from it (`PatchSurface::from_surface`). A fit by
+    /// ear to the brightness order of scrapes (glass, metal, stone, crystals brightest;
+    /// crops, plastic and wood duller; soil and wax dullest), not a measurement.
+    pub plate_hz: f32,
+    /// Mean distance slid between two junctions (asperity spacing), m: seed 003 §3.1, the
+    /// local slips per unit time are proportional to the sliding speed. A fit: the patch
+    /// side at the reference speed.
+    pub asperity_spacing_m: f32,
+    pub source: &'static str,
+}
+
+/// A material that slides: a grain, a cup or a surface (`granary inspect friction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FrictionMaterial {
+    Grain(GrainMaterial),
+    Cup(CupMaterial),
+    Surface(SurfaceMaterial),
+}
+
+impl FrictionMaterial {
+    /// A grain material's id first, then a cup's, then a surface's (cup and surface ids
+    /// overlap: "steel" is the cup; `surface:steel` names the surface).
+    pub fn from_id(id: &str) -> Option<Self> {
+        if let Some(s) = id.strip_prefix("surface:") {
+            return SurfaceMaterial::from_id(s).map(Self::Surface);
+        }
+        if let Some(s) = id.strip_prefix("cup:") {
+            return CupMaterial::from_id(s).map(Self::Cup);
+        }
+        GrainMaterial::from_id(id)
+            .map(Self::Grain)
+            .or_else(|| CupMaterial::from_id(id).map(Self::Cup))
+            .or_else(|| SurfaceMaterial::from_id(id).map(Self::Surface))
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Grain(m) => m.data().name,
+            Self::Cup(m) => m.data().name,
+            Self::Surface(m) => m.data().name,
+        }
+    }
+
+    pub fn elastic(self) -> Elastic {
+        match self {
+            Self::Grain(m) => m.data().elastic,
+            Self::Cup(m) => m.data().elastic,
+            Self::Surface(m) => m.data().elastic,
+        }
+    }
+
+    /// The friction row of the material (`FrictionSurfaceData`).
+    pub fn friction_surface(self) -> FrictionSurfaceData {
+        // (mu_s, mu_d, rough, plate_hz, source)
+        let (mu_static, mu_dynamic, rough, plate_hz, source) = match self {
+            Self::Grain(g) => match g {
+                GrainMaterial::Sugar => (0.55, 0.45, true, 1500.0, "AG"),
+                GrainMaterial::Salt => (0.55, 0.45, true, 1500.0, "AG"),
+                GrainMaterial::FineSand => (0.65, 0.55, true, 1500.0, "BY (quartz)"),
+                GrainMaterial::Rice => (0.45, 0.35, true, 1000.0, "AG"),
+                GrainMaterial::Lentils => (0.40, 0.32, true, 1000.0, "AG"),
+                GrainMaterial::CoffeeBeans => (0.45, 0.35, true, 1000.0, "AG"),
+                GrainMaterial::GlassBeads05 | GrainMaterial::GlassBeads1 | GrainMaterial::GlassBeads2 => {
+                    (0.9, 0.4, false, 2000.0, "CRC (glass)")
+                }
+                GrainMaterial::SteelShot1 => (0.74, 0.57, false, 2000.0, "CRC (mild steel)"),
+                GrainMaterial::PlasticDiscs4 => (0.5, 0.4, false, 800.0, "CRC (hard plastics)"),
+                GrainMaterial::Gravel => (0.7, 0.6, true, 1500.0, "BY"),
+            },
+            Self::Cup(c) => match c {
+                CupMaterial::Ceramic => (0.7, 0.5, false, 1500.0, "BY (glazed ceramic as stone)"),
+                CupMaterial::Porcelain => (0.7, 0.5, false, 1500.0, "BY (glazed ceramic as stone)"),
+                CupMaterial::Glass => (0.9, 0.4, false, 2000.0, "CRC"),
+                CupMaterial::Steel => (0.74, 0.57, false, 2000.0, "CRC"),
+                CupMaterial::Aluminium => (1.05, 1.4, false, 2000.0, "CRC"),
+                CupMaterial::Plastic => (0.5, 0.4, false, 800.0, "CRC"),
+                CupMaterial::Wood => (0.4, 0.2, true, 800.0, "CRC"),
+            },
+            Self::Surface(s) => match s {
+                SurfaceMaterial::Steel => (0.74, 0.57, false, 2000.0, "CRC"),
+                SurfaceMaterial::Ceramic => (0.7, 0.5, false, 1500.0, "BY (glazed ceramic as stone)"),
+                SurfaceMaterial::Granite => (0.7, 0.6, true, 1500.0, "BY"),
+                SurfaceMaterial::Concrete => (0.7, 0.6, true, 1200.0, "BY"),
+                SurfaceMaterial::Wood => (0.4, 0.2, true, 800.0, "CRC"),
+                SurfaceMaterial::Plastic => (0.5, 0.4, false, 800.0, "CRC"),
+                SurfaceMaterial::Soil => (0.6, 0.5, true, 400.0, "BY (granular soil)"),
+                SurfaceMaterial::Wax => (0.3, 0.3, false, 400.0, "FIT (paraffin, lubricious)"),
+            },
+        };
+        let patch_side_m = match self {
+            Self::Grain(g) => 0.25 * g.data().diameter_m,
+            Self::Cup(_) | Self::Surface(_) => 1e-3,
+        };
+        FrictionSurfaceData {
+            mu_static,
+            mu_dynamic,
+            patch_side_m,
+            aspect: 0.8,
+            spread: if rough { 0.35 } else { 0.2 },
+            plate_hz,
+            asperity_spacing_m: patch_side_m,
+            source,
+        }
+    }
+}
+
+/// One side of a sliding contact as a field of plates (seed 003 §4.1, §4.3): the parameters
+/// of eq. 8 (`alpha`, `beta`) and eq. 18 (thickness, with the material's E, nu, rho).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PatchSurface {
+    pub elastic: Elastic,
+    /// alpha of seed 003 eq. 8, `1/a = alpha v`, s/m^2.
+    pub alpha_s_m2: f32,
+    /// beta of seed 003 eq. 8, `1/b = beta v`, s/m^2.
+    pub beta_s_m2: f32,
+    /// Standard deviation of side a over its mean (seed 003's sigma_a, relative).
+    pub spread_a: f32,
+    /// Standard deviation of side b over its mean (sigma_b, relative).
+    pub spread_b: f32,
+    /// Thickness h of the vibrating layer (seed 003 eq. 16–18), m.
+    pub thickness_m: f32,
+}
+
+impl PatchSurface {
+    /// From the surface's friction row: alpha and beta put the mean sides at
+    /// `patch_side_m` and `aspect * patch_side_m` at `FRICTION_REFERENCE_SPEED` (eq. 8);
+    /// the thickness puts the mean patch's (1,1) mode at `plate_hz` there (eq. 18, solved
+    /// for h: `h = 2 f11 / (pi (1/a^2 + 1/b^2) c)` with `c = sqrt(E / (12 rho (1 - nu^2)))`).
+    pub fn from_surface(elastic: Elastic, s: &FrictionSurfaceData) -> Self {
+        let a = s.patch_side_m;
+        let b = s.aspect * a;
+        let c = plate_speed(elastic);
+        let h = 2.0 * s.plate_hz / (std::f32::consts::PI * (1.0 / (a * a) + 1.0 / (b * b)) * c);
+        PatchSurface {
+            elastic,
+            alpha_s_m2: 1.0 / (a * FRICTION_REFERENCE_SPEED),
+            beta_s_m2: 1.0 / (b * FRICTION_REFERENCE_SPEED),
+            spread_a: s.spread,
+            spread_b: s.spread,
+            thickness_m: h,
+        }
+    }
+}
+
+/// `sqrt(E / (12 rho (1 - nu^2)))`, m/s: with the thickness h, `h` times this squared is
+/// `D / (rho h)`, the plate's flexural rigidity over its mass per area (seed 003 eq. 24).
+pub fn plate_speed(e: Elastic) -> f32 {
+    (e.youngs_pa / (12.0 * e.density * (1.0 - e.poisson * e.poisson))).sqrt()
+}
+
+/// The friction parameters of material A sliding on material B.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrictionPairData {
+    /// Static friction coefficient of the pair: the geometric mean of the two surfaces'
+    /// (the mixing rule of Box2D and Bullet; the tables give no pair values).
+    pub mu_static: f32,
+    /// Dynamic friction coefficient of the pair (geometric mean, as `mu_static`).
+    pub mu_dynamic: f32,
+    /// Mean distance slid between junctions, m: the mean of the two surfaces'.
+    pub asperity_spacing_m: f32,
+    /// Natural frequency of the stick-slip oscillator, Hz (`STICK_SLIP_HZ`).
+    pub stick_slip_hz: f32,
+    /// Share of the friction work that becomes patch vibration (`FRICTION_VIBRATION_SHARE`).
+    pub vibration_share: f32,
+    /// Loss factor of a ringing patch (`PATCH_LOSS_FACTOR`).
+    pub patch_loss_factor: f32,
+    /// The patches of A's surface and of B's.
+    pub sides: [PatchSurface; 2],
+    /// Share of the junctions whose patch rings on A: the share of the contact's elastic
+    /// energy stored in A, `(1/E*_A) / (1/E*_A + 1/E*_B)` with `E* = E / (1 - nu^2)` (each
+    /// body's compliance in Hertz's contact). The rest ring on B.
+    pub share_a: f32,
+}
+
+impl FrictionPairData {
+    /// Material `a` sliding on material `b`.
+    pub fn new(a: FrictionMaterial, b: FrictionMaterial) -> Self {
+        let (fa, fb) = (a.friction_surface(), b.friction_surface());
+        let (ea, eb) = (a.elastic(), b.elastic());
+        let compliance = |e: Elastic| (1.0 - e.poisson * e.poisson) / e.youngs_pa;
+        FrictionPairData {
+            mu_static: (fa.mu_static * fb.mu_static).sqrt(),
+            mu_dynamic: (fa.mu_dynamic * fb.mu_dynamic).sqrt(),
+            asperity_spacing_m: 0.5 * (fa.asperity_spacing_m + fb.asperity_spacing_m),
+            stick_slip_hz: STICK_SLIP_HZ,
+            vibration_share: FRICTION_VIBRATION_SHARE,
+            patch_loss_factor: PATCH_LOSS_FACTOR,
+            sides: [PatchSurface::from_surface(ea, &fa), PatchSurface::from_surface(eb, &fb)],
+            share_a: compliance(ea) / (compliance(ea) + compliance(eb)),
+        }
+    }
+
+    /// Stick-slip happens only where static friction exceeds dynamic (Phya §6.2.4).
+    pub fn stick_slip(&self) -> bool {
+        self.mu_static > self.mu_dynamic
+    }
+}
