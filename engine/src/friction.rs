@@ -60,13 +60,13 @@ pub const MAX_LOAD_N: f32 = 1e4;
 /// a side is never negative).
 const SIDE_CLAMP: f32 = 4.0;
 
-/// Seed 003 eq. 8: the patch's mean sides at speed `speed_m_s`, `a = 1/(alpha v)`,
+/// Seed 003 (`003_d64fac26a5e2af76.txt`) eq. 8: the patch's mean sides at speed `speed_m_s`, `a = 1/(alpha v)`,
 /// `b = 1/(beta v)`, m. (`alpha`, `beta` in s/m^2.)
 pub fn patch_sides(alpha_s_m2: f32, beta_s_m2: f32, speed_m_s: f32) -> (f32, f32) {
     (1.0 / (alpha_s_m2 * speed_m_s), 1.0 / (beta_s_m2 * speed_m_s))
 }
 
-/// Seed 003 eq. 18, the natural frequency of mode (m, n) of a simply supported plate of
+/// Seed 003 (`003_d64fac26a5e2af76.txt`) eq. 18, the natural frequency of mode (m, n) of a simply supported plate of
 /// sides `a`, `b` and thickness `h` (m), in Hz:
 /// `omega_mn = pi^2 (m^2/a^2 + n^2/b^2) sqrt(D / (rho h))`, `D = E h^3 / (12 (1 - nu^2))`.
 ///
@@ -83,14 +83,15 @@ pub fn plate_mode_hz(m: u32, n: u32, a_m: f32, b_m: f32, thickness_m: f32, e: El
     omega / (2.0 * PI)
 }
 
-/// Net volume displaced by mode (m, n) of unit amplitude, m^2: the integral of eq. 17's
+/// Net volume displaced by mode (m, n) of unit amplitude, m^2: the integral of seed 003
+/// (`003_d64fac26a5e2af76.txt`) eq. 17's
 /// mode shape over the patch, `4 a b / (pi^2 m n)` for odd m and n (zero for even: why
 /// eq. 14–15 keep only the odd orders).
 pub fn mode_area_m2(m: u32, n: u32, a_m: f32, b_m: f32) -> f32 {
     4.0 * a_m * b_m / (PI * PI * (m * n) as f32)
 }
 
-/// Seed 003 eq. 19–21: peak pressure at distance `r_m` of mode (m, n) ringing with
+/// Seed 003 (`003_d64fac26a5e2af76.txt`) eq. 19–21: peak pressure at distance `r_m` of mode (m, n) ringing with
 /// displacement amplitude `amplitude_m` at angular frequency `omega`, Pa.
 ///
 /// Eq. 19, `p = i rho c k V0 / (4 pi r)`, has units of pressure only if V0 is a volume
@@ -102,7 +103,7 @@ pub fn mode_pressure_pa(amplitude_m: f32, omega: f32, area_m2: f32, r_m: f32) ->
     AIR_DENSITY * omega * omega * amplitude_m * area_m2 / (4.0 * PI * r_m)
 }
 
-/// Seed 003 eq. 21, read: the sign of mode (m, n) at the patch's centre, where its junction
+/// Seed 003 (`003_d64fac26a5e2af76.txt`) eq. 21, read: the sign of mode (m, n) at the patch's centre, where its junction
 /// is (eq. 16 centres the patch on the contact point), `sin(m pi/2) sin(n pi/2)`.
 ///
 /// As extracted, eq. 21 gives +1 when m + n is even and -1 when odd; with m and n odd (eq.
@@ -122,7 +123,7 @@ pub fn mode_sign(m: u32, n: u32) -> f32 {
 }
 
 /// The displacement amplitudes of a patch's modes, m, given `energy_j` of vibration (seed
-/// 003 eq. 13 and 17, as concluded here). Eq. 13 divides the displacement equally among the
+/// 003, `003_d64fac26a5e2af76.txt`, eq. 13 and 17, as concluded here). Eq. 13 divides the displacement equally among the
 /// modes; taken literally, the monopole's omega^2 (eq. 19–20) then makes the (5,5) mode 25
 /// times the (1,1) in pressure, so every patch would sound as its highest mode below the
 /// band's edge and the spectrum would not follow the speed (eq. 8). This takes instead the
@@ -154,7 +155,7 @@ pub struct PatchMode {
     pub start_pa: f32,
 }
 
-/// One patch: its sides, thickness, energy, and its modes (eq. 17–21).
+/// One patch: its sides, thickness, energy, and its modes (seed 003, `003_d64fac26a5e2af76.txt`, eq. 17–22).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Patch {
     pub a_m: f32,
@@ -202,7 +203,7 @@ impl Patch {
     }
 
     /// The patch's pressure `t` seconds after its junction, with loss factor `eta`, Pa:
-    /// eq. 22's sum over its modes of `start_pa cos(omega t) exp(-eta omega t / 2)`, for the
+    /// seed 003 (`003_d64fac26a5e2af76.txt`) eq. 22's sum over its modes of `start_pa cos(omega t) exp(-eta omega t / 2)`, for the
     /// modes below `max_hz`. The closed form `Friction` renders by recursion.
     pub fn pressure_at(&self, t: f64, eta: f32, max_hz: f32) -> f64 {
         self.modes
@@ -216,7 +217,7 @@ impl Patch {
     }
 }
 
-/// Phya §6.2.4's stick-slip: the sliding body (mass `m = W / g`, the load being its weight)
+/// Phya (seed 004, `004_677753a92f4ac560.txt`) §6.2.4 stick-slip: the sliding body (mass `m = W / g`, the load being its weight)
 /// on the lateral spring of its contact (stiffness `k = m omega0^2`), the spring's far end
 /// driven at speed `v`. In the spring's force over the load, `phi = F / W`:
 /// stick: `phi' = (omega0^2 / g) v` until `phi >= mu_s`; slip: `u' = g (phi - mu_d)`,
@@ -515,7 +516,7 @@ impl Friction {
     }
 
     /// One junction at slip speed `u` under load `w`: a patch drawn (sides by eq. 8 and the
-    /// roughness, surface by the energy share), its energy the share `kappa` of the work
+    /// roughness, at most the surface's `max_side_m`; surface by the energy share), its energy the share `kappa` of the work
     /// `mu_d W s` done over the distance `s` slid since the last junction, its modes started.
     fn junction(&mut self, u: f32, w: f32) {
         let side = if self.rng.random::<f32>() < self.pair.share_a {
@@ -527,8 +528,10 @@ impl Friction {
         let (a_mean, b_mean) = patch_sides(surface.alpha_s_m2, surface.beta_s_m2, u);
         let na: f32 = StandardNormal.sample(&mut self.rng);
         let nb: f32 = StandardNormal.sample(&mut self.rng);
-        let draw =
-            |mean: f32, spread: f32, z: f32| (mean * (1.0 + spread * z)).clamp(mean / SIDE_CLAMP, mean * SIDE_CLAMP);
+        let draw = |mean: f32, spread: f32, z: f32| {
+            let side = (mean * (1.0 + spread * z)).clamp(mean / SIDE_CLAMP, mean * SIDE_CLAMP);
+            side.min(surface.max_side_m)
+        };
         let a = draw(a_mean, surface.spread_a, na);
         let b = draw(b_mean, surface.spread_b, nb);
         let energy = self.pair.vibration_share * self.pair.mu_dynamic * w * self.spacing_m;

@@ -418,6 +418,11 @@ pub struct FrictionSurfaceData {
     /// ear to the brightness order of scrapes (glass, metal, stone, crystals brightest;
     /// crops, plastic and wood duller; soil and wax dullest), not a measurement.
     pub plate_hz: f32,
+    /// Largest side a patch may have, m: a patch cannot be larger than the body it rings on
+    /// (eq. 8 alone makes it grow without bound as the slip speed falls to 0, as it does at
+    /// every stick). The grain's diameter; 10 mm on a cup or a surface (a few wall
+    /// thicknesses).
+    pub max_side_m: f32,
     /// Mean distance slid between two junctions (asperity spacing), m: seed 003 §3.1, the
     /// local slips per unit time are proportional to the sliding speed. A fit: the patch
     /// side at the reference speed.
@@ -503,9 +508,9 @@ impl FrictionMaterial {
                 SurfaceMaterial::Wax => (0.3, 0.3, false, 400.0, "FIT (paraffin, lubricious)"),
             },
         };
-        let patch_side_m = match self {
-            Self::Grain(g) => 0.25 * g.data().diameter_m,
-            Self::Cup(_) | Self::Surface(_) => 1e-3,
+        let (patch_side_m, max_side_m) = match self {
+            Self::Grain(g) => (0.25 * g.data().diameter_m, g.data().diameter_m),
+            Self::Cup(_) | Self::Surface(_) => (1e-3, 10e-3),
         };
         FrictionSurfaceData {
             mu_static,
@@ -514,6 +519,7 @@ impl FrictionMaterial {
             aspect: 0.8,
             spread: if rough { 0.35 } else { 0.2 },
             plate_hz,
+            max_side_m,
             asperity_spacing_m: patch_side_m,
             source,
         }
@@ -535,6 +541,8 @@ pub struct PatchSurface {
     pub spread_b: f32,
     /// Thickness h of the vibrating layer (seed 003 eq. 16–18), m.
     pub thickness_m: f32,
+    /// Largest side of a patch, m (`FrictionSurfaceData::max_side_m`).
+    pub max_side_m: f32,
 }
 
 impl PatchSurface {
@@ -554,6 +562,7 @@ impl PatchSurface {
             spread_a: s.spread,
             spread_b: s.spread,
             thickness_m: h,
+            max_side_m: s.max_side_m,
         }
     }
 }

@@ -33,6 +33,10 @@ pub enum InspectCommand {
     /// the Rayleigh integral) beside the ball's, their peaks and intensity ratio; or, with
     /// `--table3`, seed 002 Table 3 as computed beside the published one.
     Ground(Box<super::ground::GroundArgs>),
+    /// One grain sliding on a grain, a cup or a surface (seed 003's micro-rectangles, Phya's
+    /// stick-slip): contact-patch statistics, stick-slip, and the spectral centroid and level
+    /// of a rendered second.
+    Friction(Box<super::friction::FrictionArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -270,6 +274,7 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
     match command {
         InspectCommand::Cup(args) => super::cup::run(args, out),
         InspectCommand::Ground(args) => super::ground::run(args, out),
+        InspectCommand::Friction(args) => super::friction::run(args, out),
         InspectCommand::Contact(args) => {
             let setup = args.setup().map_err(|e| e.to_string())?;
             let r = setup.report();

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod contact;
 pub mod cup;
+pub mod friction;
 pub mod ground;
 pub mod plot;
 pub mod table;
