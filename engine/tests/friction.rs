@@ -8,7 +8,7 @@ use granary_engine::friction::{
 };
 use granary_engine::materials::{
     CupMaterial, Elastic, FrictionMaterial, FrictionPairData, GrainMaterial, PatchSurface, SurfaceMaterial,
-    FRICTION_REFERENCE_SPEED,
+    FRICTION_REFERENCE_SPEED, GRAVITY,
 };
 use nice_assert_no_alloc::assert_no_alloc;
 
@@ -132,8 +132,10 @@ fn level_rises_with_normal_load() {
 }
 
 /// Phya §6.2.4: with mu_s > mu_d the contact sticks (slip speed 0) and slips, again and
-/// again; with mu_s = mu_d, or below (aluminium on aluminium, CRC), it slides steadily at the
-/// driving speed and never sticks.
+/// again, its friction force swinging about mu_d W as the spring-slider's solution has it;
+/// with mu_s = mu_d, or
+/// below (aluminium on aluminium, CRC), it slides steadily at the driving speed, never
+/// sticks, and the force is mu_d W.
 #[test]
 fn stick_slip_appears_only_when_static_exceeds_dynamic_friction() {
     let stuck = |pair: FrictionPairData| {
@@ -175,8 +177,34 @@ fn stick_slip_appears_only_when_static_exceeds_dynamic_friction() {
     // the contact's own count, and the sound: bursts at the stick-slip rate
     let (_, f) = render(glass, 1, 0.02, 1.0, SR as usize);
     assert!(f.stats().slips_per_s(SR) > 5.0, "{:?}", f.stats());
-    let (_, f) = render(equal, 1, 0.02, 1.0, SR as usize);
+    let (_, f) = render(equal, 1, 0.02, 2.0, SR as usize);
     assert_eq!(f.stats().slips, 0);
+    // the friction force: mu_d W in a steady slide; the spring's, never above mu_s W, where
+    // it sticks and slips
+    assert!((f.tangential_force_n() - 2.0 * equal.mu_dynamic).abs() < 1e-6);
+    let mut f = Friction::new(SR, 1, glass);
+    let mut out = [0.0f32; 1];
+    let (mut lo, mut hi) = (f32::INFINITY, 0.0f32);
+    for i in 0..SR as usize {
+        f.render(0.02, 2.0, &mut out);
+        if i > SR as usize / 10 {
+            lo = lo.min(f.tangential_force_n());
+            hi = hi.max(f.tangential_force_n());
+        }
+    }
+    // in each slip the force over the load swings about mu_d with the amplitude
+    // R = sqrt((mu_s - mu_d)^2 + (v omega0 / g)^2) (slip starts at mu_s, at the rate k v)
+    let w0 = 2.0 * std::f32::consts::PI * glass.stick_slip_hz;
+    let r = ((glass.mu_static - glass.mu_dynamic).powi(2) + (0.02 * w0 / GRAVITY).powi(2)).sqrt();
+    let (want_hi, want_lo) = (2.0 * (glass.mu_dynamic + r), 2.0 * (glass.mu_dynamic - r));
+    assert!(
+        (hi - want_hi).abs() < 0.02 * want_hi,
+        "peak {hi} N, analytic {want_hi} N"
+    );
+    assert!(
+        (lo - want_lo).abs() < 0.02 * want_hi,
+        "trough {lo} N, analytic {want_lo} N"
+    );
 }
 
 /// One call of 4096 samples, or calls of 1, 7, 64, 333, ... samples: the same samples,
