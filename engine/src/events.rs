@@ -7,6 +7,7 @@
 //! acts from that sample (the engine's "Determinism" says how each kind of change does).
 //! Where a host cuts its blocks never matters.
 
+use crate::generator::Collision;
 use crate::{Engine, Outputs, Settings};
 use std::ops::Range;
 
@@ -26,6 +27,9 @@ pub enum Event {
     Modulation(f32),
     /// New settings (automation, a pour curve).
     Settings(Settings),
+    /// A collision from outside the generator, rendered in the next window
+    /// (`Engine::inject`; a logged contact, `render::Renderer::contacts`).
+    Inject(Collision),
 }
 
 impl Event {
@@ -37,6 +41,9 @@ impl Event {
             Event::AllNotesOff => engine.all_notes_off(),
             Event::Modulation(amount) => engine.set_modulation(amount),
             Event::Settings(ref settings) => engine.set_settings(settings),
+            Event::Inject(collision) => {
+                engine.inject(collision);
+            }
         }
     }
 }

@@ -39,6 +39,7 @@ pub mod generator;
 pub mod ground;
 pub mod kernels;
 pub mod limiter;
+pub mod logged;
 pub mod materials;
 pub mod modal;
 pub mod nonlinear;
@@ -122,8 +123,9 @@ pub fn key_aim(key: u8) -> Option<f32> {
 
 /// Gain smoothing time constant, s.
 const GAIN_SMOOTH_S: f32 = 0.02;
-/// Most collisions waiting to be injected (`Engine::inject`).
-pub const INJECT_CAPACITY: usize = 64;
+/// Most collisions waiting to be injected (`Engine::inject`) in one window: 1024 in 128
+/// samples, 384,000 logged contacts a second at 48 kHz (`render::Renderer::contacts`).
+pub const INJECT_CAPACITY: usize = 1024;
 
 pub struct Engine {
     sample_rate: f32,

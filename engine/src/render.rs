@@ -6,8 +6,10 @@
 //! size.
 
 use crate::events::{self, Event, Timed};
+use crate::generator::WINDOW;
+use crate::logged::Contact;
 use crate::params::{Param, ParamValues};
-use crate::{Engine, Outputs, Settings, Stats, TriggerMode};
+use crate::{Engine, Outputs, Settings, Stats, TriggerMode, GENERATOR_LEAD, INJECT_CAPACITY};
 
 /// A piecewise-linear pour-rate curve: (time s, rate g/s) points, times non-decreasing.
 /// Before the first point the first rate holds; after the last, the last rate.
@@ -218,6 +220,8 @@ pub struct Renderer {
     events: std::iter::Peekable<Box<dyn Iterator<Item = Timed> + Send>>,
     block_size: usize,
     latency: usize,
+    /// Engine samples before the render's first (`contacts`): rendered, not handed out.
+    preroll: usize,
     /// Aligned frames to hand out in all.
     frames: usize,
     /// Engine samples rendered so far (the main output runs `latency` ahead of the stems).
@@ -282,6 +286,56 @@ impl Renderer {
         Renderer::new(engine, opts, Box::new(events.into_iter()))
     }
 
+    /// Logged contacts (`logged`) rendered through the collision physics, each one by one
+    /// at its own time, with the settings of `values` (their materials, cup, surface and
+    /// listener) and no pour (trigger mode MIDI, no notes). The engine places a collision at
+    /// least `GENERATOR_LEAD` samples after the window boundary it is handed over at, so it
+    /// runs `preroll` whole windows (at least that lead) ahead of the render's first sample:
+    /// a contact at 0 s sounds at the first sample. Errors name the contact (its index in
+    /// `contacts`) that is not valid, or a window with more contacts than the engine takes
+    /// (`INJECT_CAPACITY`).
+    pub fn contacts(values: &ParamValues, opts: &RenderOptions, contacts: &[Contact]) -> Result<Renderer, String> {
+        let mut settings: Settings = values.to_settings();
+        settings.trigger_mode = TriggerMode::Midi;
+        let fs = opts.sample_rate;
+        let engine = Engine::new(settings, fs, opts.block_size.max(1));
+        let cup = crate::cups::Cup::for_settings(&settings);
+        let preroll = GENERATOR_LEAD.div_ceil(WINDOW) * WINDOW;
+        let mut order: Vec<usize> = (0..contacts.len()).collect();
+        order.sort_by(|&a, &b| contacts[a].time_s.total_cmp(&contacts[b].time_s));
+        let mut events = Vec::with_capacity(contacts.len());
+        let (mut window, mut in_window) = (usize::MAX, 0);
+        for i in order {
+            let c = &contacts[i];
+            c.check().map_err(|e| format!("contact {}: {e}", i + 1))?;
+            // engine sample of the contact, then the window it is handed over at
+            let at = c.time_s * fs as f64 + preroll as f64 - GENERATOR_LEAD as f64;
+            let mut boundary = (at / WINDOW as f64).floor() as usize * WINDOW;
+            let mut time = (at - boundary as f64) as f32;
+            if time >= WINDOW as f32 {
+                boundary += WINDOW;
+                time = 0.0;
+            }
+            if boundary == window {
+                in_window += 1;
+            } else {
+                (window, in_window) = (boundary, 1);
+            }
+            if in_window > INJECT_CAPACITY {
+                return Err(format!(
+                    "more than {INJECT_CAPACITY} contacts within {:.2} ms (one window of {WINDOW} samples at {fs} Hz), \
+                     around {:.4} s: the engine renders at most that many a window",
+                    1e3 * WINDOW as f64 / fs as f64,
+                    c.time_s
+                ));
+            }
+            events.push(Timed::new(boundary, Event::Inject(c.collision(time.max(0.0), &cup))));
+        }
+        let mut r = Renderer::new(engine, opts, Box::new(events.into_iter()));
+        r.preroll = preroll;
+        Ok(r)
+    }
+
     fn new(engine: Engine, opts: &RenderOptions, events: Box<dyn Iterator<Item = Timed> + Send>) -> Renderer {
         let block_size = opts.block_size.max(1);
         let latency = engine.latency_samples();
@@ -290,6 +344,7 @@ impl Renderer {
             events: events.peekable(),
             block_size,
             latency,
+            preroll: 0,
             frames: opts.frames(),
             rendered: 0,
             emitted: 0,
@@ -318,7 +373,7 @@ impl Renderer {
     /// blocks of the block size, each with the events that fall in it, as
     /// `events::render_blocks` does.
     pub fn next_block(&mut self) -> Option<Block<'_>> {
-        let total = self.frames + self.latency;
+        let total = self.preroll + self.frames + self.latency;
         // until every output has a sample to hand out (the stems run `latency` ahead of
         // the main output; at the end both reach `frames` together)
         while self.queue.iter().any(|q| q.is_empty()) && self.rendered < total {
@@ -338,11 +393,17 @@ impl Renderer {
                 },
                 in_block,
             );
-            // main: drop its first `latency` samples; stems: keep the first `frames`
-            let main_from = self.latency.saturating_sub(start).min(n);
-            let stems_to = self.frames.saturating_sub(start).min(n);
+            // main: drop its first `preroll + latency` samples; stems: keep `frames` from
+            // `preroll` on
+            let main_from = (self.preroll + self.latency).saturating_sub(start).min(n);
+            let stems_from = self.preroll.saturating_sub(start).min(n);
+            let stems_to = (self.preroll + self.frames).saturating_sub(start).min(n);
             for (c, (q, s)) in self.queue.iter_mut().zip(&self.scratch).enumerate() {
-                let range = if c < 2 { main_from..n } else { 0..stems_to };
+                let range = if c < 2 {
+                    main_from..n
+                } else {
+                    stems_from..stems_to.max(stems_from)
+                };
                 q.extend(&s[range]);
             }
             self.rendered = end;
