@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod compare;
+pub mod contacts;
 pub mod inspect;
 pub mod levels;
 pub mod output;

@@ -2,6 +2,7 @@
 //! without a DAW.
 
 use ::clap::{Args, Parser, Subcommand};
+use granary_cli::contacts::ContactFile;
 use granary_cli::inspect::cli::InspectCommand;
 use granary_cli::levels;
 use granary_cli::output::{check_target, Interrupt, Staged};
@@ -100,8 +101,9 @@ struct RenderArgs {
     #[arg(long = "set", value_name = "ID=VALUE")]
     set: Vec<String>,
     /// Length in seconds, (0, 3600] (and what fits a 4 GiB WAV file: up to 2796 s at 192 kHz).
-    #[arg(long, default_value_t = 6.0)]
-    seconds: f64,
+    /// Default: 6, or with --collisions the last contact's time plus 1 s.
+    #[arg(long)]
+    seconds: Option<f64>,
     /// Sample rate, a whole number of Hz within 8000..=384000.
     #[arg(long, default_value_t = 48_000.0, value_name = "HZ")]
     sample_rate: f64,
@@ -155,6 +157,13 @@ struct RenderArgs {
         conflicts_with_all = ["preset", "set", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs"]
     )]
     from: Option<PathBuf>,
+    /// Render a contact file instead of a pour: a CSV of logged contacts (a rigid-body
+    /// simulation's, an animation's: time, position, normal, normal speed, the bodies and their
+    /// materials, SI units; see docs/contacts.md), each rendered one by one through the same
+    /// collision physics at its own time. The file sets the grain, cup and surface materials;
+    /// everything else comes from the preset and --set.
+    #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["pour", "notes", "variations", "from"])]
+    collisions: Option<PathBuf>,
     /// The WAV file to write (replaced if it is a regular file); with --variations, the
     /// takes' pattern DIR/NAME.wav.
     #[arg(long, short, value_name = "FILE.wav", required_unless_present = "from")]
@@ -360,9 +369,21 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
             .map_err(|e| format!("--seed: {e}"))?;
         changes.push(format!("seed={seed}"));
     }
+    let contacts = match &a.collisions {
+        Some(path) => {
+            let file = ContactFile::read(path)?;
+            file.apply(&mut values)?;
+            changes.push(format!("contacts from {}", path.display()));
+            Some(file)
+        }
+        None => None,
+    };
+    let seconds = a
+        .seconds
+        .unwrap_or_else(|| contacts.as_ref().map_or(6.0, |f| f.last_s() + 1.0));
     let rate = render::sample_rate(a.sample_rate)?;
     let options = render::Options {
-        seconds: render::seconds(a.seconds, rate)?,
+        seconds: render::seconds(seconds, rate)?,
         sample_rate: rate,
         block_size: render::block_size(a.block_size)?,
         pour: a.pour,
@@ -393,7 +414,11 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
             render_batch(&batch, threads, &what)
         }
         None => {
-            let job = options.job(values, output)?;
+            let mut job = options.job(values, output)?;
+            if let Some(file) = contacts {
+                job.contacts = file.contacts;
+                job.check()?;
+            }
             render_one(&job, &what)
         }
     }
@@ -416,12 +441,20 @@ fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
         eprintln!("granary: warning: the render is silent (every sample is zero)");
     }
     let (seconds, rate) = (job.opts.seconds, job.sample_rate);
-    out!(
-        "{what}: {seconds} s at {rate} Hz, {} collisions ({} grain-grain, {} grain-cup)",
-        r.stats.collisions,
-        r.stats.grain_grain,
-        r.stats.grain_cup,
-    );
+    if job.contacts.is_empty() {
+        out!(
+            "{what}: {seconds} s at {rate} Hz, {} collisions ({} grain-grain, {} grain-cup)",
+            r.stats.collisions,
+            r.stats.grain_grain,
+            r.stats.grain_cup,
+        );
+    } else {
+        let heard = job.contacts.iter().filter(|c| c.time_s < seconds).count();
+        out!(
+            "{what}: {seconds} s at {rate} Hz, {heard} of {} logged contacts rendered one by one",
+            job.contacts.len()
+        );
+    }
     out!(
         "levels: {:.1} LUFS integrated, true peak {:.1} dBTP, peak {:.1} dBFS, rms {:.1} dBFS (both channels)",
         l.integrated_lufs,

@@ -4,6 +4,7 @@
 
 use crate::levels::{Levels, Meter};
 use crate::output::{io_message, Interrupt, Staged};
+use granary_engine::logged::Contact;
 use granary_engine::params::{ParamValues, TRIGGER_IDS};
 use granary_engine::render::{NoteEvent, PourCurve, RenderOptions, Renderer};
 use granary_engine::Stats;
@@ -165,6 +166,7 @@ impl Options {
             },
             sample_rate: rate,
             notes,
+            contacts: Vec::new(),
             stems: self.stems,
             output,
             sidecar: None,
@@ -180,6 +182,8 @@ pub struct Job {
     pub opts: RenderOptions,
     pub sample_rate: u32,
     pub notes: Vec<NoteEvent>,
+    /// Logged contacts to render instead of a pour (`--collisions`; empty: none).
+    pub contacts: Vec<Contact>,
     pub stems: bool,
     pub output: PathBuf,
     /// A JSON sidecar to write with the audio (path, text): it appears with the WAV files or
@@ -221,6 +225,9 @@ impl Job {
                     .into(),
             );
         }
+        if !self.contacts.is_empty() {
+            Renderer::contacts(&self.values, &self.opts, &self.contacts).map_err(|e| format!("--collisions: {e}"))?;
+        }
         Ok(())
     }
 
@@ -252,7 +259,9 @@ impl Job {
 
     /// The renderer for this job.
     pub fn renderer(&self) -> Renderer {
-        if self.notes.is_empty() {
+        if !self.contacts.is_empty() {
+            Renderer::contacts(&self.values, &self.opts, &self.contacts).expect("contacts checked by Job::check")
+        } else if self.notes.is_empty() {
             Renderer::pour(&self.values, &self.opts)
         } else {
             Renderer::notes(&self.values, &self.opts, &self.notes)
@@ -385,6 +394,7 @@ mod tests {
             opts,
             sample_rate: 48_000,
             notes: Vec::new(),
+            contacts: Vec::new(),
             stems: true,
             output: dir.join("pour.wav"),
             sidecar: None,

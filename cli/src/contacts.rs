@@ -1,0 +1,262 @@
+//! Contact files for `granary render --collisions FILE`: a CSV list of logged contacts
+//! (a rigid-body simulation's, an animation's) that Granary renders through its collision
+//! physics. The format is documented in `docs/contacts.md`; an example ships in
+//! `examples/contacts/`.
+//!
+//! One contact a row, a header naming the columns (any order; `#` starts a comment line):
+//! `time_s, x_m, y_m, z_m, nx, ny, nz, speed_m_s, body_a, material_a, body_b, material_b`.
+//! One body is a grain; the other a grain, the cup or the surface. The file sets the
+//! render's materials: one grain material (the engine renders one), one cup material and one
+//! surface material at most.
+
+use granary_engine::logged::{Body, Contact};
+use granary_engine::params::{ParamValues, CUP_IDS, GRAIN_IDS, SURFACE_IDS};
+use serde::Deserialize;
+use std::path::Path;
+
+/// The columns of a contact file, in the order the docs give them.
+pub const COLUMNS: [&str; 12] = [
+    "time_s",
+    "x_m",
+    "y_m",
+    "z_m",
+    "nx",
+    "ny",
+    "nz",
+    "speed_m_s",
+    "body_a",
+    "material_a",
+    "body_b",
+    "material_b",
+];
+
+#[derive(Debug, Deserialize)]
+struct Row {
+    time_s: f64,
+    x_m: f32,
+    y_m: f32,
+    z_m: f32,
+    nx: f32,
+    ny: f32,
+    nz: f32,
+    speed_m_s: f32,
+    body_a: String,
+    material_a: String,
+    body_b: String,
+    material_b: String,
+}
+
+/// A contact file's contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactFile {
+    pub contacts: Vec<Contact>,
+    /// The grain material's id, and the cup's and surface's if any contact touches them.
+    pub grain: String,
+    pub cup: Option<String>,
+    pub surface: Option<String>,
+}
+
+impl ContactFile {
+    /// Reads and checks `path` (errors name the file and the line).
+    pub fn read(path: &Path) -> Result<ContactFile, String> {
+        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        ContactFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Parses a contact file's bytes; an error names the line.
+    pub fn parse(text: &[u8]) -> Result<ContactFile, String> {
+        let mut reader = csv::ReaderBuilder::new()
+            .comment(Some(b'#'))
+            .trim(csv::Trim::All)
+            .from_reader(text);
+        let headers = reader.headers().map_err(|e| format!("the header: {e}"))?.clone();
+        for column in COLUMNS {
+            if !headers.iter().any(|h| h == column) {
+                return Err(format!(
+                    "the header has no column `{column}` (the columns: {})",
+                    COLUMNS.join(",")
+                ));
+            }
+        }
+        let mut file = ContactFile {
+            contacts: Vec::new(),
+            grain: String::new(),
+            cup: None,
+            surface: None,
+        };
+        for record in reader.records() {
+            let record = record.map_err(|e| match e.position() {
+                Some(p) => format!("line {}: {e}", p.line()),
+                None => e.to_string(),
+            })?;
+            let line = record.position().map_or(0, |p| p.line());
+            let row: Row = record
+                .deserialize(Some(&headers))
+                .map_err(|e| format!("line {line}: {}", deserialize_message(&e, &headers)))?;
+            file.add(&row).map_err(|e| format!("line {line}: {e}"))?;
+        }
+        if file.contacts.is_empty() {
+            return Err("no contacts (a header and no rows)".into());
+        }
+        Ok(file)
+    }
+
+    fn add(&mut self, row: &Row) -> Result<(), String> {
+        let body =
+            |name: &str| Body::parse(name).ok_or_else(|| format!("body `{name}`: one of {}", Body::NAMES.join(", ")));
+        let (a, b) = (body(&row.body_a)?, body(&row.body_b)?);
+        let mut normal = [row.nx, row.ny, row.nz];
+        // the grain first; the normal is the direction the grain is pushed
+        let (other, grain_material, other_material) = match (a, b) {
+            (Body::Grain, other) => (other, &row.material_a, &row.material_b),
+            (other, Body::Grain) => {
+                normal = normal.map(|x| -x);
+                (other, &row.material_b, &row.material_a)
+            }
+            _ => return Err(format!("{} on {}: one body must be a grain", row.body_a, row.body_b)),
+        };
+        let grain = known("grain", grain_material, &GRAIN_IDS)?;
+        match other {
+            Body::Grain => {
+                let o = known("grain", other_material, &GRAIN_IDS)?;
+                if o != grain {
+                    return Err(format!(
+                        "grains of {grain} and {o}: the grains of one file are of one material"
+                    ));
+                }
+            }
+            Body::Cup => same(&mut self.cup, "cup", known("cup", other_material, &CUP_IDS)?)?,
+            Body::Surface => same(
+                &mut self.surface,
+                "surface",
+                known("surface", other_material, &SURFACE_IDS)?,
+            )?,
+        }
+        if self.grain.is_empty() {
+            self.grain = grain.to_string();
+        } else if self.grain != grain {
+            return Err(format!(
+                "grain material {grain}, but earlier rows have {}: the grains of one file are of one material",
+                self.grain
+            ));
+        }
+        let contact = Contact {
+            time_s: row.time_s,
+            position_m: [row.x_m, row.y_m, row.z_m],
+            normal,
+            speed_m_s: row.speed_m_s,
+            other,
+        };
+        contact.check()?;
+        self.contacts.push(contact);
+        Ok(())
+    }
+
+    /// `values` with the file's materials.
+    pub fn apply(&self, values: &mut ParamValues) -> Result<(), String> {
+        let mut set = |id: &str, v: &str| values.set_text(id, v).map_err(|e| format!("{id}: {e}"));
+        set("grain_material", &self.grain)?;
+        if let Some(c) = &self.cup {
+            set("cup_material", c)?;
+        }
+        if let Some(s) = &self.surface {
+            set("surface_material", s)?;
+        }
+        Ok(())
+    }
+
+    /// Time of the last contact, s.
+    pub fn last_s(&self) -> f64 {
+        self.contacts.iter().map(|c| c.time_s).fold(0.0, f64::max)
+    }
+}
+
+fn known<'a>(what: &str, name: &str, ids: &[&'a str]) -> Result<&'a str, String> {
+    let lower = name.to_ascii_lowercase();
+    ids.iter()
+        .find(|&&id| id == lower)
+        .copied()
+        .ok_or_else(|| format!("{what} material `{name}`: one of {}", ids.join(", ")))
+}
+
+fn same(slot: &mut Option<String>, what: &str, id: &str) -> Result<(), String> {
+    match slot {
+        Some(s) if s != id => Err(format!(
+            "{what} material {id}, but earlier rows have {s}: one {what} a file"
+        )),
+        Some(_) => Ok(()),
+        None => {
+            *slot = Some(id.to_string());
+            Ok(())
+        }
+    }
+}
+
+/// A CSV deserialisation error without its position (the caller names the line).
+fn deserialize_message(e: &csv::Error, headers: &csv::StringRecord) -> String {
+    match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => match err.field().and_then(|i| headers.get(i as usize)) {
+            Some(column) => format!("column `{column}`: {}", err.kind()),
+            None => err.kind().to_string(),
+        },
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "time_s,x_m,y_m,z_m,nx,ny,nz,speed_m_s,body_a,material_a,body_b,material_b\n";
+
+    #[test]
+    fn a_good_file() {
+        let text = format!(
+            "# two contacts\n{HEADER}0.1,0,0,0,0,0,1,1.2,grain,glass_beads_2mm,cup,ceramic\n\
+             0.2,0,0,0.01,0,0,1,0.5,cup,ceramic,grain,glass_beads_2mm\n"
+        );
+        let f = ContactFile::parse(text.as_bytes()).unwrap();
+        assert_eq!(f.contacts.len(), 2);
+        assert_eq!(f.grain, "glass_beads_2mm");
+        assert_eq!(f.cup.as_deref(), Some("ceramic"));
+        // the cup first: the normal turned towards the grain
+        assert_eq!(f.contacts[1].normal, [0.0, 0.0, -1.0]);
+        assert_eq!(f.last_s(), 0.2);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let row = "0.1,0,0,0,0,0,1,1.2,grain,glass_beads_2mm,cup,ceramic\n";
+        for (bad, says) in [
+            ("0.1,0,0,0,0,0,1,fast,grain,glass_beads_2mm,cup,ceramic\n", "line 3"),
+            ("0.1,0,0,0,0,0,1,1.2,grain,glass_beads_2mm,cup\n", "line 3"),
+            ("0.1,0,0,0,0,0,1,1.2,cup,ceramic,cup,ceramic\n", "line 3: cup on cup"),
+            (
+                "0.1,0,0,0,0,0,1,1.2,grain,gold,cup,ceramic\n",
+                "line 3: grain material `gold`",
+            ),
+            (
+                "0.1,0,0,0,0,0,1,1.2,grain,sugar,cup,ceramic\n",
+                "line 3: grain material sugar",
+            ),
+            (
+                "0.1,0,0,0,0,0,1,1.2,grain,glass_beads_2mm,cup,steel\n",
+                "line 3: cup material steel",
+            ),
+            (
+                "0.1,0,0,0,0,0,0,1.2,grain,glass_beads_2mm,cup,ceramic\n",
+                "line 3: the normal",
+            ),
+            ("-1,0,0,0,0,0,1,1.2,grain,glass_beads_2mm,cup,ceramic\n", "line 3: time"),
+            ("0.1,0,0,0,0,0,1,0,grain,glass_beads_2mm,cup,ceramic\n", "line 3: speed"),
+        ] {
+            let text = format!("{HEADER}{row}{bad}");
+            let e = ContactFile::parse(text.as_bytes()).unwrap_err();
+            assert!(e.starts_with(says), "{bad}: {e}");
+        }
+        let e = ContactFile::parse(b"time_s,x_m\n0,0\n").unwrap_err();
+        assert!(e.contains("no column `y_m`"), "{e}");
+        let e = ContactFile::parse(HEADER.as_bytes()).unwrap_err();
+        assert!(e.contains("no contacts"), "{e}");
+    }
+}

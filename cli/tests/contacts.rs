@@ -1,0 +1,94 @@
+//! `granary render --collisions FILE`: a contact file rendered through the collision
+//! physics; the shipped example; errors that name the line.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn granary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_granary"))
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/contacts/drop_beads.csv")
+}
+
+fn samples(path: &Path) -> Vec<f32> {
+    hound::WavReader::open(path)
+        .unwrap()
+        .into_samples::<f32>()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn the_example_renders_its_contacts_at_their_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("beads.wav");
+    let o = granary()
+        .args(["render", "--collisions"])
+        .arg(example())
+        .args(["--stems", "--block-size", "97", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(example()).unwrap();
+    let rows = text.lines().filter(|l| !l.starts_with('#')).count() - 1;
+    assert!(
+        stdout.contains(&format!("{rows} of {rows} logged contacts")),
+        "{stdout}"
+    );
+    // the length: the last contact plus a second
+    let last: f64 = text.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
+    let cup = samples(&out.with_extension("cup.wav"));
+    assert_eq!(cup.len() / 2, ((last + 1.0) * 48_000.0) as usize);
+    // silent until the first contact (0.14 s, with its ~1 ms travel), ringing after it
+    let first: f64 = text.lines().nth(2).unwrap().split(',').next().unwrap().parse().unwrap();
+    let at = |t: f64| 2 * (t * 48_000.0) as usize;
+    assert!(
+        cup[..at(first)].iter().all(|&v| v == 0.0),
+        "silent before the first contact"
+    );
+    assert!(
+        cup[at(first)..at(first + 0.01)].iter().any(|&v| v.abs() > 1e-3),
+        "the cup rings"
+    );
+    // grain-grain contacts sound in the grains stem
+    let grains = samples(&out.with_extension("grains.wav"));
+    assert!(grains.iter().any(|&v| v != 0.0));
+}
+
+#[test]
+fn a_malformed_row_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.csv");
+    std::fs::write(
+        &file,
+        "time_s,x_m,y_m,z_m,nx,ny,nz,speed_m_s,body_a,material_a,body_b,material_b\n\
+         0.1,0,0,0,0,0,1,1,grain,rice,cup,steel\n\
+         0.2,0,0,0,0,0,1,-1,grain,rice,cup,steel\n",
+    )
+    .unwrap();
+    let out = dir.path().join("x.wav");
+    let o = granary()
+        .args(["render", "--collisions"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("bad.csv: line 3: speed -1 m/s"), "{stderr}");
+    assert!(!out.exists(), "nothing written");
+    let o = granary()
+        .args(["render", "--collisions"])
+        .arg(dir.path().join("missing.csv"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.csv"));
+}
