@@ -344,6 +344,9 @@ fn run(command: Command) -> Result<(), Failure> {
     }
 }
 
+/// Gain reduction beyond which a render's report warns that the limiter shapes the sound, dB.
+const SQUASHED_DB: f64 = 3.0;
+
 /// `granary render`: one pour, a batch of takes (`--variations`), or a take again (`--from`).
 fn render(a: RenderArgs) -> Result<(), Failure> {
     if let Some(sidecar) = &a.from {
@@ -439,6 +442,15 @@ fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
     let l = &r.levels;
     if l.silent() {
         eprintln!("granary: warning: the render is silent (every sample is zero)");
+    }
+    if l.max_gain_reduction_db > SQUASHED_DB {
+        eprintln!(
+            "granary: warning: the limiter took up to {:.1} dB off the peaks (active on {:.0} % of the \
+             samples): for a render it leaves alone, lower output_gain by about that much \
+             (--set output_gain=...)",
+            l.max_gain_reduction_db,
+            100.0 * l.limiter_active
+        );
     }
     let (seconds, rate) = (job.opts.seconds, job.sample_rate);
     if job.contacts.is_empty() {
