@@ -123,9 +123,10 @@ pub fn key_aim(key: u8) -> Option<f32> {
 
 /// Gain smoothing time constant, s.
 const GAIN_SMOOTH_S: f32 = 0.02;
-/// Most collisions waiting to be injected (`Engine::inject`) in one window: 1024 in 128
-/// samples, 384,000 logged contacts a second at 48 kHz (`render::Renderer::contacts`).
-pub const INJECT_CAPACITY: usize = 1024;
+/// Collisions that can wait to be injected (`Engine::inject`) in one window, as built: 64
+/// (tests and inspection); an offline render of logged contacts makes room for its busiest
+/// window first (`Engine::reserve_injections`).
+pub const INJECT_CAPACITY: usize = 64;
 
 pub struct Engine {
     sample_rate: f32,
@@ -356,6 +357,13 @@ impl Engine {
         }
         self.injected.push(collision);
         true
+    }
+
+    /// Makes room for `n` collisions waiting to be injected in one window (`inject`), beyond
+    /// `INJECT_CAPACITY`. Allocates: never from `process`; offline renders of logged contacts
+    /// (`render::Renderer::contacts`) call it once, before rendering.
+    pub fn reserve_injections(&mut self, n: usize) {
+        self.injected.reserve(n.saturating_sub(self.injected.len()));
     }
 
     /// The constants of the last window's collisions (`collision::physics`), for tests and

@@ -9,7 +9,7 @@ use crate::events::{self, Event, Timed};
 use crate::generator::WINDOW;
 use crate::logged::Contact;
 use crate::params::{Param, ParamValues};
-use crate::{Engine, Outputs, Settings, Stats, TriggerMode, GENERATOR_LEAD, INJECT_CAPACITY};
+use crate::{Engine, Outputs, Settings, Stats, TriggerMode, GENERATOR_LEAD};
 
 /// A piecewise-linear pour-rate curve: (time s, rate g/s) points, times non-decreasing.
 /// Before the first point the first rate holds; after the last, the last rate.
@@ -291,20 +291,20 @@ impl Renderer {
     /// listener) and no pour (trigger mode MIDI, no notes). The engine places a collision at
     /// least `GENERATOR_LEAD` samples after the window boundary it is handed over at, so it
     /// runs `preroll` whole windows (at least that lead) ahead of the render's first sample:
-    /// a contact at 0 s sounds at the first sample. Errors name the contact (its index in
-    /// `contacts`) that is not valid, or a window with more contacts than the engine takes
-    /// (`INJECT_CAPACITY`).
+    /// a contact at 0 s is heard at the first sample. The engine makes room for the busiest
+    /// window's contacts before rendering (`Engine::reserve_injections`). An error names the
+    /// contact (its index in `contacts`) that is not valid.
     pub fn contacts(values: &ParamValues, opts: &RenderOptions, contacts: &[Contact]) -> Result<Renderer, String> {
         let mut settings: Settings = values.to_settings();
         settings.trigger_mode = TriggerMode::Midi;
         let fs = opts.sample_rate;
-        let engine = Engine::new(settings, fs, opts.block_size.max(1));
+        let mut engine = Engine::new(settings, fs, opts.block_size.max(1));
         let cup = crate::cups::Cup::for_settings(&settings);
         let preroll = GENERATOR_LEAD.div_ceil(WINDOW) * WINDOW;
         let mut order: Vec<usize> = (0..contacts.len()).collect();
         order.sort_by(|&a, &b| contacts[a].time_s.total_cmp(&contacts[b].time_s));
         let mut events = Vec::with_capacity(contacts.len());
-        let (mut window, mut in_window) = (usize::MAX, 0);
+        let (mut window, mut in_window, mut busiest) = (usize::MAX, 0, 0);
         for i in order {
             let c = &contacts[i];
             c.check().map_err(|e| format!("contact {}: {e}", i + 1))?;
@@ -321,16 +321,10 @@ impl Renderer {
             } else {
                 (window, in_window) = (boundary, 1);
             }
-            if in_window > INJECT_CAPACITY {
-                return Err(format!(
-                    "more than {INJECT_CAPACITY} contacts within {:.2} ms (one window of {WINDOW} samples at {fs} Hz), \
-                     around {:.4} s: the engine renders at most that many a window",
-                    1e3 * WINDOW as f64 / fs as f64,
-                    c.time_s
-                ));
-            }
+            busiest = busiest.max(in_window);
             events.push(Timed::new(boundary, Event::Inject(c.collision(time.max(0.0), &cup))));
         }
+        engine.reserve_injections(busiest);
         let mut r = Renderer::new(engine, opts, Box::new(events.into_iter()));
         r.preroll = preroll;
         Ok(r)
