@@ -338,9 +338,10 @@ impl Engine {
 
     /// Renders `collision` in the next window as if the generator had made it (after that
     /// window's own collisions): its `time` counts from `GENERATOR_LEAD` samples after the
-    /// window's boundary. For tests and inspection: a known collision through the whole
-    /// engine (with no pour, alone). Allocation-free; returns false, and drops it, when
-    /// `INJECT_CAPACITY` collisions already wait or it is not one the generator could make
+    /// window's boundary. For tests, inspection and logged contacts (`logged`): a known
+    /// collision through the whole engine. Allocation-free; returns false, and drops it, when
+    /// its room is full (`INJECT_CAPACITY`, or what `reserve_injections` made) or it is not one
+    /// the generator could make
     /// (time outside the window, cell or bus out of range, a quantity not finite).
     pub fn inject(&mut self, collision: Collision) -> bool {
         let c = &collision;
