@@ -12,7 +12,9 @@
 //! `stream::StreamParams`), spawned at the mass flow `pour_rate` (g/s) until the pour ends.
 //!
 //! Choices (docs/dem.md says why): time step `DT_S`, `SOLVER_ITERATIONS` solver iterations,
-//! rapier's CCD on every grain, the length unit the grain's diameter, contact recycling off
+//! rapier's CCD on every grain, rotations locked (rapier has no rolling resistance: free
+//! spheres roll on for ever and pile at a few degrees; real grains are not spheres and
+//! interlock, so a grain here slides and sticks by Coulomb friction alone), the length unit the grain's diameter, contact recycling off
 //! (the log reads the narrow phase's fresh separations). Friction: the pair's dynamic
 //! coefficient, the geometric mean of the two materials' mu_d (rapier's `GeometricMean` rule,
 //! as `materials::FrictionPairData`); restitution: the grain's coefficient for every impact
@@ -41,6 +43,9 @@ pub const REVOLVE_SEGMENTS: usize = 120;
 pub const TOUCH_SLOP: f32 = 0.05;
 /// Contacts slower than this are not written (inaudible, and the pile's creep), m/s.
 pub const MIN_LOGGED_SPEED_M_S: f32 = 1.0e-3;
+/// Spawning: tries for a place clear of the last `SPAWN_CHECK` grains spawned.
+const SPAWN_TRIES: usize = 16;
+const SPAWN_CHECK: usize = 64;
 /// Speed cap, m/s (rapier's guard against bodies flung to absurd speeds).
 pub const MAX_SPEED_M_S: f32 = 50.0;
 /// A grain slower than this counts as settled, m/s.
@@ -286,6 +291,7 @@ impl Sim {
         let body = RigidBodyBuilder::dynamic()
             .translation(Vector::from(position))
             .linvel(Vector::from(velocity))
+            .lock_rotations()
             .ccd_enabled(true);
         let collider = ColliderBuilder::ball(sc.grain_radius_m)
             .density(sc.grain_density)
@@ -317,10 +323,21 @@ impl Sim {
             self.owed -= 1.0;
             // uniform over the disc; a random height within one step's travel, so grains
             // spawned in the same step do not start level
-            let rr = (r - a).max(0.0) * self.rng.random::<f32>().sqrt();
-            let th = std::f32::consts::TAU * self.rng.random::<f32>();
-            let dz = v * DT_S * self.rng.random::<f32>() + 2.5 * a * self.rng.random::<f32>();
-            self.spawn_grain([c[0] + rr * th.cos(), c[1] + rr * th.sin(), c[2] + dz], [0.0, 0.0, -v]);
+            // (a grain is not spawned overlapping one of the last spawned: a few tries)
+            let mut p = Vector::ZERO;
+            for _ in 0..SPAWN_TRIES {
+                let rr = (r - a).max(0.0) * self.rng.random::<f32>().sqrt();
+                let th = std::f32::consts::TAU * self.rng.random::<f32>();
+                let dz = v * DT_S * self.rng.random::<f32>() + 2.5 * a * self.rng.random::<f32>();
+                p = Vector::new(c[0] + rr * th.cos(), c[1] + rr * th.sin(), c[2] + dz);
+                let clear = self.grains.iter().rev().take(SPAWN_CHECK).all(|&h| {
+                    (self.world.bodies[h].translation() - p).length() > 2.05 * a
+                });
+                if clear {
+                    break;
+                }
+            }
+            self.spawn_grain(p.into(), [0.0, 0.0, -v]);
         }
     }
 

@@ -93,7 +93,7 @@ fn run(args: Args) -> Result<(), String> {
         c.spawned, c.in_cup, c.in_flight, c.spilled, c.lost
     );
     println!(
-        "simulated {total:.3} s ({:.3} s pouring) in {wall:.1} s wall ({:.1} x real time)",
+        "simulated {total:.3} s ({:.3} s pouring) in {wall:.2} s wall ({:.1} x real time)",
         args.seconds,
         wall / total.max(1e-9)
     );
