@@ -36,6 +36,9 @@ use std::io::Write;
 pub const DT_S: f32 = 2.0e-4;
 /// Solver iterations per step (rapier's default is 4; piles need more to hold).
 pub const SOLVER_ITERATIONS: usize = 8;
+/// Natural frequency of rapier's soft contacts, Hz (a quarter of the solver's substep rate
+/// `SOLVER_ITERATIONS / DT_S` would still be stable; Box2D's rule).
+pub const CONTACT_HZ: f32 = 1000.0;
 /// Segments of the cup's revolved profile around the axis (3 degrees each).
 pub const REVOLVE_SEGMENTS: usize = 120;
 /// A pair counts as touching when its gap, less what the approach closes in the step, is
@@ -232,6 +235,11 @@ impl Sim {
         p.num_solver_iterations = SOLVER_ITERATIONS;
         p.length_unit = 2.0 * scene.grain_radius_m;
         p.contact_recycling = false;
+        // stiff contacts: rapier's soft contacts (30 Hz, 60 Hz against fixed bodies) sink a
+        // grain under a column of n grains by n g / (2 pi f)^2, half a radius under a heap of
+        // a few grains; at `CONTACT_HZ` a column of 100 sinks 25 um
+        p.contact_softness.natural_frequency = CONTACT_HZ;
+        p.static_contact_softness.natural_frequency = CONTACT_HZ;
         // rapier caps speeds at 400 length units a second (0.2 m/s for sugar): a fall is faster
         p.normalized_max_linear_velocity = MAX_SPEED_M_S / p.length_unit;
         let mut sim = Sim {
@@ -330,9 +338,12 @@ impl Sim {
                 let th = std::f32::consts::TAU * self.rng.random::<f32>();
                 let dz = v * DT_S * self.rng.random::<f32>() + 2.5 * a * self.rng.random::<f32>();
                 p = Vector::new(c[0] + rr * th.cos(), c[1] + rr * th.sin(), c[2] + dz);
-                let clear = self.grains.iter().rev().take(SPAWN_CHECK).all(|&h| {
-                    (self.world.bodies[h].translation() - p).length() > 2.05 * a
-                });
+                let clear = self
+                    .grains
+                    .iter()
+                    .rev()
+                    .take(SPAWN_CHECK)
+                    .all(|&h| (self.world.bodies[h].translation() - p).length() > 2.05 * a);
                 if clear {
                     break;
                 }

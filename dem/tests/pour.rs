@@ -36,7 +36,11 @@ fn every_grain_poured_is_in_the_cup_in_flight_or_spilled() {
         assert!(c.in_cup >= c.spawned * 9 / 10, "the stream lands in the cup: {c:?}");
         assert!(c.in_flight <= c.spawned / 10, "settled after 0.4 s: {c:?}");
         let kinds = |k: Body| sim.contacts.iter().filter(|x| x.other == k).count();
-        assert!(kinds(Body::Cup) >= c.spawned, "each grain hits the cup: {}", kinds(Body::Cup));
+        assert!(
+            kinds(Body::Cup) >= c.spawned,
+            "each grain hits the cup: {}",
+            kinds(Body::Cup)
+        );
         assert!(kinds(Body::Grain) > 0);
     }
 }
