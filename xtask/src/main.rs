@@ -136,6 +136,7 @@ fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
 fn dem(args: &[String]) -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::chdir_workspace_root()?;
     let mut cmd = cargo();
-    cmd.args(["run", "--release", "--package", "granary-dem", "--"]).args(args);
+    cmd.args(["run", "--release", "--package", "granary-dem", "--"])
+        .args(args);
     run(cmd)
 }
