@@ -506,6 +506,16 @@ impl Sim {
         c
     }
 
+    /// Positions of the grains that are where none can be (`Census::lost`), m.
+    pub fn lost_positions(&self) -> Vec<[f32; 3]> {
+        self.grains
+            .iter()
+            .map(|&h| self.world.bodies[h].translation())
+            .filter(|&p| self.impossible(p))
+            .map(Into::into)
+            .collect()
+    }
+
     /// Contacts a second by the other body's kind over `seconds` (grain, cup, surface).
     pub fn rates(&self, seconds: f64) -> [f64; 3] {
         let mut n = [0usize; 3];

@@ -92,6 +92,9 @@ fn run(args: Args) -> Result<(), String> {
         "grains: {} spawned; {} in the cup, {} in flight, {} spilled, {} lost",
         c.spawned, c.in_cup, c.in_flight, c.spilled, c.lost
     );
+    for p in sim.lost_positions().iter().take(5) {
+        println!("  lost grain at ({:.4}, {:.4}, {:.4}) m", p[0], p[1], p[2]);
+    }
     println!(
         "simulated {total:.3} s ({:.3} s pouring) in {wall:.2} s wall ({:.1} x real time)",
         args.seconds,
