@@ -21,6 +21,7 @@
 //! (the cup and the surface carry 1 with the `Min` rule).
 
 use granary_engine::cups::Cup;
+pub use granary_engine::logged::{Body, Contact};
 use granary_engine::materials::GRAVITY;
 use granary_engine::materials::{FrictionMaterial, GrainMaterial};
 use granary_engine::stream::StreamParams;
@@ -53,24 +54,6 @@ const SPAWN_CHECK: usize = 64;
 pub const MAX_SPEED_M_S: f32 = 50.0;
 /// A grain slower than this counts as settled, m/s.
 pub const SETTLED_SPEED_M_S: f32 = 0.05;
-
-/// What a grain touches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Body {
-    Grain,
-    Cup,
-    Surface,
-}
-
-impl Body {
-    pub fn name(self) -> &'static str {
-        match self {
-            Body::Grain => "grain",
-            Body::Cup => "cup",
-            Body::Surface => "surface",
-        }
-    }
-}
 
 /// The scene, from the settings.
 #[derive(Debug, Clone, Copy)]
@@ -136,17 +119,6 @@ impl Scene {
             Body::Surface => self.settings.surface_material.id(),
         }
     }
-}
-
-/// One logged contact start (a contact file's row).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Contact {
-    pub time_s: f64,
-    pub position_m: [f32; 3],
-    /// From the other body towards the grain (unit).
-    pub normal: [f32; 3],
-    pub speed_m_s: f32,
-    pub other: Body,
 }
 
 /// Where the grains are (`Sim::census`).
@@ -558,7 +530,7 @@ impl Sim {
                 format!("{:.5}", c.speed_m_s),
                 "grain".into(),
                 self.scene.material_id(Body::Grain).into(),
-                c.other.name().into(),
+                Body::NAMES[c.other as usize].into(),
                 self.scene.material_id(c.other).into(),
             ])?;
         }

@@ -53,7 +53,7 @@ fn run(args: Args) -> Result<(), String> {
     let scene = Scene::new(&values.to_settings());
     let total = args.seconds + args.settle;
     println!(
-        "scene: {} grains of {:.2} mm at {:.1} g/s ({:.0} grains/s), {}, spout {:.3} m above the floor at {:.2} m/s; dt {} ms",
+        "scene: {} grains of {:.2} mm at {:.1} g/s ({:.0} grains/s), {}, spout {:.3} m above the floor at {:.2} m/s; dt {:.2} ms",
         scene.settings.grain_material.id(),
         2e3 * scene.grain_radius_m,
         1e3 * scene.flow_kg_s,
