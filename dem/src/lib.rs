@@ -42,6 +42,8 @@ pub const SOLVER_ITERATIONS: usize = 8;
 pub const CONTACT_HZ: f32 = 1000.0;
 /// Segments of the cup's revolved profile around the axis (3 degrees each).
 pub const REVOLVE_SEGMENTS: usize = 120;
+/// Longest segment of the cup's profile before it is revolved, m.
+pub const MAX_EDGE_M: f32 = 2.0e-3;
 /// A pair counts as touching when its gap, less what the approach closes in the step, is
 /// below this share of the grain's radius (rapier holds resting contacts within about 1 %).
 pub const TOUCH_SLOP: f32 = 0.05;
@@ -136,7 +138,8 @@ pub struct Census {
 }
 
 /// The revolved cup: a closed shell (inner profile, rim, outer profile offset by the wall's
-/// thickness, outer bottom) around the z axis, `segments` segments. Vertices and triangles.
+/// thickness, outer bottom) around the z axis, `segments` segments, the profile cut into
+/// pieces of at most `MAX_EDGE_M`. Vertices and triangles.
 pub fn cup_mesh(cup: &Cup, segments: usize) -> (Vec<Vector>, Vec<[u32; 3]>) {
     let inner = cup.profile();
     let w = cup.wall_thickness;
@@ -148,6 +151,18 @@ pub fn cup_mesh(cup: &Cup, segments: usize) -> (Vec<Vector>, Vec<[u32; 3]>) {
     }
     profile.push([cup.floor_radius + w, -cup.floor_thickness]);
     profile.push([0.0, -cup.floor_thickness]);
+    // no segment longer than `MAX_EDGE_M`: the floor would otherwise be a fan of slivers
+    // 3 degrees wide meeting on the axis
+    let mut fine = vec![profile[0]];
+    for pair in profile.windows(2) {
+        let ([r0, z0], [r1, z1]) = (pair[0], pair[1]);
+        let n = ((r1 - r0).hypot(z1 - z0) / MAX_EDGE_M).ceil().max(1.0) as usize;
+        for k in 1..=n {
+            let t = k as f32 / n as f32;
+            fine.push([r0 + (r1 - r0) * t, z0 + (z1 - z0) * t]);
+        }
+    }
+    let profile = fine;
     let mut vertices = Vec::new();
     // a ring of `segments` vertices per profile point, one vertex for a point on the axis
     let mut rings: Vec<Vec<u32>> = Vec::new();
