@@ -10,6 +10,9 @@
 //!   screenshots measured (module `editor`; out of CI, see docs/testing.md).
 //! - `cargo xtask modal [SHAPE…]`: finite-element modal analysis of the cups (crate granary-fem),
 //!   regenerating `assets/cups/<shape>.json` (all shapes unless some are named).
+//! - `cargo xtask dem --preset ID [--seconds S] [--settle S] [--set ID=VALUE]... --output FILE.csv`:
+//!   a simulated pour (crate granary-dem, rapier3d), its contacts written as a contact file
+//!   for `granary render --collisions` (docs/dem.md).
 //! - `cargo xtask daw-test [--attempts N] [--keep]`: the VST3 bundle in Ardour 7, headless,
 //!   exporting a pour that must equal `granary render` sample for sample (module `daw`; out
 //!   of CI, see docs/testing.md).
@@ -28,6 +31,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("editor-test") => editor::editor_test(),
         Some("modal") => modal(&args[1..]),
         Some("daw-test") => daw::daw_test(&args[1..]),
+        Some("dem") => dem(&args[1..]),
         _ => nice_plug_xtask::main(),
     }
 }
@@ -124,5 +128,15 @@ fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
     let mut cmd = cargo();
     cmd.args(["run", "--release", "--package", "granary-fem", "--", "assets/cups"])
         .args(only);
+    run(cmd)
+}
+
+/// Runs the discrete-element pour (crate `granary-dem`, built optimised on its own, as the
+/// modal analysis is).
+fn dem(args: &[String]) -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "--package", "granary-dem", "--"])
+        .args(args);
     run(cmd)
 }
