@@ -105,3 +105,28 @@ fn a_malformed_row_is_refused_with_its_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.csv"));
 }
+
+#[test]
+fn inspect_collisions_reduces_the_example_to_cells() {
+    let o = granary()
+        .args(["inspect", "collisions"])
+        .arg(example())
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cells = r["cells"].as_array().unwrap();
+    let names: Vec<&str> = cells.iter().map(|c| c["cell"].as_str().unwrap()).collect();
+    assert_eq!(names, ["cup floor", "grain on grain"]);
+    let total: u64 = cells.iter().map(|c| c["contacts"].as_u64().unwrap()).sum();
+    assert_eq!(total, r["contacts"].as_u64().unwrap());
+    // every fourth bounce of the example is on a bead lying on the floor
+    let g = cells[1]["share"].as_f64().unwrap();
+    assert!((0.15..0.3).contains(&g), "{g}");
+    let o = granary()
+        .args(["inspect", "collisions", "/nonexistent.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

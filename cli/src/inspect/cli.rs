@@ -37,6 +37,10 @@ pub enum InspectCommand {
     /// stick-slip): contact-patch statistics, stick-slip, and the spectral centroid and level
     /// of a rendered second.
     Friction(Box<super::friction::FrictionArgs>),
+    /// A contact file (`granary render --collisions`, `cargo xtask dem`) reduced to the
+    /// generator's cells: per cell (floor, wall rings, grain on grain, surface) the contacts,
+    /// their rate and their normal speeds.
+    Collisions(Box<super::contacts::ContactsArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -275,6 +279,7 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
         InspectCommand::Cup(args) => super::cup::run(args, out),
         InspectCommand::Ground(args) => super::ground::run(args, out),
         InspectCommand::Friction(args) => super::friction::run(args, out),
+        InspectCommand::Collisions(args) => super::contacts::run(args, out),
         InspectCommand::Contact(args) => {
             let setup = args.setup().map_err(|e| e.to_string())?;
             let r = setup.report();

@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod contact;
+pub mod contacts;
 pub mod cup;
 pub mod friction;
 pub mod ground;
