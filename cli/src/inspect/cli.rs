@@ -41,6 +41,9 @@ pub enum InspectCommand {
     /// generator's cells: per cell (floor, wall rings, grain on grain, surface) the contacts,
     /// their rate and their normal speeds.
     Collisions(Box<super::contacts::ContactsArgs>),
+    /// A grain as the engine renders it: shape, size, volume, mass, inertia tensor and each
+    /// body axis's far-field dipole coefficient D_i, m³ (a sphere's: a³/2, seed 002 eq. 16).
+    Grain(Box<super::grain::GrainArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -280,6 +283,7 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
         InspectCommand::Ground(args) => super::ground::run(args, out),
         InspectCommand::Friction(args) => super::friction::run(args, out),
         InspectCommand::Collisions(args) => super::contacts::run(args, out),
+        InspectCommand::Grain(args) => super::grain::run(args, out),
         InspectCommand::Contact(args) => {
             let setup = args.setup().map_err(|e| e.to_string())?;
             let r = setup.report();

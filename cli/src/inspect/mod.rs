@@ -6,6 +6,7 @@ pub mod contact;
 pub mod contacts;
 pub mod cup;
 pub mod friction;
+pub mod grain;
 pub mod ground;
 pub mod plot;
 pub mod table;
