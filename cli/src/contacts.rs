@@ -9,26 +9,10 @@
 //! render's materials: one grain material (the engine renders one), one cup material and one
 //! surface material at most.
 
-use granary_engine::logged::{Body, Contact};
+use granary_engine::logged::{Body, Contact, COLUMNS};
 use granary_engine::params::{ParamValues, CUP_IDS, GRAIN_IDS, SURFACE_IDS};
 use serde::Deserialize;
 use std::path::Path;
-
-/// The columns of a contact file, in the order the docs give them.
-pub const COLUMNS: [&str; 12] = [
-    "time_s",
-    "x_m",
-    "y_m",
-    "z_m",
-    "nx",
-    "ny",
-    "nz",
-    "speed_m_s",
-    "body_a",
-    "material_a",
-    "body_b",
-    "material_b",
-];
 
 #[derive(Debug, Deserialize)]
 struct Row {
@@ -102,8 +86,9 @@ impl ContactFile {
     }
 
     fn add(&mut self, row: &Row) -> Result<(), String> {
-        let body =
-            |name: &str| Body::parse(name).ok_or_else(|| format!("body `{name}`: one of {}", Body::NAMES.join(", ")));
+        let body = |name: &str| {
+            Body::parse(name).ok_or_else(|| format!("body `{name}`: one of {}", Body::ALL.map(Body::name).join(", ")))
+        };
         let (a, b) = (body(&row.body_a)?, body(&row.body_b)?);
         let mut normal = [row.nx, row.ny, row.nz];
         // the grain first; the normal is the direction the grain is pushed

@@ -21,6 +21,7 @@
 //! (the cup and the surface carry 1 with the `Min` rule).
 
 use granary_engine::cups::Cup;
+use granary_engine::logged::COLUMNS;
 pub use granary_engine::logged::{Body, Contact};
 use granary_engine::materials::GRAVITY;
 use granary_engine::materials::{FrictionMaterial, GrainMaterial};
@@ -518,20 +519,7 @@ impl Sim {
         let mut rows = self.contacts.clone();
         rows.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
         let mut w = csv::Writer::from_writer(out);
-        w.write_record([
-            "time_s",
-            "x_m",
-            "y_m",
-            "z_m",
-            "nx",
-            "ny",
-            "nz",
-            "speed_m_s",
-            "body_a",
-            "material_a",
-            "body_b",
-            "material_b",
-        ])?;
+        w.write_record(COLUMNS)?;
         for c in &rows {
             let [x, y, z] = c.position_m;
             let [nx, ny, nz] = c.normal;
@@ -544,9 +532,9 @@ impl Sim {
                 format!("{ny:.5}"),
                 format!("{nz:.5}"),
                 format!("{:.5}", c.speed_m_s),
-                "grain".into(),
+                Body::Grain.name().into(),
                 self.scene.material_id(Body::Grain).into(),
-                Body::NAMES[c.other as usize].into(),
+                c.other.name().into(),
                 self.scene.material_id(c.other).into(),
             ])?;
         }

@@ -26,16 +26,37 @@ pub enum Body {
     Surface,
 }
 
+/// The columns of a contact file (docs/contacts.md), in the order the docs give them.
+pub const COLUMNS: [&str; 12] = [
+    "time_s",
+    "x_m",
+    "y_m",
+    "z_m",
+    "nx",
+    "ny",
+    "nz",
+    "speed_m_s",
+    "body_a",
+    "material_a",
+    "body_b",
+    "material_b",
+];
+
 impl Body {
-    pub const NAMES: [&str; 3] = ["grain", "cup", "surface"];
+    pub const ALL: [Body; 3] = [Body::Grain, Body::Cup, Body::Surface];
+
+    /// The body's name in a contact file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Body::Grain => "grain",
+            Body::Cup => "cup",
+            Body::Surface => "surface",
+        }
+    }
 
     pub fn parse(name: &str) -> Option<Body> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "grain" => Some(Body::Grain),
-            "cup" => Some(Body::Cup),
-            "surface" => Some(Body::Surface),
-            _ => None,
-        }
+        let name = name.trim().to_ascii_lowercase();
+        Body::ALL.into_iter().find(|b| b.name() == name)
     }
 }
 

@@ -56,7 +56,8 @@ pub enum ContactError {
     Combination(String),
 }
 
-fn unit_text(unit: &str) -> String {
+/// ` unit` after a number, or nothing for a unitless one (error messages).
+pub(crate) fn unit_text(unit: &str) -> String {
     if unit.is_empty() {
         String::new()
     } else {

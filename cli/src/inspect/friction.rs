@@ -2,11 +2,10 @@
 //! §6.2.4's stick-slip), computed by the engine's `friction::Friction`: the contact patches'
 //! statistics, the stick-slip, and the spectral centroid and level of a rendered second.
 
+use super::contact::unit_text;
 use granary_engine::friction::{self, Friction, REFERENCE_DISTANCE_M};
-use granary_engine::materials::{
-    CupMaterial, FrictionMaterial, FrictionPairData, GrainMaterial, PatchSurface, SurfaceMaterial,
-};
-use granary_engine::params::show_number;
+use granary_engine::materials::{FrictionMaterial, FrictionPairData, GrainMaterial, PatchSurface};
+use granary_engine::params::{show_number, CUP_IDS, GRAIN_IDS, SURFACE_IDS};
 use serde::Serialize;
 use std::io::Write;
 
@@ -46,9 +45,9 @@ pub struct FrictionArgs {
 /// Errors in a sliding contact's description; each names the argument at fault.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FrictionError {
-    #[error("--material: unknown grain material '{0}' (grain materials: {grains})", grains = grain_ids())]
+    #[error("--material: unknown grain material '{0}' (grain materials: {grains})", grains = GRAIN_IDS.join(", "))]
     UnknownMaterial(String),
-    #[error("--on: unknown material '{0}' (grain materials: {grains}; cup materials: {cups}; surface materials: {surfaces})", grains = grain_ids(), cups = cup_ids(), surfaces = surface_ids())]
+    #[error("--on: unknown material '{0}' (grain materials: {grains}; cup materials: {cups}; surface materials: {surfaces})", grains = GRAIN_IDS.join(", "), cups = CUP_IDS.join(", "), surfaces = SURFACE_IDS.join(", "))]
     UnknownOn(String),
     /// A number outside its physical range.
     #[error("{arg} must be within {}{}, {}]{}, got {}", if *open_lo { "(" } else { "[" }, show_number(*lo), show_number(*hi), unit_text(unit), show_number(*value))]
@@ -63,29 +62,9 @@ pub enum FrictionError {
     },
 }
 
-fn unit_text(unit: &str) -> String {
-    if unit.is_empty() {
-        String::new()
-    } else {
-        format!(" {unit}")
-    }
-}
-
 /// An `f32` as the `f64` its shortest decimal form reads as (0.2, not 0.20000000298...).
 fn decimal(x: f32) -> f64 {
     x.to_string().parse().unwrap_or(x as f64)
-}
-
-fn grain_ids() -> String {
-    GrainMaterial::ALL.map(|m| m.id()).join(", ")
-}
-
-fn cup_ids() -> String {
-    CupMaterial::ALL.map(|m| m.id()).join(", ")
-}
-
-fn surface_ids() -> String {
-    SurfaceMaterial::ALL.map(|m| m.id()).join(", ")
 }
 
 /// `value` within `[lo, hi]` (or `(lo, hi]` if `open_lo`), or the error naming `arg`.
