@@ -80,8 +80,8 @@ impl MidiIn {
                     key: key.number_or_middle_c(),
                 },
             ),
-            NoteEvent::NoteOff { timing, .. } | NoteEvent::Choke { timing, .. } => {
-                Timed::new(timing as usize, Event::NoteOff)
+            NoteEvent::NoteOff { timing, key, .. } | NoteEvent::Choke { timing, key, .. } => {
+                Timed::new(timing as usize, Event::KeyOff(key.number_or_middle_c()))
             }
             NoteEvent::MidiCC {
                 timing,
@@ -336,6 +336,7 @@ fn render_span(
             grains: [&mut *gl, &mut *gr],
             cup: [&mut *cl, &mut *cr],
             surface: Some([&mut *sl, &mut *sr]),
+            friction: None,
         });
         telemetry.write_audio([ml, mr], [gl, gr], [cl, cr], [sl, sr]);
         pos = end;

@@ -97,6 +97,14 @@ pub struct GranaryParams {
     pub surface_material: IntParam,
     #[id = "surface_level"]
     pub surface_level: FloatParam,
+    #[id = "gesture"]
+    pub gesture: IntParam,
+    #[id = "gesture_amount"]
+    pub gesture_amount: FloatParam,
+    #[id = "shake_rate"]
+    pub shake_rate: FloatParam,
+    #[id = "friction_level"]
+    pub friction_level: FloatParam,
     #[persist = "editor_size"]
     pub editor_size: Mutex<EditorSize>,
 }
@@ -238,6 +246,10 @@ impl Default for GranaryParams {
             pour_target: enum_param("pour_target"),
             surface_material: enum_param("surface_material"),
             surface_level: float_param("surface_level"),
+            gesture: enum_param("gesture"),
+            gesture_amount: float_param("gesture_amount"),
+            shake_rate: float_param("shake_rate"),
+            friction_level: float_param("friction_level"),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
@@ -272,6 +284,10 @@ impl GranaryParams {
             Param::PourTarget => choice(&self.pour_target),
             Param::SurfaceMaterial => choice(&self.surface_material),
             Param::SurfaceLevel => float(&self.surface_level),
+            Param::Gesture => choice(&self.gesture),
+            Param::GestureAmount => float(&self.gesture_amount),
+            Param::ShakeRate => float(&self.shake_rate),
+            Param::FrictionLevel => float(&self.friction_level),
         }
     }
 

@@ -18,6 +18,7 @@ mod support;
 
 use granary_engine::cups::CupShape;
 use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
+use granary_engine::gesture::Gesture;
 use granary_engine::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use granary_engine::{Engine, Outputs, PourTarget, Settings, TriggerMode, LIMITER_CEILING};
 use nice_assert_no_alloc::assert_no_alloc;
@@ -104,6 +105,10 @@ fn random_settings(rng: &mut Xoshiro256PlusPlus) -> Settings {
             PourTarget::Cup
         },
         surface_material: SurfaceMaterial::ALL[rng.random_range(0..SurfaceMaterial::ALL.len())],
+        gesture: Gesture::ALL[rng.random_range(0..Gesture::ALL.len())],
+        gesture_amount: wild(rng, 0.0, 1.0),
+        shake_rate_hz: wild(rng, 1.0, 12.0),
+        friction_level_db: wild(rng, -60.0, 24.0),
         output_gain_db: wild(rng, -20.0, 80.0),
         trigger_mode: if rng.random_bool(0.3) {
             TriggerMode::Continuous
@@ -163,6 +168,7 @@ impl Buffers {
             grains: [&mut c[..n], &mut d[..n]],
             cup: [&mut e[..n], &mut f[..n]],
             surface: None,
+            friction: None,
         }
     }
     /// Checks the first `n` samples; returns the main output's peak.

@@ -46,6 +46,7 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
                     grains: [&mut c[..block], &mut d[..block]],
                     cup: [&mut e[..block], &mut f[..block]],
                     surface: Some([&mut g[..block], &mut h[..block]]),
+                    friction: None,
                 });
                 frames += block;
             }
@@ -84,6 +85,7 @@ fn host_parameters_and_the_event_loop_never_allocate() {
                     grains: [&mut c[..*block], &mut d[..*block]],
                     cup: [&mut e[..*block], &mut f[..*block]],
                     surface: None,
+                    friction: None,
                 },
                 events.into_iter().take(1 + i % 4),
             );
@@ -127,6 +129,7 @@ fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
                     grains: [&mut c[..], &mut d[..]],
                     cup: [&mut e[..], &mut f[..]],
                     surface: Some([&mut g[..], &mut h[..]]),
+                    friction: None,
                 });
                 if let Some(w) = writer.as_deref_mut() {
                     w.write_audio([&a[..], &b[..]], [&c[..], &d[..]], [&e[..], &f[..]], [&g[..], &h[..]]);

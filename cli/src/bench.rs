@@ -190,6 +190,7 @@ impl Rig {
             grains: [c, d],
             cup: [e, f],
             surface: None,
+            friction: None,
         });
     }
 

@@ -133,6 +133,7 @@ mod tests {
             grains,
             cup,
             surface: [zeros, zeros],
+            friction: [zeros, zeros],
         }
     }
     static ZEROS: [f32; 65_536] = [0.0; 65_536];

@@ -78,6 +78,7 @@ fn render(engine: &mut Engine, seconds: f32, check: &mut dyn FnMut(&[f32])) {
             grains: [c, d],
             cup: [e, f],
             surface: None,
+            friction: None,
         });
         for x in bufs.iter() {
             check(x);
@@ -142,6 +143,7 @@ fn a_windows_collisions_are_spread_over_small_blocks() {
             grains: [c, d],
             cup: [f, g],
             surface: None,
+            friction: None,
         });
         let after = e.stats();
         most = most.max(after.written - before.written);

@@ -361,6 +361,7 @@ fn render_pour(
             grains: [gl, gr],
             cup: [cl, cr],
             surface: None,
+            friction: None,
         });
         // skip the first half second (the stream reaching the cup)
         if i * block > fs as usize / 2 {

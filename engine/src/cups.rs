@@ -353,6 +353,27 @@ impl Cup {
         }
         v
     }
+
+    /// The height below which the cup holds `volume` m^3 (the inverse of `volume_below`,
+    /// by bisection to a micrometre; the depth for a volume it cannot hold), m.
+    pub fn height_holding(&self, volume: f32) -> f32 {
+        if !(volume > 0.0) {
+            return 0.0;
+        }
+        let (mut lo, mut hi) = (0.0f32, self.depth);
+        if self.volume_below(hi) <= volume {
+            return hi;
+        }
+        while hi - lo > 1e-6 {
+            let mid = 0.5 * (lo + hi);
+            if self.volume_below(mid) < volume {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
 }
 
 /// The radius at height `z` of the wall segment from `a` to `b` (r, z): a linear

@@ -21,6 +21,8 @@ pub enum Event {
         key: u8,
     },
     NoteOff,
+    /// The note on MIDI key `key` ends (`Engine::key_off`: a keyswitch's end is no note-off).
+    KeyOff(u8),
     /// Stops every note (MIDI all notes off / all sound off, transport stop).
     AllNotesOff,
     /// Flow modulation 0..1 (the larger of the mod wheel and channel pressure).
@@ -38,6 +40,7 @@ impl Event {
         match *self {
             Event::NoteOn { velocity, key } => engine.note_on(velocity, key),
             Event::NoteOff => engine.note_off(),
+            Event::KeyOff(key) => engine.key_off(key),
             Event::AllNotesOff => engine.all_notes_off(),
             Event::Modulation(amount) => engine.set_modulation(amount),
             Event::Settings(ref settings) => engine.set_settings(settings),
@@ -93,6 +96,7 @@ pub fn process_outputs<I: IntoIterator<Item = Timed>>(engine: &mut Engine, outpu
         grains,
         cup,
         mut surface,
+        mut friction,
     } = outputs;
     let [ml, mr] = main;
     let [gl, gr] = grains;
@@ -104,6 +108,9 @@ pub fn process_outputs<I: IntoIterator<Item = Timed>>(engine: &mut Engine, outpu
     if let Some([sl, sr]) = &surface {
         len = len.min(sl.len()).min(sr.len());
     }
+    if let Some([fl, fr]) = &friction {
+        len = len.min(fl.len()).min(fr.len());
+    }
     process(engine, len, events, |engine, r| {
         engine.process(Outputs {
             main: [&mut ml[r.clone()], &mut mr[r.clone()]],
@@ -112,6 +119,9 @@ pub fn process_outputs<I: IntoIterator<Item = Timed>>(engine: &mut Engine, outpu
             surface: surface
                 .as_mut()
                 .map(|[sl, sr]| [&mut sl[r.clone()], &mut sr[r.clone()]]),
+            friction: friction
+                .as_mut()
+                .map(|[fl, fr]| [&mut fl[r.clone()], &mut fr[r.clone()]]),
         })
     });
 }
@@ -142,6 +152,7 @@ pub fn render_blocks<I: IntoIterator<Item = Timed>>(
                 grains: [&mut gl[start..end], &mut gr[start..end]],
                 cup: [&mut cl[start..end], &mut cr[start..end]],
                 surface: None,
+                friction: None,
             },
             in_block,
         );
@@ -169,6 +180,7 @@ mod tests {
                 grains: [&mut gl[t..t + 1], &mut gr[t..t + 1]],
                 cup: [&mut cl[t..t + 1], &mut cr[t..t + 1]],
                 surface: None,
+                friction: None,
             });
         }
         out

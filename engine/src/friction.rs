@@ -430,6 +430,12 @@ impl Friction {
         self.stats = FrictionStats::default();
     }
 
+    /// `reset`, with the junctions drawn from `seed` from now on.
+    pub fn reseed(&mut self, seed: u64) {
+        self.seed = seed;
+        self.reset();
+    }
+
     pub fn pair(&self) -> &FrictionPairData {
         &self.pair
     }
@@ -480,10 +486,30 @@ impl Friction {
     /// patches already ringing ring on). No allocation, lock or I/O; the samples are the
     /// same however the calls split a run.
     pub fn render(&mut self, speed_m_s: f32, load_n: f32, out: &mut [f32]) {
+        self.render_with_force(speed_m_s, load_n, out, None);
+    }
+
+    /// A new pair of materials for the contact from the next sample on (the stick-slip
+    /// spring relaxed; patches already ringing ring on). No allocation.
+    pub fn set_pair(&mut self, pair: FrictionPairData) {
+        if pair != self.pair {
+            self.pair = pair;
+            self.stick = StickSlip::new(pair.mu_static, pair.mu_dynamic, pair.stick_slip_hz, self.sample_rate);
+        }
+    }
+
+    /// Nothing ringing or sliding: rendering at speed 0 adds nothing.
+    pub fn is_silent(&self) -> bool {
+        self.modes.is_empty() && self.stick.u == 0.0
+    }
+
+    /// `render`, also adding the friction force on the contact, N, sample by sample into
+    /// `force` (when given; as long as `out`): `tangential_force_n` at every sample.
+    pub fn render_with_force(&mut self, speed_m_s: f32, load_n: f32, out: &mut [f32], mut force: Option<&mut [f32]>) {
         let v = sanitize(speed_m_s, MAX_SPEED_M_S);
         let w = sanitize(load_n, MAX_LOAD_N);
         self.load_n = w;
-        for o in out.iter_mut() {
+        for (i, o) in out.iter_mut().enumerate() {
             let (u, started) = self.stick.step(v);
             self.stats.slips += started as u64;
             if u > 0.0 && w > 0.0 {
@@ -507,6 +533,11 @@ impl Friction {
                 m.re = re;
             }
             *o += p;
+            if let Some(f) = force.as_deref_mut() {
+                if let Some(f) = f.get_mut(i) {
+                    *f += self.stick.force_ratio() * w;
+                }
+            }
             self.sample += 1;
             if self.sample.is_multiple_of(PRUNE_EVERY) {
                 self.modes.retain(|m| m.re * m.re + m.im * m.im >= m.floor_sq);

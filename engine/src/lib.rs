@@ -36,6 +36,7 @@ pub mod fastmath;
 pub mod friction;
 pub mod ftz;
 pub mod generator;
+pub mod gesture;
 pub mod ground;
 pub mod kernels;
 pub mod limiter;
@@ -56,11 +57,16 @@ use accel_noise::SphereFilter;
 use batch::{Prepared, RenderContext, RenderParams, BATCH};
 use cups::{Cup, CupShape};
 use diffuse::DiffuseResonator;
-use generator::{generate, Collision, GeneratorSetup, Geometry, NormalMode, WINDOW};
+use friction::Friction;
+use generator::{generate, Collision, CollisionKind, GeneratorSetup, Geometry, NormalMode, WINDOW};
+use gesture::{Gesture, GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
-use materials::{CupMaterial, SPEED_OF_SOUND};
-use modal::{build_modes, diffuse_params, CupState, DcBlocker, ModalBank, Mode, CUP_BUSES, MAX_MODES, SURFACE_BUS};
+use materials::{CupMaterial, FrictionMaterial, PACKING_FRACTION, SPEED_OF_SOUND};
+use modal::{
+    build_modes, diffuse_params, wall_bus, CupState, DcBlocker, ModalBank, Mode, CUP_BUSES, FLOOR_BUS, MAX_MODES,
+    SURFACE_BUS,
+};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use scene::{PourScene, PourState, SceneInput};
@@ -76,6 +82,9 @@ pub struct Outputs<'a> {
     /// The surface stem (the ground's own sound); `None` if the caller does not want it
     /// (it is in `main` either way).
     pub surface: Option<[&'a mut [f32]; 2]>,
+    /// The friction stem (sliding contacts' own sound: stirring, avalanches, sliding grains);
+    /// `None` if the caller does not want it (it is in `main` either way).
+    pub friction: Option<[&'a mut [f32]; 2]>,
 }
 
 /// Counters since the last reset.
@@ -163,8 +172,8 @@ pub struct Engine {
     limiter: Limiter,
     modes: [Mode; MAX_MODES],
     cup_key: Option<CupKey>,
-    /// Grains, cup, surface and output gains.
-    gains: [f32; 4],
+    /// Grains, cup, surface, friction and output gains.
+    gains: [f32; 5],
     gain_coef: f32,
     notes_held: u32,
     velocity: f32,
@@ -191,6 +200,18 @@ pub struct Engine {
     /// Physical collisions per generator cell (`generator::CELLS`) since the last reset,
     /// for the editor's scene view (read-only telemetry; rendering does not use it).
     cell_collisions: [u64; generator::CELLS.len()],
+    /// The gestures' mechanics (`gesture`); the gesture the last keyswitch chose
+    /// (`gesture::GESTURE_KEYS`), if any; an avalanche asked for (`gesture::AVALANCHE_KEY`).
+    gestures: GestureState,
+    key_gesture: Option<Gesture>,
+    avalanche_request: bool,
+    /// A stir, shake or tilt is being played (its intensity above 0).
+    gesture_playing: bool,
+    /// The sliding contacts of `gesture::VOICES` and what each does this window.
+    friction: Vec<Friction>,
+    sliding: [Sliding; VOICES.len()],
+    /// From a sliding contact's pressure at `friction::REFERENCE_DISTANCE_M` to the listener's.
+    friction_distance_gain: f32,
 }
 
 impl Engine {
@@ -242,7 +263,7 @@ impl Engine {
             limiter: Limiter::new(sample_rate, LIMITER_CEILING),
             modes: [Mode::ZERO; MAX_MODES],
             cup_key: None,
-            gains: [0.0; 4],
+            gains: [0.0; 5],
             gain_coef: 1.0 - (-1.0 / (GAIN_SMOOTH_S * sample_rate)).exp(),
             notes_held: 0,
             velocity: 0.0,
@@ -259,6 +280,20 @@ impl Engine {
             mode_limit: MAX_MODES,
             stats: Stats::default(),
             cell_collisions: [0; generator::CELLS.len()],
+            gestures: GestureState::default(),
+            key_gesture: None,
+            avalanche_request: false,
+            gesture_playing: false,
+            friction: VOICES
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    let pair = v.pair(settings.grain_material, FrictionMaterial::Cup(settings.cup_material));
+                    Friction::new(sample_rate, friction_seed(settings.seed, k), pair)
+                })
+                .collect(),
+            sliding: [Sliding::default(); VOICES.len()],
+            friction_distance_gain: 0.0,
         };
         e.reset();
         e
@@ -419,6 +454,8 @@ impl Engine {
         self.pour = PourState::default();
         self.stats = Stats::default();
         self.cell_collisions = [0; generator::CELLS.len()];
+        self.key_gesture = None;
+        self.reset_gestures();
         self.update_cup();
         self.radiation.clear();
         self.ground = [0.0; WINDOW];
@@ -448,6 +485,7 @@ impl Engine {
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.last_fill_setting = self.settings.fill;
         self.gains = self.gain_targets();
+        self.reset_gestures();
         // the cup is rebuilt at the pour's first window, from its own pile (the listener's
         // distance to the cup counts from the pile's top)
         self.cup_key = None;
@@ -461,6 +499,12 @@ impl Engine {
     /// Hands a new flow command to the scene at this sample, restarting the pour if the
     /// spout opens after the last pour went quiet.
     fn flow_changed(&mut self) {
+        // a stir, shake or tilt that starts while all is quiet starts afresh, as a pour does
+        let playing = self.gesture() != Gesture::Pour && self.gesture_intensity() > 0.0;
+        if playing && !self.gesture_playing && self.is_quiet() {
+            self.restart();
+        }
+        self.gesture_playing = playing;
         let cmd = self.flow_command();
         let old = self.scene.command();
         if cmd == old {
@@ -497,7 +541,7 @@ impl Engine {
         }
         let changed = settings != self.settings;
         self.settings = settings;
-        if changed && self.pristine && self.scene.command() > 0.0 {
+        if changed && self.pristine && (self.scene.command() > 0.0 || self.gesture_playing) {
             // nothing of this pour is heard yet: start it with these settings
             self.restart();
             self.scene.set_command(0.0, self.flow_command());
@@ -518,6 +562,19 @@ impl Engine {
         if v <= 0.0 {
             // MIDI convention: note-on with velocity 0 is a note-off
             self.note_off();
+            return;
+        }
+        if let Some(g) = Gesture::from_key(key) {
+            // a keyswitch: the gesture from here on; it plays nothing
+            self.key_gesture = Some(g);
+            self.flow_changed();
+            return;
+        }
+        if key == gesture::AVALANCHE_KEY {
+            if self.is_quiet() {
+                self.restart();
+            }
+            self.avalanche_request = true;
             return;
         }
         self.notes_held = self.notes_held.saturating_add(1);
@@ -549,6 +606,54 @@ impl Engine {
         )
     }
 
+    /// The note `key` ends: `note_off`, unless the key is a keyswitch (`gesture::GESTURE_KEYS`,
+    /// `gesture::AVALANCHE_KEY`), which held no note.
+    pub fn key_off(&mut self, key: u8) {
+        if Gesture::from_key(key).is_none() && key != gesture::AVALANCHE_KEY {
+            self.note_off();
+        }
+    }
+
+    /// The gesture notes play: the last keyswitch's, or the `gesture` parameter.
+    pub fn gesture(&self) -> Gesture {
+        self.key_gesture.unwrap_or(self.settings.gesture)
+    }
+
+    /// What the gestures are doing (the editor's scene view, tests).
+    pub fn gesture_view(&self) -> GestureView {
+        self.gestures.view(self.gesture())
+    }
+
+    /// How hard the stir, shake or tilt goes, 0..1: `gesture_amount` in continuous mode; the
+    /// note's velocity in MIDI mode, raised by the modulation (`set_modulation`) for a shake or
+    /// a tilt (a stir takes it as the spoon's depth); 0 without a note.
+    fn gesture_intensity(&self) -> f32 {
+        match self.settings.trigger_mode {
+            TriggerMode::Continuous => self.settings.gesture_amount,
+            TriggerMode::Midi if self.notes_held > 0 => match self.gesture() {
+                Gesture::Stir => self.velocity,
+                _ => (self.velocity * (1.0 + self.modulation)).min(1.0),
+            },
+            TriggerMode::Midi => 0.0,
+        }
+    }
+
+    /// Nothing moves: no pour, no gesture still settling.
+    fn is_quiet(&self) -> bool {
+        !self.scene.is_active() && !self.gestures.is_active() && !self.gesture_playing
+    }
+
+    /// The gestures back at rest, their sliding contacts silent and reseeded.
+    fn reset_gestures(&mut self) {
+        self.gestures = GestureState::default();
+        self.avalanche_request = false;
+        self.sliding = [Sliding::default(); VOICES.len()];
+        let seed = self.settings.seed;
+        for (k, f) in self.friction.iter_mut().enumerate() {
+            f.reseed(friction_seed(seed, k));
+        }
+    }
+
     pub fn note_off(&mut self) {
         self.notes_held = self.notes_held.saturating_sub(1);
         self.flow_changed();
@@ -570,12 +675,13 @@ impl Engine {
         self.flow_changed();
     }
 
-    fn gain_targets(&self) -> [f32; 4] {
+    fn gain_targets(&self) -> [f32; 5] {
         let db = |x: f32| 10f32.powf(x / 20.0);
         [
             db(self.settings.grains_level_db),
             db(self.settings.cup_level_db),
             db(self.settings.surface_level_db),
+            db(self.settings.friction_level_db),
             db(self.settings.output_gain_db),
         ]
     }
@@ -604,6 +710,10 @@ impl Engine {
     /// Commanded mass flow, kg/s.
     fn flow_command(&self) -> f32 {
         let rate = self.settings.pour_rate_g_s * 1e-3;
+        if self.gesture() != Gesture::Pour {
+            // the other gestures do not open the spout
+            return 0.0;
+        }
         match self.settings.trigger_mode {
             TriggerMode::Continuous => rate,
             TriggerMode::Midi if self.notes_held > 0 => rate * self.velocity * (1.0 + self.modulation),
@@ -712,6 +822,7 @@ impl Engine {
         };
         self.scene.set_stream(self.stream_params());
         self.pour = self.scene.step(&input);
+        let gestures = self.step_gestures();
         if s.grain_radius_m() != self.sphere_radius {
             // the sphere-radiation filter depends only on the grain radius
             self.sphere_radius = s.grain_radius_m();
@@ -780,9 +891,40 @@ impl Engine {
                 stats.written += 1;
             }
         }
+        // the gestures' impacts (`gesture::draw_burst`), after the pour's
+        let mut gesture_counts = [0u64; 3];
+        for burst in gestures.bursts.iter().flatten() {
+            let n = gesture::draw_burst(
+                burst,
+                &geometry.cup,
+                pour.pile_height_m,
+                pour.pile_radius_m,
+                geometry.open,
+                &mut rng,
+                |c| {
+                    if pending.len() < pending.capacity() {
+                        pending.push(c);
+                    } else {
+                        count(&mut stats, cell_collisions, &c);
+                        ctx.render(&c, grains_ring, cup_ring, scratch);
+                        stats.written += 1;
+                    }
+                },
+            );
+            let kind = match burst.place {
+                gesture::Place::Bed => CollisionKind::GrainGrain,
+                gesture::Place::Surface => CollisionKind::GrainSurface,
+                _ => CollisionKind::GrainCup,
+            };
+            gesture_counts[kind as usize] += n;
+        }
         for c in pending.iter() {
             count(&mut stats, cell_collisions, c);
         }
+        stats.grain_grain += gesture_counts[0];
+        stats.grain_cup += gesture_counts[1];
+        stats.grain_surface += gesture_counts[2];
+        stats.collisions += gesture_counts.iter().sum::<u64>();
         stats.grain_grain += physical[0];
         stats.grain_cup += physical[1];
         stats.grain_surface += physical[3];
@@ -796,6 +938,60 @@ impl Engine {
         let force = &mut self.cup_ring[SURFACE_BUS][start..start + WINDOW];
         self.radiation.process(force, &mut self.ground);
         force.fill(0.0);
+    }
+
+    /// One window of the gestures' mechanics (`gesture`): their sliding contacts for this
+    /// window, grains spilled out of the cup, and the impacts (returned, drawn by `window`).
+    fn step_gestures(&mut self) -> gesture::GestureOutput {
+        let s = self.settings;
+        let cup = self.cup();
+        let open = s.pour_target == PourTarget::Surface;
+        let bulk = PACKING_FRACTION * s.grain_density();
+        let held_m3 = if open {
+            self.pour.fill * cup.volume_below(cup.depth)
+        } else {
+            cup.volume_below(self.pour.pile_height_m)
+        };
+        let grain_volume = 4.0 / 3.0 * std::f32::consts::PI * s.grain_radius_m().powi(3);
+        let arrivals = 0.5 * (self.pour.arrivals_start + self.pour.arrivals_end);
+        let window_s = WINDOW as f32 / self.sample_rate;
+        let cup_friction = if open {
+            FrictionMaterial::Surface(s.surface_material)
+        } else {
+            FrictionMaterial::Cup(s.cup_material)
+        };
+        let input = GestureInput {
+            gesture: self.gesture(),
+            intensity: self.gesture_intensity(),
+            modulation: self.modulation,
+            shake_rate_hz: s.shake_rate_hz,
+            cup,
+            grain: s.grain_material,
+            grain_radius_m: s.grain_radius_m(),
+            grain_density: s.grain_density(),
+            cup_friction,
+            pile_height_m: self.pour.pile_height_m,
+            pile_radius_m: self.pour.pile_radius_m,
+            bed_mass_kg: held_m3 * bulk,
+            poured_m3: arrivals * grain_volume / PACKING_FRACTION * window_s,
+            open,
+            avalanche_now: std::mem::take(&mut self.avalanche_request),
+            window_s,
+        };
+        let out = self.gestures.step(&input);
+        if out.spilled_kg > 0.0 && !open {
+            // what spills leaves the cup: the bed sinks by its volume
+            let left = (held_m3 - out.spilled_kg / bulk).max(0.0);
+            let z = cup.height_holding(left);
+            self.scene.set_fill(z / cup.depth.max(1e-6));
+            self.last_fill_setting = s.fill;
+        }
+        self.sliding = out.sliding;
+        for (f, v) in self.friction.iter_mut().zip(VOICES) {
+            f.set_pair(v.pair(s.grain_material, cup_friction));
+        }
+        self.friction_distance_gain = friction::REFERENCE_DISTANCE_M / self.cup_distance().max(0.05);
+        out
     }
 
     /// Renders the pending collisions up to index `upto` (they land after this window).
@@ -829,6 +1025,7 @@ impl Engine {
             grains,
             cup,
             mut surface,
+            mut friction,
         } = outputs;
         let [main_l, main_r] = main;
         let [grains_l, grains_r] = grains;
@@ -841,6 +1038,9 @@ impl Engine {
             .min(cup_l.len())
             .min(cup_r.len());
         if let Some([l, r]) = &surface {
+            n = n.min(l.len()).min(r.len());
+        }
+        if let Some([l, r]) = &friction {
             n = n.min(l.len()).min(r.len());
         }
         let targets = self.gain_targets();
@@ -867,6 +1067,9 @@ impl Engine {
                 surface
                     .as_mut()
                     .map(|[l, r]| [&mut l[span.clone()], &mut r[span.clone()]]),
+                friction
+                    .as_mut()
+                    .map(|[l, r]| [&mut l[span.clone()], &mut r[span.clone()]]),
             );
             i += len;
             // spread the next window's collisions over this one, in proportion to time
@@ -880,11 +1083,12 @@ impl Engine {
     /// the limiter sample by sample.
     fn span(
         &mut self,
-        targets: &[f32; 4],
+        targets: &[f32; 5],
         main: [&mut [f32]; 2],
         grains: [&mut [f32]; 2],
         cup: [&mut [f32]; 2],
         surface: Option<[&mut [f32]; 2]>,
+        friction: Option<[&mut [f32]; 2]>,
     ) {
         let len = main[0].len();
         let start = (self.clock as usize) & self.mask;
@@ -897,6 +1101,27 @@ impl Engine {
             SphereFilter::process_pair(&mut self.sphere_filter, [ring_l, ring_r], [p_l, p_r]);
             ring_l.fill(0.0);
             ring_r.fill(0.0);
+        }
+        // the sliding contacts (`gesture::VOICES`): their sound at the listener, and the
+        // friction force of the ones on the cup onto its buses, before the modes read them
+        let mut rubbing = [0.0f32; WINDOW];
+        for ((f, voice), sliding) in self.friction.iter_mut().zip(VOICES).zip(self.sliding) {
+            if sliding.load_n <= 0.0 && f.is_silent() {
+                continue;
+            }
+            let out = &mut rubbing[..len];
+            match voice {
+                Voice::GrainCup | Voice::SpoonCup => {
+                    let bus = if voice == Voice::SpoonCup {
+                        FLOOR_BUS
+                    } else {
+                        wall_bus(0, 0)
+                    };
+                    let force = &mut self.cup_ring[bus][range.clone()];
+                    f.render_with_force(sliding.speed_m_s, sliding.load_n, out, Some(force));
+                }
+                Voice::GrainGrain | Voice::SpoonGrain => f.render(sliding.speed_m_s, sliding.load_n, out),
+            }
         }
         let mut total = [0.0f32; WINDOW];
         for ring in &self.cup_ring[..CUP_BUSES] {
@@ -929,7 +1154,7 @@ impl Engine {
         let [grains_l, grains_r] = grains;
         let [cup_l, cup_r] = cup;
         let coef = self.gain_coef;
-        let step = |g: &mut [f32; 4]| {
+        let step = |g: &mut [f32; 5]| {
             for (g, &target) in g.iter_mut().zip(targets) {
                 *g += coef * (target - *g);
             }
@@ -946,7 +1171,7 @@ impl Engine {
             if !settled {
                 step(&mut self.gains);
             }
-            let [g_grains, g_cup, g_surface, g_out] = self.gains;
+            let [g_grains, g_cup, g_surface, g_friction, g_out] = self.gains;
             let sg = [pressure[0][t] * g_grains * g_out, pressure[1][t] * g_grains * g_out];
             let sc = [
                 (modal[0][t] + diffuse[0][t]) * g_cup * g_out,
@@ -954,14 +1179,20 @@ impl Engine {
             ];
             let ss = finite_or_zero(ground[t] * g_surface * g_out);
             ground[t] = ss;
+            let sf = finite_or_zero(rubbing[t] * self.friction_distance_gain * g_friction * g_out);
+            rubbing[t] = sf;
             let sg = sg.map(finite_or_zero);
             let sc = sc.map(finite_or_zero);
             grains_l[t] = sg[0];
             grains_r[t] = sg[1];
             cup_l[t] = sc[0];
             cup_r[t] = sc[1];
-            main_l[t] = sg[0] + sc[0] + ss;
-            main_r[t] = sg[1] + sc[1] + ss;
+            main_l[t] = sg[0] + sc[0] + ss + sf;
+            main_r[t] = sg[1] + sc[1] + ss + sf;
+        }
+        if let Some([friction_l, friction_r]) = friction {
+            friction_l.copy_from_slice(&rubbing[..len]);
+            friction_r.copy_from_slice(&rubbing[..len]);
         }
         if let Some([surface_l, surface_r]) = surface {
             surface_l.copy_from_slice(&ground[..len]);
@@ -970,6 +1201,11 @@ impl Engine {
         self.limiter.process_span(main_l, main_r);
         self.clock += len as u64;
     }
+}
+
+/// The seed of sliding contact `k`'s junctions (`friction::Friction`), from the engine's.
+fn friction_seed(seed: u64, k: usize) -> u64 {
+    seed ^ (0x6672_6963_7469_6f6e_u64.wrapping_mul(k as u64 + 1))
 }
 
 #[inline]

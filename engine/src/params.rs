@@ -11,6 +11,7 @@
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
 use crate::cups::CupShape;
+use crate::gesture::Gesture;
 use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use crate::{PourTarget, Settings, TriggerMode};
 use serde::de::{self, MapAccess, Visitor};
@@ -88,6 +89,10 @@ pub enum Param {
     PourTarget,
     SurfaceMaterial,
     SurfaceLevel,
+    Gesture,
+    GestureAmount,
+    ShakeRate,
+    FrictionLevel,
 }
 
 impl Param {
@@ -101,6 +106,24 @@ impl Param {
     pub const fn si_range(self) -> (f32, f32) {
         match self.spec().kind {
             Kind::Float { min, max, to_si, .. } => (min * to_si, max * to_si),
+            _ => panic!("not a float parameter"),
+        }
+    }
+}
+
+impl Param {
+    /// The range of a float parameter in its own unit (what hosts, presets and the README show).
+    pub const fn plain_range(self) -> (f32, f32) {
+        match self.spec().kind {
+            Kind::Float { min, max, .. } => (min, max),
+            _ => panic!("not a float parameter"),
+        }
+    }
+
+    /// The factor from a float parameter's unit to `Settings`' SI unit.
+    pub const fn to_si(self) -> f32 {
+        match self.spec().kind {
+            Kind::Float { to_si, .. } => to_si,
             _ => panic!("not a float parameter"),
         }
     }
@@ -152,6 +175,16 @@ pub const POUR_TARGETS: [PourTarget; 2] = [PourTarget::Cup, PourTarget::Surface]
 /// The trigger modes' ids, in the order of [`TRIGGER_MODES`].
 pub const TRIGGER_IDS: [&str; 2] = ["midi", "continuous"];
 pub const TRIGGER_MODES: [TriggerMode; 2] = [TriggerMode::Midi, TriggerMode::Continuous];
+/// The gestures' ids, in the order of `Gesture::ALL` (`Gesture::id`).
+pub const GESTURE_IDS: [&str; Gesture::ALL.len()] = {
+    let mut out = [""; Gesture::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = Gesture::ALL[i].id();
+        i += 1;
+    }
+    out
+};
 /// `auto`, then the shapes of `CupShape::ALL` (`CupShape::id`; assets/cups).
 pub const CUP_SHAPE_IDS: [&str; CupShape::ALL.len() + 1] = {
     let mut out = ["auto"; CupShape::ALL.len() + 1];
@@ -169,7 +202,7 @@ pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
 }
 
 /// Every parameter, in display order: the one definition of each.
-pub const SPECS: [Spec; 23] = [
+pub const SPECS: [Spec; 27] = [
     Spec {
         param: Param::GrainMaterial,
         id: "grain_material",
@@ -481,6 +514,62 @@ pub const SPECS: [Spec; 23] = [
         },
         doc: "Level of the surface stem (the ground's own sound)",
     },
+    Spec {
+        param: Param::Gesture,
+        id: "gesture",
+        name: "Gesture",
+        unit: "",
+        kind: Kind::Enum {
+            ids: &GESTURE_IDS,
+            default: 0,
+        },
+        doc: "What a note does to the grains: pour them, stir them with a spoon, shake the closed cup, or tilt it (MIDI keys 24-27 switch it)",
+    },
+    Spec {
+        param: Param::GestureAmount,
+        id: "gesture_amount",
+        name: "Gesture amount",
+        unit: "%",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 100.0,
+            default: 50.0,
+            log: false,
+            to_si: 0.01,
+            step: 0.1,
+        },
+        doc: "How hard a stir, shake or tilt goes in continuous mode (spoon speed, shake strength, tilt angle); a note's velocity sets it in MIDI mode",
+    },
+    Spec {
+        param: Param::ShakeRate,
+        id: "shake_rate",
+        name: "Shake rate",
+        unit: "Hz",
+        kind: Kind::Float {
+            min: 1.0,
+            max: 12.0,
+            default: 4.0,
+            log: false,
+            to_si: 1.0,
+            step: 0.01,
+        },
+        doc: "Shakes per second of the shake gesture",
+    },
+    Spec {
+        param: Param::FrictionLevel,
+        id: "friction_level",
+        name: "Friction level",
+        unit: "dB",
+        kind: Kind::Float {
+            min: -60.0,
+            max: 24.0,
+            default: 0.0,
+            log: false,
+            to_si: 1.0,
+            step: 0.01,
+        },
+        doc: "Level of the friction stem (sliding, stirring, avalanches: the contact patches' own sound)",
+    },
 ];
 
 pub fn spec(id: &str) -> Option<&'static Spec> {
@@ -495,6 +584,7 @@ pub fn choice_name(id: &str, index: usize) -> &'static str {
         "trigger_mode" => ["MIDI", "Continuous"].get(index).copied().unwrap_or("?"),
         "surface_material" => SurfaceMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
         "pour_target" => ["Cup", "Surface"].get(index).copied().unwrap_or("?"),
+        "gesture" => Gesture::ALL.get(index).map(|g| g.name()).unwrap_or("?"),
         "cup_shape" if index == 0 => "Auto",
         "cup_shape" => cup_shape_choice(index).map(CupShape::name).unwrap_or("?"),
         _ => "?",
@@ -844,6 +934,10 @@ impl ParamValues {
             pour_target: POUR_TARGETS[self.choice_of(P::PourTarget)],
             surface_material: SurfaceMaterial::ALL[self.choice_of(P::SurfaceMaterial)],
             surface_level_db: self.si(P::SurfaceLevel),
+            gesture: Gesture::ALL[self.choice_of(P::Gesture)],
+            gesture_amount: self.si(P::GestureAmount),
+            shake_rate_hz: self.si(P::ShakeRate),
+            friction_level_db: self.si(P::FrictionLevel),
             trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
             seed: match self[P::Seed] {
                 Plain::Int(x) => x.max(0) as u64,

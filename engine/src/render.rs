@@ -7,6 +7,7 @@
 
 use crate::events::{self, Event, Timed};
 use crate::generator::WINDOW;
+use crate::gesture::Gesture;
 use crate::logged::Contact;
 use crate::params::{Param, ParamValues};
 use crate::{Engine, Outputs, Settings, Stats, TriggerMode, GENERATOR_LEAD};
@@ -28,11 +29,22 @@ impl PourCurve {
 
     /// Parses `T:RATE,T:RATE,...` (seconds, g/s).
     pub fn parse(text: &str) -> Result<Self, String> {
+        Self::parse_for(text, Gesture::Pour)
+    }
+
+    /// Parses a curve for `gesture`: a pour's rate in g/s, or a stir's, shake's or tilt's
+    /// amount in percent (`gesture_amount`), over seconds.
+    pub fn parse_for(text: &str, gesture: Gesture) -> Result<Self, String> {
+        let (param, what, example) = match gesture {
+            Gesture::Pour => (Param::PourRate, "rate", "0.5:20"),
+            _ => (Param::GestureAmount, "amount", "0.5:60"),
+        };
+        let unit = param.spec().unit;
         let mut points = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (t, r) = part
                 .split_once(':')
-                .ok_or_else(|| format!("`{part}`: expected TIME:RATE, e.g. 0.5:20"))?;
+                .ok_or_else(|| format!("`{part}`: expected TIME:{}, e.g. {example}", what.to_uppercase()))?;
             let t: f64 = t
                 .trim()
                 .parse()
@@ -40,13 +52,13 @@ impl PourCurve {
             let r: f32 = r
                 .trim()
                 .parse()
-                .map_err(|_| format!("`{part}`: rate `{r}` is not a number"))?;
+                .map_err(|_| format!("`{part}`: {what} `{r}` is not a number"))?;
             if !t.is_finite() || t < 0.0 {
                 return Err(format!("`{part}`: time must be a finite number of seconds >= 0"));
             }
-            let (lo, hi) = Param::PourRate.si_range();
+            let (lo, hi) = param.plain_range();
             if !r.is_finite() || !(lo..=hi).contains(&r) {
-                return Err(format!("`{part}`: rate must be within {lo}..={hi} g/s"));
+                return Err(format!("`{part}`: {what} must be within {lo}..={hi} {unit}"));
             }
             if let Some(&(prev, _)) = points.last() {
                 if t < prev {
@@ -56,7 +68,7 @@ impl PourCurve {
             points.push((t, r));
         }
         if points.is_empty() {
-            return Err("the pour curve has no points".into());
+            return Err("the curve has no points".into());
         }
         Ok(PourCurve { points })
     }
@@ -103,6 +115,7 @@ pub struct Rendered {
     pub grains: [Vec<f32>; 2],
     pub cup: [Vec<f32>; 2],
     pub surface: [Vec<f32>; 2],
+    pub friction: [Vec<f32>; 2],
     pub stats: Stats,
 }
 
@@ -200,6 +213,7 @@ pub struct Block<'a> {
     pub grains: [&'a [f32]; 2],
     pub cup: [&'a [f32]; 2],
     pub surface: [&'a [f32]; 2],
+    pub friction: [&'a [f32]; 2],
 }
 
 impl Block<'_> {
@@ -228,13 +242,13 @@ pub struct Renderer {
     rendered: usize,
     /// Aligned frames handed out so far.
     emitted: usize,
-    /// One engine block: main, grains, cup and surface, left and right.
-    scratch: [Vec<f32>; 8],
+    /// One engine block: main, grains, cup, surface and friction, left and right.
+    scratch: [Vec<f32>; 10],
     /// Samples rendered but not yet handed out: the main output (from its `latency`-th
     /// sample on) and the stems (up to `frames`).
-    queue: [std::collections::VecDeque<f32>; 8],
+    queue: [std::collections::VecDeque<f32>; 10],
     /// The block handed out last.
-    out: [Vec<f32>; 8],
+    out: [Vec<f32>; 10],
 }
 
 impl Renderer {
@@ -243,17 +257,27 @@ impl Renderer {
     pub fn pour(values: &ParamValues, opts: &RenderOptions) -> Renderer {
         let mut settings: Settings = values.to_settings();
         settings.trigger_mode = TriggerMode::Continuous;
+        // a pour's curve is its rate, g/s; a stir's, shake's or tilt's its amount, %
+        let gesture = settings.gesture;
+        let apply = move |settings: &mut Settings, value: f32| match gesture {
+            Gesture::Pour => settings.pour_rate_g_s = value,
+            _ => settings.gesture_amount = value * Param::GestureAmount.to_si(),
+        };
+        let held = match gesture {
+            Gesture::Pour => settings.pour_rate_g_s,
+            _ => settings.gesture_amount / Param::GestureAmount.to_si(),
+        };
         let curve = opts
             .pour
             .clone()
-            .unwrap_or_else(|| PourCurve::until(settings.pour_rate_g_s, opts.seconds - 1.0));
-        settings.pour_rate_g_s = curve.rate_at(0.0);
+            .unwrap_or_else(|| PourCurve::until(held, opts.seconds - 1.0));
+        apply(&mut settings, curve.rate_at(0.0));
         let fs = opts.sample_rate;
         let engine = Engine::new(settings, fs, opts.block_size.max(1));
         let window = engine.window_len();
-        // the curve's rate at every window boundary, from the first
+        // the curve's value at every window boundary, from the first
         let pour = (0..).step_by(window).map(move |t| {
-            settings.pour_rate_g_s = curve.rate_at(t as f64 / fs as f64);
+            apply(&mut settings, curve.rate_at(t as f64 / fs as f64));
             Timed::new(t, Event::Settings(settings))
         });
         Renderer::new(engine, opts, Box::new(pour))
@@ -278,7 +302,7 @@ impl Renderer {
                             key: n.key,
                         },
                     ),
-                    Timed::new(at(n.end_s), Event::NoteOff),
+                    Timed::new(at(n.end_s), Event::KeyOff(n.key)),
                 ]
             })
             .collect();
@@ -376,7 +400,7 @@ impl Renderer {
             let events = &mut self.events;
             let in_block = std::iter::from_fn(|| events.next_if(|e| e.at < end))
                 .map(|e| Timed::new(e.at.saturating_sub(start), e.event));
-            let [ml, mr, gl, gr, cl, cr, sl, sr] = &mut self.scratch;
+            let [ml, mr, gl, gr, cl, cr, sl, sr, fl, fr] = &mut self.scratch;
             events::process_outputs(
                 &mut self.engine,
                 Outputs {
@@ -384,6 +408,7 @@ impl Renderer {
                     grains: [&mut gl[..n], &mut gr[..n]],
                     cup: [&mut cl[..n], &mut cr[..n]],
                     surface: Some([&mut sl[..n], &mut sr[..n]]),
+                    friction: Some([&mut fl[..n], &mut fr[..n]]),
                 },
                 in_block,
             );
@@ -411,33 +436,41 @@ impl Renderer {
             o.extend(q.drain(..n));
         }
         self.emitted += n;
-        let [ml, mr, gl, gr, cl, cr, sl, sr] = &self.out;
+        let [ml, mr, gl, gr, cl, cr, sl, sr, fl, fr] = &self.out;
         Some(Block {
             main: [ml, mr],
             grains: [gl, gr],
             cup: [cl, cr],
             surface: [sl, sr],
+            friction: [fl, fr],
         })
     }
 
     /// Renders what is left into whole buffers.
     pub fn collect(mut self) -> Rendered {
         let frames = self.frames - self.emitted;
-        let mut out: [Vec<f32>; 8] = std::array::from_fn(|_| Vec::with_capacity(frames));
+        let mut out: [Vec<f32>; 10] = std::array::from_fn(|_| Vec::with_capacity(frames));
         let fs = self.engine.sample_rate();
         while let Some(b) = self.next_block() {
-            let all = b.main.iter().chain(&b.grains).chain(&b.cup).chain(&b.surface);
+            let all = b
+                .main
+                .iter()
+                .chain(&b.grains)
+                .chain(&b.cup)
+                .chain(&b.surface)
+                .chain(&b.friction);
             for (o, s) in out.iter_mut().zip(all) {
                 o.extend_from_slice(s);
             }
         }
-        let [ml, mr, gl, gr, cl, cr, sl, sr] = out;
+        let [ml, mr, gl, gr, cl, cr, sl, sr, fl, fr] = out;
         Rendered {
             sample_rate: fs,
             main: [ml, mr],
             grains: [gl, gr],
             cup: [cl, cr],
             surface: [sl, sr],
+            friction: [fl, fr],
             stats: self.engine.stats(),
         }
     }

@@ -3,6 +3,7 @@
 //! parameter values to settings is `params::ParamValues::to_settings`.
 
 use crate::cups::CupShape;
+use crate::gesture::Gesture;
 use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use crate::params::ParamValues;
 
@@ -64,6 +65,13 @@ pub struct Settings {
     /// What the cup stands on, and the ground of a surface pour.
     pub surface_material: SurfaceMaterial,
     pub surface_level_db: f32,
+    /// What a note (or continuous mode) does to the grains.
+    pub gesture: Gesture,
+    /// How hard a stir, shake or tilt goes in continuous mode, 0..1.
+    pub gesture_amount: f32,
+    /// Shakes per second, Hz.
+    pub shake_rate_hz: f32,
+    pub friction_level_db: f32,
     /// Output = pressure in Pa times 10^(output_gain_db / 20).
     pub output_gain_db: f32,
     pub trigger_mode: TriggerMode,
@@ -97,6 +105,9 @@ pub mod limits {
     pub const OUTPUT_GAIN_DB: (f32, f32) = Param::OutputGain.si_range();
     pub const FLOW_VARIATION: (f32, f32) = Param::FlowVariation.si_range();
     pub const AIM: (f32, f32) = Param::Aim.si_range();
+    pub const GESTURE_AMOUNT: (f32, f32) = Param::GestureAmount.si_range();
+    pub const SHAKE_RATE_HZ: (f32, f32) = Param::ShakeRate.si_range();
+    pub const FRICTION_LEVEL_DB: (f32, f32) = Param::FrictionLevel.si_range();
 }
 
 fn clamp_or(x: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
@@ -134,6 +145,9 @@ impl Settings {
             grains_level_db: clamp_or(self.grains_level_db, limits::GRAINS_LEVEL_DB, 0.0),
             cup_level_db: clamp_or(self.cup_level_db, limits::CUP_LEVEL_DB, 0.0),
             surface_level_db: clamp_or(self.surface_level_db, limits::SURFACE_LEVEL_DB, 0.0),
+            gesture_amount: clamp_or(self.gesture_amount, limits::GESTURE_AMOUNT, 0.0),
+            shake_rate_hz: clamp_or(self.shake_rate_hz, limits::SHAKE_RATE_HZ, d.shake_rate_hz),
+            friction_level_db: clamp_or(self.friction_level_db, limits::FRICTION_LEVEL_DB, 0.0),
             output_gain_db: clamp_or(self.output_gain_db, limits::OUTPUT_GAIN_DB, d.output_gain_db),
             ..*self
         }

@@ -297,6 +297,7 @@ mod tests {
                     grains: [&mut gl[a..b], &mut gr[a..b]],
                     cup: [&mut cl[a..b], &mut cr[a..b]],
                     surface: None,
+                    friction: None,
                 });
                 a = b;
                 if a == frames {

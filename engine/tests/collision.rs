@@ -58,6 +58,7 @@ fn run(settings: Settings, fs: f32, windows: usize, mut inject: impl FnMut(usize
                 grains: [&mut gl[span.clone()], &mut gr[span]],
                 cup: [&mut cl[..n], &mut cr[..n]],
                 surface: None,
+                friction: None,
             });
         }
         record.push((e.collision_constants(), collisions));

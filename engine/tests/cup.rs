@@ -283,6 +283,7 @@ fn cup_stem(e: &mut Engine, frames: usize) -> Vec<f32> {
         grains: [gl, gr],
         cup: [cl, cr],
         surface: None,
+        friction: None,
     });
     out[4].clone()
 }

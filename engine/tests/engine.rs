@@ -181,6 +181,7 @@ fn steel_cup_rings_longer_than_plastic() {
             grains: [c, d],
             cup: [f, g],
             surface: None,
+            friction: None,
         });
         let x = &out[4];
         let env = |i: usize| rms(&x[i..i + 480]);
@@ -310,6 +311,7 @@ fn hostile_settings_stay_finite() {
         grains: [c, d],
         cup: [f, g],
         surface: None,
+        friction: None,
     });
 }
 
@@ -365,6 +367,7 @@ fn rendering_dense_cells_as_groups_keeps_the_level_spectrum_and_texture() {
             grains: [c, d],
             cup: [f, g],
             surface: None,
+            friction: None,
         });
         (out, e.stats())
     };

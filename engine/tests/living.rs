@@ -148,6 +148,7 @@ fn continuous(settings: Settings, seconds: f64) -> ([Vec<f32>; 2], Vec<f32>) {
             grains: [&mut gl[start..end], &mut gr[start..end]],
             cup: [&mut cl[start..end], &mut cr[start..end]],
             surface: None,
+            friction: None,
         });
         fill.push(e.pour_state().fill);
     }

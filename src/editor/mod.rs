@@ -820,6 +820,7 @@ mod tests {
                 grains: [c, d],
                 cup: [e, f],
                 surface: Some([g, h]),
+                friction: None,
             });
             writer.write_audio([a, b], [c, d], [e, f], [g, h]);
             writer.write_engine(engine);
@@ -1054,6 +1055,7 @@ mod tests {
                     grains: [c, d],
                     cup: [e, f],
                     surface: Some([g, h]),
+                    friction: None,
                 });
                 writer.write_audio([a, b], [c, d], [e, f], [g, h]);
                 writer.write_engine(engine);

@@ -628,6 +628,7 @@ mod tests {
                 grains: [c, d],
                 cup: [e, f],
                 surface: Some([g, h]),
+                friction: None,
             });
             writer.write_audio([a, b], [c, d], [e, f], [g, h]);
             writer.write_engine(&engine);
