@@ -85,8 +85,8 @@ impl Meter {
             self.sum_sq += (l as f64) * (l as f64) + (r as f64) * (r as f64);
             self.peak = self.peak.max(l.abs()).max(r.abs());
             let pre = [
-                b.grains[0][t] + b.cup[0][t] + b.surface[0][t],
-                b.grains[1][t] + b.cup[1][t] + b.surface[1][t],
+                b.grains[0][t] + b.cup[0][t] + b.surface[0][t] + b.friction[0][t],
+                b.grains[1][t] + b.cup[1][t] + b.surface[1][t] + b.friction[1][t],
             ];
             let (pre, post) = if pre[0].abs() >= pre[1].abs() {
                 (pre[0], l)

@@ -357,7 +357,7 @@ impl Cup {
     /// The height below which the cup holds `volume` m^3 (the inverse of `volume_below`,
     /// by bisection to a micrometre; the depth for a volume it cannot hold), m.
     pub fn height_holding(&self, volume: f32) -> f32 {
-        if !(volume > 0.0) {
+        if volume.is_nan() || volume <= 0.0 {
             return 0.0;
         }
         let (mut lo, mut hi) = (0.0f32, self.depth);

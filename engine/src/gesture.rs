@@ -38,8 +38,10 @@
 //!   passes the grain–cup static friction, at `sqrt(2 g s (sin theta - mu_d cos theta))`. What
 //!   no longer fits below the low rim spills over it and falls onto the surface.
 //! - Avalanches (Jaeger, Liu & Nagel, "Relaxation at the angle of repose", PRL 62 (1989) 40):
-//!   a heap's slope creeps up to `repose + AVALANCHE_SPAN_DEG / 2` and an avalanche takes it
-//!   back to `repose - AVALANCHE_SPAN_DEG / 2`. On a heap fed by a pour, the slab is the volume
+//!   a heap's slope creeps up to the angle of repose and an avalanche takes it back to
+//!   `AVALANCHE_SPAN_DEG` below it. On a heap fed by a pour (onto the surface: a
+//!   pour into a cup fills it as a level bed, `scene`, with no heap until the cup is tilted
+//!   or an avalanche is asked for), the slab is the volume
 //!   between the two cones, `(pi/3) r^3 (tan theta_max - tan theta_min)`, and the pour brings
 //!   it in `V / Q` seconds; in a tilted cup it is the wedge the surface turns by the span,
 //!   `(2/3) R^3 tan(span)`. The slab flows as a layer of thickness `h` at the speed of a dense
@@ -128,12 +130,24 @@ pub const SHAKE_MAX_SPEED_M_S: f32 = 1.5;
 pub const MAX_TILT_DEG: f32 = 90.0;
 /// How fast a hand tilts the cup, degrees per second.
 pub const TILT_RATE_DEG_S: f32 = 60.0;
-/// Slope span of an avalanche, degrees: it starts at the angle of repose plus half of it and
-/// stops at the angle of repose less half of it (Jaeger, Liu & Nagel 1989: about 2 degrees).
+/// Slope span of an avalanche, degrees: it starts at the material's angle of repose and
+/// stops this much below it (Jaeger, Liu & Nagel 1989: about 2 degrees between the angle where
+/// a heap lets go and the one where it comes to rest).
 pub const AVALANCHE_SPAN_DEG: f32 = 2.0;
-/// A bed thinner than this many grain diameters slides as a layer instead of avalanching, and
-/// a cup's floor must be covered this deep before a pour's heap forms on it.
+/// A bed thinner than this many grain diameters slides as a layer instead of avalanching.
 pub const LAYER_DIAMETERS: f32 = 3.0;
+/// Share of a granular bed's contacts that slide (the rest roll or stick) while it is
+/// sheared: the load a grain–grain or spoon–grain sliding contact carries is this share of the
+/// force across the bed. Radjai, Wolf, Jean & Moreau, "Bimodal character of stress
+/// transmission in granular packings", PRL 80 (1998) 61: sliding contacts are a small part of
+/// the network, about a tenth, almost all in its weak part.
+pub const GRANULAR_SLIDING_SHARE: f32 = 0.1;
+/// How much a shaken bed loosens in flight, as a share of its width: it reaches the wall over
+/// that length (a fit: a bed of grains thrown across a cup arrives over some tens of ms).
+pub const SLAM_DILATION: f32 = 0.25;
+/// Share of a tilted bed's avalanche that runs along the cup's wall (its two edges against
+/// the wall, over the bed's width: a tenth).
+pub const TILT_WALL_SHARE: f32 = 0.1;
 /// Rendered collisions per window at most, per burst (the rest are merged into them in
 /// energy-preserving groups, as the generator does).
 pub const RENDERED_PER_BURST: u32 = 24;
@@ -169,6 +183,15 @@ impl Voice {
         }
     }
 
+    /// The share of the voice's load its sliding contacts carry: `GRANULAR_SLIDING_SHARE`
+    /// in a granular bed, all of it where a solid slides on the cup.
+    pub fn sliding_share(self) -> f32 {
+        match self {
+            Voice::GrainGrain | Voice::SpoonGrain => GRANULAR_SLIDING_SHARE,
+            Voice::GrainCup | Voice::SpoonCup => 1.0,
+        }
+    }
+
     /// True where the voice's friction force pushes on the cup (and drives its modes).
     pub fn on_cup(self) -> bool {
         matches!(self, Voice::GrainCup | Voice::SpoonCup)
@@ -195,9 +218,9 @@ pub enum Place {
     Surface,
 }
 
-/// Impacts over one window: `rate` a second at `place`, normal speeds spread about
-/// `mean_speed_m_s`; their times follow `onset` (a share of the window, 0..1) and decay with
-/// time constant `decay_s` (infinite: spread evenly from the onset on).
+/// Impacts over one window: an expected `count` at `place`, normal speeds spread about
+/// `mean_speed_m_s`, their times spread evenly from `onset` to `until` (shares of the
+/// window, 0..1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Burst {
     pub place: Place,
@@ -205,6 +228,7 @@ pub struct Burst {
     pub count: f32,
     pub mean_speed_m_s: f32,
     pub onset: f32,
+    pub until: f32,
 }
 
 /// Most bursts a window holds.
@@ -292,6 +316,10 @@ struct Avalanche {
     thickness_m: f32,
     /// Share of the slab's foot that runs against the cup's wall (0 on an open heap).
     against_wall: f32,
+    /// Bulk density, kg/m^3, the area it flows over, m^2, and its thinnest layer, m.
+    bulk: f32,
+    area_m2: f32,
+    min_thickness_m: f32,
 }
 
 /// The gestures' state between windows.
@@ -315,12 +343,26 @@ pub struct GestureState {
     shake_offset_m: f32,
     /// The shaken grains' kinetic energy (PhISEM's system energy), J.
     shake_energy_j: f32,
+    /// A slam of the bed against a wall, under way.
+    slam: Option<Slam>,
 }
 
-/// The tangents of the angles where an avalanche starts and stops, for an angle of repose.
+/// The bed slamming a wall: `t_s` since it started (negative: it starts that much into the
+/// next window), lasting `len_s`; `layer` grains on the wall and `grains` in the bed, at
+/// `speed_m_s`, against wall sector `side`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Slam {
+    t_s: f32,
+    len_s: f32,
+    layer: f32,
+    grains: f32,
+    speed_m_s: f32,
+    side: usize,
+}
+
+/// The angles where an avalanche starts and stops, rad, for an angle of repose in degrees.
 pub fn avalanche_angles_rad(repose_deg: f32) -> (f32, f32) {
-    let half = 0.5 * AVALANCHE_SPAN_DEG;
-    ((repose_deg + half).to_radians(), (repose_deg - half).to_radians())
+    (repose_deg.to_radians(), (repose_deg - AVALANCHE_SPAN_DEG).to_radians())
 }
 
 /// Volume of the slab an avalanche moves off a conical heap of base radius `r` (the volume
@@ -376,7 +418,11 @@ impl GestureState {
 
     /// True while anything still moves: a tilted cup, an avalanche, shaken grains in flight.
     pub fn is_active(&self) -> bool {
-        self.tilt_rad > 1e-4 || self.avalanche.is_some() || self.shake_energy_j > 1e-9 || self.layer_speed > 0.0
+        self.tilt_rad > 1e-4
+            || self.avalanche.is_some()
+            || self.shake_energy_j > 1e-9
+            || self.layer_speed > 0.0
+            || self.slam.is_some()
     }
 
     /// The cup's tilt, rad.
@@ -429,39 +475,52 @@ impl GestureState {
                         self.slope_rad = sign * min_angle;
                         let r = s.pile_radius_m.max(s.cup.floor_radius);
                         let wedge = 2.0 / 3.0 * r.powi(3) * AVALANCHE_SPAN_DEG.to_radians().tan();
-                        start = Some(self.slab(wedge * bulk, bulk, 2.0 * r, min_angle, 2.0 * r, d, 0.5));
+                        start = Some(self.slab(wedge * bulk, bulk, 2.0 * r, min_angle, 2.0 * r, d, TILT_WALL_SHARE));
                     }
                 }
-            } else if !thin || s.open {
-                // a heap fed by the pour: its slope creeps up until a slab lets go
-                self.slope_rad = 0.5 * (max_angle + min_angle);
+            } else if s.open {
+                // a heap fed by the pour: its slope creeps up until a slab lets go (in a cup,
+                // the scene spreads what arrives over its cross-section as a level bed: no
+                // heap, until the cup is tilted)
                 self.heap_fed_m3 += s.poured_m3.max(0.0);
                 let r = s.pile_radius_m.max(d);
                 let slab = heap_slab_m3(r, grain.repose_deg);
                 if self.heap_fed_m3 >= slab && slab > 0.0 {
-                    self.heap_fed_m3 -= slab;
-                    let wall = if s.open { 0.0 } else { 0.3 };
-                    start = Some(self.slab(slab * bulk, bulk, r / min_angle.cos(), min_angle, PI * r * r, d, wall));
+                    self.heap_fed_m3 = (self.heap_fed_m3 - slab).min(slab);
+                    start = Some(self.slab(slab * bulk, bulk, r / min_angle.cos(), min_angle, PI * r * r, d, 0.0));
                 }
+                // between avalanches, the slope rises from the stop angle towards the start
+                // angle as the pour brings the slab's volume
+                let share = if slab > 0.0 {
+                    (self.heap_fed_m3 / slab).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                self.slope_rad = min_angle + (max_angle - min_angle) * share;
             }
             if s.avalanche_now && start.is_none() {
                 // on demand: the heap (or the level bed, at its edge) gives way now
                 let r = s.pile_radius_m.max(d);
                 let slab = heap_slab_m3(r, grain.repose_deg);
-                let wall = if s.open { 0.0 } else { 0.3 };
-                start = Some(self.slab(slab * bulk, bulk, r / min_angle.cos(), min_angle, PI * r * r, d, wall));
+                start = Some(self.slab(slab * bulk, bulk, r / min_angle.cos(), min_angle, PI * r * r, d, 0.0));
             }
         } else {
             self.slope_rad = 0.0;
         }
         if let Some(a) = start {
             self.avalanches += 1;
-            // a slab that lets go while one flows joins it
+            // a slab that lets go while one flows joins what of it still flows (the share of
+            // its run still ahead); the flow goes on at the speed it had (the joined slab's
+            // half sine taken up where it reaches that speed)
             self.avalanche = Some(match self.avalanche {
-                Some(old) => Avalanche {
-                    mass_kg: old.mass_kg + a.mass_kg,
-                    ..a
-                },
+                Some(old) => {
+                    let still = old.mass_kg * (1.0 - old.t_s / old.duration_s).clamp(0.0, 1.0);
+                    let mut joined = self.slab_like(&a, still + a.mass_kg);
+                    let speed = old.speed_at(old.t_s);
+                    let top = (GRAVITY * joined.thickness_m).sqrt();
+                    joined.t_s = joined.duration_s / PI * (speed / top).clamp(0.0, 1.0).asin();
+                    joined
+                }
                 None => a,
             });
         }
@@ -469,15 +528,15 @@ impl GestureState {
             let mid = a.t_s + 0.5 * dt;
             a.t_s += dt;
             if mid < a.duration_s {
-                let u_max = (GRAVITY * a.thickness_m).sqrt();
-                let u = u_max * (PI * mid / a.duration_s).sin();
+                let u = a.speed_at(mid);
                 let load = a.mass_kg * GRAVITY * a.angle_rad.cos();
                 let v = &mut out.sliding[Voice::GrainGrain as usize];
                 v.speed_m_s = u;
                 v.load_n += load * (1.0 - a.against_wall);
+                // the grains of its edge along the wall are a granular layer too: most roll
                 let w = &mut out.sliding[Voice::GrainCup as usize];
                 w.speed_m_s = w.speed_m_s.max(u);
-                w.load_n += load * a.against_wall;
+                w.load_n += load * a.against_wall * GRANULAR_SLIDING_SHARE;
                 // the slab's grains knock together at the shear rate u / h, at u d / h
                 let grains = a.mass_kg / grain_mass.max(1e-12);
                 let shear = u / a.thickness_m;
@@ -486,6 +545,7 @@ impl GestureState {
                     count: grains * shear * dt,
                     mean_speed_m_s: shear * d,
                     onset: 0.0,
+                    until: 1.0,
                 });
                 if a.against_wall > 0.0 {
                     out.push(Burst {
@@ -493,6 +553,7 @@ impl GestureState {
                         count: grains * a.against_wall * shear * dt,
                         mean_speed_m_s: shear * d,
                         onset: 0.0,
+                        until: 1.0,
                     });
                 }
             } else {
@@ -521,6 +582,7 @@ impl GestureState {
                     count: s.bed_mass_kg / grain_mass.max(1e-12),
                     mean_speed_m_s: self.layer_speed,
                     onset: 0.0,
+                    until: 1.0,
                 });
                 self.layer_speed = 0.0;
             }
@@ -552,6 +614,7 @@ impl GestureState {
                     count: spilled / grain_mass.max(1e-12),
                     mean_speed_m_s: (2.0 * GRAVITY * rim).sqrt(),
                     onset: 0.0,
+                    until: 1.0,
                 });
                 // and slide over the rim on the way
                 let v = &mut out.sliding[Voice::GrainCup as usize];
@@ -599,6 +662,7 @@ impl GestureState {
                     count: displaced * (1.0 - wall_share) * dt,
                     mean_speed_m_s: 0.5 * u,
                     onset: 0.0,
+                    until: 1.0,
                 });
                 if wall_share > 0.0 {
                     let sector = usize::from(self.spoon_angle_rad.sin() < 0.0);
@@ -607,6 +671,7 @@ impl GestureState {
                         count: displaced * wall_share * dt,
                         mean_speed_m_s: 0.5 * u,
                         onset: 0.0,
+                        until: 1.0,
                     });
                 }
             }
@@ -640,17 +705,16 @@ impl GestureState {
                     // the layer against the wall: its area over a grain's cross-section
                     let r = s.cup.radius_at(0.5 * s.pile_height_m);
                     let layer = (2.0 * r * s.pile_height_m.max(d) / (d * d)).min(grains);
-                    out.push(Burst {
-                        place: Place::Wall(self.shake_side),
-                        count: layer,
-                        mean_speed_m_s: v,
-                        onset: at,
-                    });
-                    out.push(Burst {
-                        place: Place::Bed,
-                        count: grains,
-                        mean_speed_m_s: v * grain.restitution,
-                        onset: at,
+                    // the bed, loosened in flight by `SLAM_DILATION` of its width, arrives at
+                    // the wall over that length at v (at most 0.4 of a half shake)
+                    let len = (SLAM_DILATION * 2.0 * r / v).clamp(dt, 0.2 / rate);
+                    self.slam = Some(Slam {
+                        t_s: -at * dt,
+                        len_s: len,
+                        layer,
+                        grains,
+                        speed_m_s: v,
+                        side: self.shake_side,
                     });
                     let e = grain.restitution;
                     self.shake_energy_j = (self.shake_energy_j + 0.5 * e * e * s.bed_mass_kg * v * v).min(1e3);
@@ -661,6 +725,32 @@ impl GestureState {
             self.shake_offset_m = v_peak / omega * (2.0 * PI * self.shake_phase).sin();
         } else {
             self.shake_offset_m = 0.0;
+        }
+        if let Some(slam) = &mut self.slam {
+            // this window's part of the slam: from where it starts in it to where it ends
+            let a = (-slam.t_s).clamp(0.0, dt);
+            let b = (slam.len_s - slam.t_s).clamp(0.0, dt);
+            if b > a {
+                let share = (b - a) / slam.len_s;
+                out.push(Burst {
+                    place: Place::Wall(slam.side),
+                    count: slam.layer * share,
+                    mean_speed_m_s: slam.speed_m_s,
+                    onset: a / dt,
+                    until: b / dt,
+                });
+                out.push(Burst {
+                    place: Place::Bed,
+                    count: slam.grains * share,
+                    mean_speed_m_s: slam.speed_m_s * grain.restitution,
+                    onset: a / dt,
+                    until: b / dt,
+                });
+            }
+            slam.t_s += dt;
+            if slam.t_s >= slam.len_s {
+                self.slam = None;
+            }
         }
         if self.shake_energy_j > 0.0 && s.bed_mass_kg > 0.0 {
             // PhISEM's event stream: the grain gas's collisions, N v / l a second, half of
@@ -674,12 +764,14 @@ impl GestureState {
                 count: 0.5 * rate * dt,
                 mean_speed_m_s: v,
                 onset: 0.0,
+                until: 1.0,
             });
             out.push(Burst {
                 place: Place::Wall(self.shake_side),
                 count: 0.5 * rate * dt,
                 mean_speed_m_s: v,
                 onset: 0.0,
+                until: 1.0,
             });
             self.shake_energy_j = haff_cooling(self.shake_energy_j, m, free_room, grain.restitution, dt);
             if self.shake_energy_j < 1e-9 {
@@ -688,7 +780,8 @@ impl GestureState {
         } else {
             self.shake_energy_j = 0.0;
         }
-        for v in &mut out.sliding {
+        for (v, voice) in out.sliding.iter_mut().zip(VOICES) {
+            v.load_n *= voice.sliding_share();
             if !(v.speed_m_s.is_finite() && v.load_n.is_finite()) || v.speed_m_s <= 0.0 || v.load_n <= 0.0 {
                 *v = Sliding::default();
             }
@@ -712,7 +805,30 @@ impl GestureState {
             angle_rad: angle,
             thickness_m: h,
             against_wall,
+            bulk,
+            area_m2: area,
+            min_thickness_m: 2.0 * d,
         }
+    }
+
+    /// `a`'s avalanche with `mass` kg flowing instead (its layer, speed and run follow).
+    fn slab_like(&self, a: &Avalanche, mass: f32) -> Avalanche {
+        self.slab(
+            mass,
+            a.bulk,
+            a.length_m,
+            a.angle_rad,
+            a.area_m2,
+            0.5 * a.min_thickness_m,
+            a.against_wall,
+        )
+    }
+}
+
+impl Avalanche {
+    /// The flow's speed `t_s` into its run, m/s: `sqrt(g h)` at most, a half sine.
+    fn speed_at(&self, t_s: f32) -> f32 {
+        (GRAVITY * self.thickness_m).sqrt() * (PI * (t_s / self.duration_s).clamp(0.0, 1.0)).sin()
     }
 }
 
@@ -740,8 +856,9 @@ pub fn draw_burst(
     let rendered = count.min(RENDERED_PER_BURST as u64);
     let weight = ((count as f64) / rendered as f64).sqrt() as f32;
     let onset = burst.onset.clamp(0.0, 1.0) * WINDOW as f32;
+    let until = burst.until.clamp(burst.onset.clamp(0.0, 1.0), 1.0) * WINDOW as f32;
     for _ in 0..rendered {
-        let time = (onset + rng.random::<f32>() * (WINDOW as f32 - onset)).min(WINDOW as f32 - 1e-3);
+        let time = (onset + rng.random::<f32>() * (until - onset)).min(WINDOW as f32 - 1e-3);
         let z: f32 = StandardNormal.sample(rng);
         let v = (burst.mean_speed_m_s * (SPEED_SIGMA_LN * z - 0.5 * SPEED_SIGMA_LN * SPEED_SIGMA_LN).exp()).max(1e-4);
         let (u1, u2): (f32, f32) = (rng.random(), rng.random());

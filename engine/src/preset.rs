@@ -270,7 +270,7 @@ pub fn slug(name: &str) -> String {
 }
 
 /// Factory presets, embedded in the binary: (file stem, JSON).
-pub const FACTORY_FILES: [(&str, &str); 17] = [
+pub const FACTORY_FILES: [(&str, &str); 21] = [
     (
         "sugar_ceramic_mug",
         include_str!("../../presets/sugar_ceramic_mug.json"),
@@ -329,6 +329,22 @@ pub const FACTORY_FILES: [(&str, &str); 17] = [
     (
         "steel_shot_onto_a_steel_plate",
         include_str!("../../presets/steel_shot_onto_a_steel_plate.json"),
+    ),
+    (
+        "stirring_sugar_in_a_mug",
+        include_str!("../../presets/stirring_sugar_in_a_mug.json"),
+    ),
+    (
+        "shaking_a_jar_of_rice",
+        include_str!("../../presets/shaking_a_jar_of_rice.json"),
+    ),
+    (
+        "lentils_tilted_in_a_steel_bowl",
+        include_str!("../../presets/lentils_tilted_in_a_steel_bowl.json"),
+    ),
+    (
+        "sand_avalanching_in_a_bowl",
+        include_str!("../../presets/sand_avalanching_in_a_bowl.json"),
     ),
 ];
 

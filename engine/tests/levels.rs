@@ -32,25 +32,33 @@ fn loudness(pair: &[Vec<f32>; 2]) -> (f64, f64) {
 }
 
 #[test]
-fn every_factory_pour_is_calibrated_by_loudness_and_true_peak_and_leaves_the_limiter_alone() {
+fn every_factory_preset_is_calibrated_by_loudness_and_true_peak_and_leaves_the_limiter_alone() {
+    // every preset is measured and every miss reported, then the test fails if any missed
+    let mut misses = Vec::new();
     for (id, p) in preset::factory() {
-        // the default render of 25 s: the preset's pour until one second before the end
+        // the default render of 25 s: the preset's pour (or gesture) until one second before
+        // the end
         let r = pour(&p.values, 25.0);
-        // what the limiter gets: the three stems' sum (the render's outputs are aligned)
+        // what the limiter gets: the four stems' sum (the render's outputs are aligned)
         let sum: [Vec<f32>; 2] = std::array::from_fn(|c| {
             (0..r.grains[c].len())
-                .map(|t| r.grains[c][t] + r.cup[c][t] + r.surface[c][t])
+                .map(|t| r.grains[c][t] + r.cup[c][t] + r.surface[c][t] + r.friction[c][t])
                 .collect()
         });
         let (lufs, tp) = loudness(&sum);
         let (main_lufs, main_tp) = loudness(&r.main);
         eprintln!("{id}: {lufs:.1} LUFS, {tp:.1} dBTP (main {main_lufs:.1} LUFS, {main_tp:.1} dBTP)");
-        assert!(tp <= MAX_TRUE_PEAK_DBTP, "{id}: true peak {tp:.2} dBTP");
+        let mut miss = |ok: bool, what: String| {
+            if !ok {
+                misses.push(what);
+            }
+        };
+        miss(tp <= MAX_TRUE_PEAK_DBTP, format!("{id}: true peak {tp:.2} dBTP"));
         if (lufs - TARGET_LUFS).abs() > 0.5 {
-            // a pour whose peaks keep it below the target says so, with its level
-            assert!(
+            // a preset whose peaks keep it below the target says so, with its level
+            miss(
                 lufs < TARGET_LUFS && tp > MAX_TRUE_PEAK_DBTP - 1.0,
-                "{id}: {lufs:.1} LUFS at {tp:.1} dBTP"
+                format!("{id}: {lufs:.1} LUFS at {tp:.1} dBTP"),
             );
             // the description says its level ("Level: -27 LUFS"), within a dB
             let said = p
@@ -59,11 +67,16 @@ fn every_factory_pour_is_calibrated_by_loudness_and_true_peak_and_leaves_the_lim
                 .nth(1)
                 .and_then(|t| t.split(" LUFS").next())
                 .and_then(|x| x.replace('\u{2212}', "-").parse::<f64>().ok());
-            let said = said.unwrap_or_else(|| panic!("{id}: the description does not give its level"));
-            assert!(
-                (said - lufs).abs() <= 1.0,
-                "{id}: the description says {said} LUFS, it is {lufs:.1}"
-            );
+            match said {
+                Some(said) => miss(
+                    (said - lufs).abs() <= 1.0,
+                    format!("{id}: the description says {said} LUFS, it is {lufs:.1}"),
+                ),
+                None => miss(
+                    false,
+                    format!("{id}: {lufs:.1} LUFS, and the description does not give its level"),
+                ),
+            }
         }
         // the limiter untouched but for rare peaks: at most 1 dB, on at most 0.1 % of samples
         let (mut worst, mut active, mut n) = (0.0f64, 0usize, 0usize);
@@ -77,13 +90,16 @@ fn every_factory_pour_is_calibrated_by_loudness_and_true_peak_and_leaves_the_lim
                 n += 1;
             }
         }
-        assert!(worst >= -1.0, "{id}: the limiter takes {:.2} dB off", -worst);
-        assert!(
+        miss(worst >= -1.0, format!("{id}: the limiter takes {:.2} dB off", -worst));
+        miss(
             active * 1000 <= n,
-            "{id}: the limiter acts on {:.3} % of the samples",
-            100.0 * active as f64 / n as f64
+            format!(
+                "{id}: the limiter acts on {:.3} % of the samples",
+                100.0 * active as f64 / n as f64
+            ),
         );
     }
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
 }
 
 #[test]

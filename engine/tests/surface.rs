@@ -117,7 +117,7 @@ fn a_pour_onto_the_surface_sounds_the_ground() {
     assert_eq!(cup, 0.0, "no cup in a pour onto the surface");
     assert!(r.stats.grain_surface > 0 && r.stats.grain_cup == 0);
     for t in 0..r.main[0].len() {
-        let sum = r.grains[0][t] + r.cup[0][t] + r.surface[0][t];
+        let sum = r.grains[0][t] + r.cup[0][t] + r.surface[0][t] + r.friction[0][t];
         assert!(
             (r.main[0][t] - sum).abs() <= 1e-6 * (1.0 + sum.abs()),
             "main is not the stems' sum at {t}"

@@ -1,0 +1,431 @@
+//! Gestures (`engine::gesture`): stir, shake, tilt and avalanches, their mechanics alone and
+//! through the whole engine (stems, determinism, keyswitches, no allocation).
+
+use granary_engine::cups::{Cup, CupShape};
+use granary_engine::events::{self, Event, Timed};
+use granary_engine::generator::WINDOW;
+use granary_engine::gesture::{
+    avalanche_angles_rad, haff_cooling, heap_slab_m3, slam_speed_m_s, Gesture, GestureInput, GestureState,
+    AVALANCHE_SPAN_DEG,
+};
+use granary_engine::materials::{CupMaterial, FrictionMaterial, GrainMaterial, GRAVITY, PACKING_FRACTION};
+use granary_engine::params::ParamValues;
+use granary_engine::render::{render, render_notes, NoteEvent, RenderOptions, Rendered};
+use granary_engine::{Engine, Outputs, Settings, TriggerMode};
+use nice_assert_no_alloc::assert_no_alloc;
+use serde_json::json;
+
+#[cfg(debug_assertions)]
+#[global_allocator]
+static ALLOCATOR: nice_assert_no_alloc::AllocDisabler = nice_assert_no_alloc::AllocDisabler;
+
+fn values(pairs: &[(&str, serde_json::Value)]) -> ParamValues {
+    let mut v = ParamValues::default();
+    for (id, x) in pairs {
+        v.set(id, x).unwrap_or_else(|e| panic!("{id}: {e:?}"));
+    }
+    v
+}
+
+fn opts(seconds: f64, block_size: usize) -> RenderOptions {
+    RenderOptions {
+        seconds,
+        sample_rate: 48_000.0,
+        block_size,
+        pour: None,
+    }
+}
+
+fn rms(x: &[f32]) -> f64 {
+    (x.iter().map(|&s| (s as f64).powi(2)).sum::<f64>() / x.len().max(1) as f64).sqrt()
+}
+
+fn db(x: f64) -> f64 {
+    20.0 * x.max(1e-12).log10()
+}
+
+/// Level of `x` from `a` to `b` seconds, dB re full scale.
+fn level(x: &[f32], a: f64, b: f64) -> f64 {
+    let fs = 48_000.0;
+    db(rms(&x[(a * fs) as usize..(b * fs) as usize]))
+}
+
+/// What the gesture models read for a mug of sugar, `fill` full (a level bed).
+fn sugar_mug(gesture: Gesture, intensity: f32, fill: f32) -> GestureInput {
+    let cup = Cup::new(CupShape::usual_for(CupMaterial::Ceramic), 1.0);
+    let grain = GrainMaterial::Sugar;
+    let density = grain.data().elastic.density;
+    let pile = fill * cup.depth;
+    GestureInput {
+        gesture,
+        intensity,
+        modulation: 0.0,
+        shake_rate_hz: 4.0,
+        cup,
+        grain,
+        grain_radius_m: 0.5 * grain.data().diameter_m,
+        grain_density: density,
+        cup_friction: FrictionMaterial::Cup(CupMaterial::Ceramic),
+        pile_height_m: pile,
+        pile_radius_m: cup.radius_at(pile),
+        bed_mass_kg: cup.volume_below(pile) * PACKING_FRACTION * density,
+        poured_m3: 0.0,
+        open: false,
+        avalanche_now: false,
+        window_s: WINDOW as f32 / 48_000.0,
+    }
+}
+
+/// Haff's law in closed form (`haff_cooling`) against a plain Euler integration of
+/// `dE/dt = -(1 - e^2) (v / l) E`, `v = sqrt(2 E / m)`, in steps a thousand times finer.
+#[test]
+fn haff_cooling_is_the_exact_solution_of_its_equation() {
+    let (m, l, e) = (0.05f64, 0.06f64, 0.5f64);
+    let (mut energy, dt) = (0.5 * m * 2.0f64.powi(2), 1e-6);
+    let mut closed = energy as f32;
+    for _ in 0..100 {
+        for _ in 0..1000 {
+            let v = (2.0 * energy / m).sqrt();
+            energy -= (1.0 - e * e) * v / l * energy * dt;
+        }
+        closed = haff_cooling(closed, m as f32, l as f32, e as f32, 1e-3);
+    }
+    assert!(
+        ((closed as f64 - energy) / energy).abs() < 1e-3,
+        "closed form {closed} J, integrated {energy} J"
+    );
+    assert!(energy < 0.5 * 0.1, "it cools: {energy} J after 0.1 s");
+}
+
+/// The slab between two cones (`heap_slab_m3`) against the two cones' volumes, and the slam
+/// speed's two limits.
+#[test]
+fn slab_volume_and_slam_speed_follow_their_geometry() {
+    let (r, repose) = (0.05f32, 33.0f32);
+    let (start, stop) = avalanche_angles_rad(repose);
+    let cone = |tan: f32| std::f32::consts::PI / 3.0 * r * r * (r * tan);
+    let expect = cone(start.tan()) - cone(stop.tan());
+    assert!((heap_slab_m3(r, repose) - expect).abs() < 1e-6 * expect.max(1e-12) + 1e-12);
+    assert!((start.to_degrees() - repose).abs() < 1e-4);
+    assert!((start - stop).to_degrees() - AVALANCHE_SPAN_DEG < 1e-4);
+    // below g the bed stays put; far above it, a jar that reverses at once: 2 V
+    assert_eq!(slam_speed_m_s(0.3, 4.0), 0.0);
+    let v = slam_speed_m_s(1.0, 1_000.0);
+    assert!((v - 2.0).abs() < 0.01, "{v}");
+    let a = 2.0 * std::f32::consts::PI * 4.0 * 1.0;
+    assert!((slam_speed_m_s(1.0, 4.0) - 2.0 * (1.0 - GRAVITY / a)).abs() < 1e-6);
+}
+
+/// A cup tilted slowly: its bed's surface turns with it and avalanches exactly when the slope
+/// reaches the angle of repose, coming to rest `AVALANCHE_SPAN_DEG` below it; no avalanche
+/// below the angle of repose. Then the cup is held at a tilt below it: no more avalanches.
+#[test]
+fn avalanches_start_at_the_angle_of_repose_and_stop_below_it() {
+    let repose = GrainMaterial::Sugar.data().repose_deg.to_radians();
+    let (_, stop) = avalanche_angles_rad(GrainMaterial::Sugar.data().repose_deg);
+    let mut state = GestureState::default();
+    // towards 45 degrees at the hand's rate
+    let input = sugar_mug(Gesture::Tilt, 0.5, 0.5);
+    let mut first = None;
+    let mut slope_before = 0.0;
+    for w in 0..400 {
+        let count_before = state.view(Gesture::Tilt).avalanches;
+        slope_before = if w == 0 { 0.0 } else { slope_before };
+        let _ = state.step(&input);
+        let view = state.view(Gesture::Tilt);
+        if view.avalanches > count_before {
+            first.get_or_insert((w, slope_before, view.slope_rad, view.tilt_rad));
+        } else {
+            assert!(
+                view.slope_rad < repose,
+                "window {w}: slope {} rad without an avalanche",
+                view.slope_rad
+            );
+        }
+        slope_before = view.slope_rad;
+    }
+    let (w, before, after, tilt) = first.expect("a 45 degree tilt avalanches sugar");
+    let step = 60f32.to_radians() * WINDOW as f32 / 48_000.0;
+    assert!(
+        before < repose && before + step >= repose - 1e-6,
+        "window {w}: slope {before} before, repose {repose}"
+    );
+    assert!(
+        (after - stop).abs() < 1e-6,
+        "after the avalanche: {after} rad, expected {stop}"
+    );
+    assert!(tilt >= repose - 1e-6, "the first avalanche at a tilt of {tilt} rad");
+    // held below the angle of repose (and the surface back to level with the cup): none
+    let mut level = GestureState::default();
+    let below = sugar_mug(Gesture::Tilt, 0.9 * repose / 90f32.to_radians(), 0.5);
+    for _ in 0..400 {
+        let _ = level.step(&below);
+    }
+    assert_eq!(
+        level.view(Gesture::Tilt).avalanches,
+        0,
+        "a tilt below the angle of repose"
+    );
+}
+
+/// A heap fed by a pour onto the surface avalanches once per slab's volume poured: the time
+/// between avalanches is the slab between the start and stop cones over the pour's bulk flow.
+#[test]
+fn a_fed_heap_avalanches_once_per_slab() {
+    let mut input = sugar_mug(Gesture::Pour, 0.0, 0.0);
+    input.open = true;
+    input.pile_radius_m = 0.05;
+    input.pile_height_m = 0.05 * 33f32.to_radians().tan();
+    input.bed_mass_kg = 0.1;
+    let q = 2e-5; // m^3 of bulk grains a second (about 19 g/s of sugar)
+    input.poured_m3 = q * input.window_s;
+    let mut state = GestureState::default();
+    let windows = (4.0 / input.window_s) as usize;
+    for _ in 0..windows {
+        let _ = state.step(&input);
+    }
+    let n = state.view(Gesture::Pour).avalanches as f32;
+    let expect = 4.0 * q / heap_slab_m3(0.05, GrainMaterial::Sugar.data().repose_deg);
+    assert!(
+        (n - expect.floor()).abs() <= 1.0,
+        "{n} avalanches in 4 s, expected {expect}"
+    );
+    assert!(n >= 3.0, "{n}");
+}
+
+/// Collisions per window of a shake through the whole engine: their rate rises with the shake
+/// rate, and their strongest periodicity is the slams' (twice the shake rate: once against
+/// each wall).
+#[test]
+fn a_shakes_collisions_follow_the_shake_rate() {
+    let mut rates = Vec::new();
+    for rate in [3.0f32, 6.0] {
+        let settings = Settings {
+            gesture: Gesture::Shake,
+            gesture_amount: 1.0,
+            shake_rate_hz: rate,
+            fill: 0.4,
+            trigger_mode: TriggerMode::Continuous,
+            pour_rate_g_s: 0.0,
+            ..Settings::default()
+        };
+        let mut engine = Engine::new(settings, 48_000.0, WINDOW);
+        let mut buf: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; WINDOW]);
+        let mut counts = Vec::new();
+        let mut last = 0;
+        let windows = 4 * 48_000 / WINDOW;
+        for _ in 0..windows {
+            let [a, b, c, d, e, f] = &mut buf;
+            engine.process(Outputs {
+                main: [a, b],
+                grains: [c, d],
+                cup: [e, f],
+                surface: None,
+                friction: None,
+            });
+            let now = engine.stats().collisions;
+            counts.push((now - last) as f64);
+            last = now;
+        }
+        // the spectrum of the count series: its strongest line above 1 Hz
+        let fw = 48_000.0 / WINDOW as f64;
+        let mean = counts.iter().sum::<f64>() / counts.len() as f64;
+        let best = (2..200)
+            .map(|k| {
+                let f = k as f64 * 0.25;
+                let (mut re, mut im) = (0.0, 0.0);
+                for (i, c) in counts.iter().enumerate() {
+                    let ph = 2.0 * std::f64::consts::PI * f * i as f64 / fw;
+                    re += (c - mean) * ph.cos();
+                    im += (c - mean) * ph.sin();
+                }
+                (f, re.hypot(im))
+            })
+            .fold((0.0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+        assert!(
+            (best.0 - 2.0 * rate as f64).abs() <= 0.25,
+            "shaken at {rate} Hz: strongest periodicity {} Hz",
+            best.0
+        );
+        rates.push(mean * fw);
+    }
+    assert!(
+        rates[1] > 1.5 * rates[0],
+        "collisions a second at 3 and 6 Hz: {rates:?}"
+    );
+}
+
+/// The Friction stem is silent in a plain pour into an empty cup (the default preset's pour)
+/// and sounds while a spoon stirs; a stir is about as loud as the default pour (the fit of
+/// `materials::FRICTION_VIBRATION_SHARE`: within 6 dB).
+#[test]
+fn the_friction_stem_is_silent_in_a_pour_and_sounds_in_a_stir() {
+    let pour = render(&ParamValues::default(), &opts(4.0, 512));
+    assert!(pour.friction[0].iter().chain(&pour.friction[1]).all(|&x| x == 0.0));
+    let stir = render(
+        &values(&[("gesture", json!("stir")), ("fill", json!(0.5))]),
+        &opts(4.0, 512),
+    );
+    let f = level(&stir.friction[0], 0.5, 2.5);
+    assert!(f > -60.0, "stir: friction stem at {f:.1} dBFS");
+    let (p, s) = (level(&pour.main[0], 1.0, 2.5), level(&stir.main[0], 0.5, 2.5));
+    assert!((p - s).abs() < 6.0, "pour {p:.1} dBFS, stir {s:.1} dBFS");
+    // and the spoon's own sound is most of it (the displaced grains knock quietly)
+    assert!(f > level(&stir.grains[0], 0.5, 2.5));
+}
+
+/// Same seed and events, same samples, whatever the block size: a stir, a shake, a tilt.
+#[test]
+fn gestures_do_not_depend_on_the_block_size() {
+    for g in ["stir", "shake", "tilt"] {
+        let v = values(&[("gesture", json!(g)), ("fill", json!(0.5))]);
+        let a = render(&v, &opts(2.5, 512));
+        for block in [1usize, 37, 4096] {
+            let b = render(&v, &opts(2.5, block));
+            assert!(
+                a.main == b.main && a.friction == b.friction && a.cup == b.cup,
+                "{g}, blocks of {block}"
+            );
+        }
+        assert!(rms(&a.main[0]) > 0.0, "{g} is silent");
+    }
+}
+
+/// Keyswitches: C#1 (25) makes the next notes stir, and its release is no note-off: a note
+/// held through a keyswitch's press and release goes on sounding.
+#[test]
+fn keyswitches_choose_the_gesture_and_play_nothing() {
+    let v = values(&[("fill", json!(0.5))]);
+    let note = |a: f64, b: f64, key: u8| NoteEvent {
+        start_s: a,
+        end_s: b,
+        velocity: 100,
+        key,
+    };
+    // a keyswitch alone: silence
+    let alone = render_notes(&v, &opts(1.0, 512), &[note(0.1, 0.5, 25)]);
+    assert!(alone.main[0].iter().all(|&x| x == 0.0));
+    // stir from the keyswitch on: the friction stem sounds, the displaced grains knock
+    let stir = render_notes(&v, &opts(3.0, 512), &[note(0.0, 0.05, 25), note(0.1, 2.5, 60)]);
+    assert!(level(&stir.friction[0], 0.5, 2.4) > -60.0);
+    assert!(stir.stats.collisions > 0);
+    // a keyswitch pressed and released while the note is held does not end it
+    let held = render_notes(
+        &v,
+        &opts(3.0, 512),
+        &[note(0.0, 0.05, 25), note(0.1, 2.5, 60), note(0.5, 0.6, 25)],
+    );
+    assert!(
+        level(&held.friction[0], 1.0, 2.4) > -60.0,
+        "the stir stopped at the keyswitch's release"
+    );
+    assert_eq!(held.friction, stir.friction);
+}
+
+/// The avalanche key (E1, 28) makes a level bed give way: the friction stem sounds.
+#[test]
+fn the_avalanche_key_makes_the_bed_avalanche() {
+    let v = values(&[("fill", json!(0.5))]);
+    let r = render_notes(
+        &v,
+        &opts(2.0, 512),
+        &[NoteEvent {
+            start_s: 0.2,
+            end_s: 0.3,
+            velocity: 100,
+            key: 28,
+        }],
+    );
+    assert!(level(&r.friction[0], 0.2, 1.5) > -90.0);
+    assert!(r.friction[0][..9_000].iter().all(|&x| x == 0.0), "before the key");
+}
+
+/// A tilt past the angle of repose: avalanches (friction), and tilted far enough, grains
+/// spill over the rim onto the surface (the surface stem sounds).
+#[test]
+fn a_tilted_cup_avalanches_and_spills() {
+    let v = values(&[
+        ("gesture", json!("tilt")),
+        ("fill", json!(0.7)),
+        ("gesture_amount", json!(100.0)),
+    ]);
+    let r = render(&v, &opts(4.0, 512));
+    assert!(level(&r.friction[0], 0.5, 3.0) > -70.0);
+    assert!(level(&r.surface[0], 0.5, 3.0) > -90.0, "nothing spilled");
+    assert!(r.stats.grain_surface > 0);
+}
+
+/// Nothing allocates in `process` while the gestures play (debug builds: the allocator aborts
+/// inside `assert_no_alloc`): a stir, a shake and a tilt with keyswitches and the avalanche
+/// key, in odd block sizes.
+#[test]
+fn gestures_never_allocate() {
+    let settings = Settings {
+        fill: 0.6,
+        ..Settings::default()
+    };
+    let mut engine = Engine::new(settings, 48_000.0, 1024);
+    let mut buf: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 1024]);
+    let plan = [
+        (0usize, Event::NoteOn { velocity: 0.0, key: 25 }),
+        (0, Event::NoteOn { velocity: 1.0, key: 25 }),
+        (10, Event::NoteOn { velocity: 0.8, key: 60 }),
+        (40_000, Event::NoteOn { velocity: 1.0, key: 26 }),
+        (80_000, Event::NoteOn { velocity: 1.0, key: 27 }),
+        (120_000, Event::NoteOn { velocity: 1.0, key: 28 }),
+        (150_000, Event::KeyOff(60)),
+    ];
+    assert_no_alloc(|| {
+        let mut t = 0;
+        let mut next = 0;
+        for block in [1usize, 333, 1024, 77].iter().cycle().take(800) {
+            let [a, b, c, d, e, f, g, h, i, j] = &mut buf;
+            let ev = plan[next..]
+                .iter()
+                .take_while(|(at, _)| *at < t + block)
+                .map(|&(at, e)| Timed::new(at - t, e));
+            let n = ev.clone().count();
+            events::process_outputs(
+                &mut engine,
+                Outputs {
+                    main: [&mut a[..*block], &mut b[..*block]],
+                    grains: [&mut c[..*block], &mut d[..*block]],
+                    cup: [&mut e[..*block], &mut f[..*block]],
+                    surface: Some([&mut g[..*block], &mut h[..*block]]),
+                    friction: Some([&mut i[..*block], &mut j[..*block]]),
+                },
+                ev,
+            );
+            next += n;
+            t += block;
+        }
+    });
+    assert!(engine.gesture_view().avalanches > 0);
+}
+
+fn report(name: &str, r: &Rendered) {
+    for (stem, x) in [
+        ("main", &r.main[0]),
+        ("grains", &r.grains[0]),
+        ("cup", &r.cup[0]),
+        ("surface", &r.surface[0]),
+        ("friction", &r.friction[0]),
+    ] {
+        let env: Vec<String> = x.chunks(12_000).map(|c| format!("{:4.0}", db(rms(c)))).collect();
+        println!("{name:8} {stem:9} | {}", env.join(" "));
+    }
+}
+
+/// Prints each gesture's stems' levels, a quarter-second at a time (`--ignored --nocapture`).
+#[test]
+#[ignore]
+fn print_gestures() {
+    for g in ["stir", "shake", "tilt"] {
+        let v = values(&[("gesture", json!(g)), ("fill", json!(0.5))]);
+        report(g, &render(&v, &opts(4.0, 512)));
+    }
+    for target in ["cup", "surface"] {
+        let v = values(&[("pour_target", json!(target))]);
+        report(target, &render(&v, &opts(6.0, 512)));
+    }
+}
