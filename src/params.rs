@@ -408,7 +408,7 @@ mod tests {
         // widened to f64) and restores it through that value; the plugin must then hold the
         // preset's value exactly, or the bounce differs from `granary render` of the preset.
         let presets = granary_engine::preset::factory();
-        assert_eq!(presets.len(), 17);
+        assert_eq!(presets.len(), 21);
         let p = GranaryParams::default();
         let mut off_before_snap = 0;
         for (stem, preset) in &presets {

@@ -187,7 +187,7 @@ def compare(bounce_out, ref, what):
 def test_every_factory_preset_bounces_as_granary_render():
     p = plugin()
     stems = sorted(f[: -len(".json")] for f in os.listdir(PRESETS) if f.endswith(".json"))
-    assert len(stems) == 17, stems
+    assert len(stems) == 21, stems
     for stem in stems:
         with open(os.path.join(PRESETS, stem + ".json")) as f:
             values = json.load(f)["params"]

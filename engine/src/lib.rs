@@ -496,13 +496,21 @@ impl Engine {
         self.pristine = true;
     }
 
+    /// `restart` for a gesture: the grains the cup holds stay (a stir after a pour stirs what
+    /// was poured; a new engine holds the `fill` setting's).
+    fn restart_keeping_grains(&mut self) {
+        let fill = self.scene.fill();
+        self.restart();
+        self.scene.set_fill(fill);
+    }
+
     /// Hands a new flow command to the scene at this sample, restarting the pour if the
     /// spout opens after the last pour went quiet.
     fn flow_changed(&mut self) {
         // a stir, shake or tilt that starts while all is quiet starts afresh, as a pour does
         let playing = self.gesture() != Gesture::Pour && self.gesture_intensity() > 0.0;
         if playing && !self.gesture_playing && self.is_quiet() {
-            self.restart();
+            self.restart_keeping_grains();
         }
         self.gesture_playing = playing;
         let cmd = self.flow_command();
@@ -572,7 +580,7 @@ impl Engine {
         }
         if key == gesture::AVALANCHE_KEY {
             if self.is_quiet() {
-                self.restart();
+                self.restart_keeping_grains();
             }
             self.avalanche_request = true;
             return;

@@ -429,3 +429,46 @@ fn print_gestures() {
         report(target, &render(&v, &opts(6.0, 512)));
     }
 }
+
+/// Pour, then stir: the spoon stirs what was poured (a gesture that starts once all is quiet
+/// keeps the grains the cup holds), not the `fill` setting's empty cup.
+#[test]
+fn a_stir_after_a_pour_stirs_what_was_poured() {
+    let settings = Settings {
+        fill: 0.0,
+        auto_fill: true,
+        ..Settings::default()
+    };
+    let mut engine = Engine::new(settings, 48_000.0, 512);
+    let mut buf: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+    let mut run = |engine: &mut Engine, seconds: f32| {
+        for _ in 0..(seconds * 48_000.0 / 512.0) as usize {
+            let [a, b, c, d, e, f] = &mut buf;
+            engine.process(Outputs {
+                main: [a, b],
+                grains: [c, d],
+                cup: [e, f],
+                surface: None,
+                friction: None,
+            });
+        }
+    };
+    engine.note_on(1.0, 60);
+    run(&mut engine, 3.0);
+    engine.key_off(60);
+    // long enough for everything to settle: the stir starts afresh
+    run(&mut engine, 12.0);
+    let poured = engine.pour_state().pile_height_m;
+    assert!(poured > 0.003, "the pour left {poured} m of sugar");
+    engine.note_on(1.0, 25);
+    engine.key_off(25);
+    engine.note_on(0.8, 60);
+    run(&mut engine, 0.5);
+    let view = engine.gesture_view();
+    assert_eq!(view.gesture, Gesture::Stir);
+    assert!(
+        view.spoon_depth_m > 0.4 * poured,
+        "the spoon is {} m deep in {poured} m of sugar",
+        view.spoon_depth_m
+    );
+}
