@@ -455,6 +455,7 @@ impl Engine {
         self.stats = Stats::default();
         self.cell_collisions = [0; generator::CELLS.len()];
         self.key_gesture = None;
+        self.gesture_playing = false;
         self.reset_gestures();
         self.update_cup();
         self.radiation.clear();
