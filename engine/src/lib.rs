@@ -891,41 +891,39 @@ impl Engine {
             ctx.render(c, grains_ring, cup_ring, scratch);
             stats.written += 1;
         });
-        for c in self.injected.drain(..) {
-            if pending.len() < pending.capacity() {
-                pending.push(c);
-            } else {
-                count(&mut stats, cell_collisions, &c);
-                ctx.render(&c, grains_ring, cup_ring, scratch);
-                stats.written += 1;
-            }
-        }
-        // the gestures' impacts (`gesture::draw_burst`), after the pour's
+        // injected collisions, then the gestures' impacts (`gesture::draw_burst`), after the
+        // pour's: into this window's share while there is room, rendered at once beyond
         let mut gesture_counts = [0u64; 3];
-        for burst in gestures.bursts.iter().flatten() {
-            let n = gesture::draw_burst(
-                burst,
-                &geometry.cup,
-                pour.pile_height_m,
-                pour.pile_radius_m,
-                geometry.open,
-                &mut rng,
-                |c| {
-                    if pending.len() < pending.capacity() {
-                        pending.push(c);
-                    } else {
-                        count(&mut stats, cell_collisions, &c);
-                        ctx.render(&c, grains_ring, cup_ring, scratch);
-                        stats.written += 1;
-                    }
-                },
-            );
-            let kind = match burst.place {
-                gesture::Place::Bed => CollisionKind::GrainGrain,
-                gesture::Place::Surface => CollisionKind::GrainSurface,
-                _ => CollisionKind::GrainCup,
+        {
+            let mut queue = |c: Collision, stats: &mut Stats, cells: &mut [u64; generator::CELLS.len()]| {
+                if pending.len() < pending.capacity() {
+                    pending.push(c);
+                } else {
+                    count(stats, cells, &c);
+                    ctx.render(&c, grains_ring, cup_ring, scratch);
+                    stats.written += 1;
+                }
             };
-            gesture_counts[kind as usize] += n;
+            for c in self.injected.drain(..) {
+                queue(c, &mut stats, cell_collisions);
+            }
+            for burst in gestures.bursts.iter().flatten() {
+                let n = gesture::draw_burst(
+                    burst,
+                    &geometry.cup,
+                    pour.pile_height_m,
+                    pour.pile_radius_m,
+                    geometry.open,
+                    &mut rng,
+                    |c| queue(c, &mut stats, cell_collisions),
+                );
+                let kind = match burst.place {
+                    gesture::Place::Bed => CollisionKind::GrainGrain,
+                    gesture::Place::Surface => CollisionKind::GrainSurface,
+                    _ => CollisionKind::GrainCup,
+                };
+                gesture_counts[kind as usize] += n;
+            }
         }
         for c in pending.iter() {
             count(&mut stats, cell_collisions, c);
