@@ -141,6 +141,17 @@ fn notes_play_the_gesture() {
         "nothing before the note"
     );
     assert!(peak(&friction) > 1e-4, "the note stirs");
+    // the same note without --gesture pours
+    let pour = render(
+        dir.path(),
+        "pour",
+        &["--set", "fill=0.5", "--note", "0.1:1.2:110", "--seconds", "1.5"],
+    );
+    assert!(peak(&samples(&pour.with_extension("grains.wav"))) > 1e-4);
+    assert!(
+        friction != samples(&pour.with_extension("friction.wav")),
+        "the note pours"
+    );
 }
 
 #[test]
