@@ -24,9 +24,9 @@ pub struct Granary {
     editor_state: Arc<EguiEditorState>,
     /// Built in `activate` (it allocates); `None` before.
     engine: Option<Engine>,
-    /// Stem buffers for hosts that do not connect the stem ports (grains, cup and surface,
-    /// left and right; a host may connect Grains and Cup but not Surface).
-    stem_scratch: [Vec<f32>; 6],
+    /// Stem buffers for hosts that do not connect the stem ports (grains, cup, surface and
+    /// friction, left and right each; a host may connect some stems and not others).
+    stem_scratch: [[Vec<f32>; 2]; STEMS],
     /// MIDI -> engine events.
     midi: MidiIn,
     /// Meters, analyser samples, collision counts to the editor (wait-free, audio side).
@@ -56,11 +56,14 @@ impl Default for Granary {
 const CC_MOD_WHEEL: u8 = 1;
 const CC_ALL_SOUND_OFF: u8 = 120;
 const CC_ALL_NOTES_OFF: u8 = 123;
+/// The stem outputs (stereo aux ports, in this order): Grains, Cup, Surface, Friction.
+pub const STEMS: usize = 4;
 /// Velocity of the note the editor's Pour button holds.
 const EDITOR_POUR_VELOCITY: f32 = 0.8;
 
-/// The MIDI Granary plays, as engine events: notes pour, the mod wheel (CC 1) and channel
-/// pressure modulate the flow (the larger of the two), CC 120/123 stop every note.
+/// The MIDI Granary plays, as engine events: notes play the gesture (pour, or stir, shake,
+/// tilt; keys 24-27 switch it and key 28 sets off an avalanche, in the engine), the mod wheel
+/// (CC 1) and channel pressure modulate it (the larger of the two), CC 120/123 stop every note.
 #[derive(Debug, Default)]
 struct MidiIn {
     mod_wheel: f32,
@@ -119,13 +122,13 @@ impl Plugin for Granary {
             main_input_channels: None,
             main_output_channels: NonZeroU32::new(2),
             aux_input_ports: &[],
-            aux_output_ports: &[new_nonzero_u32(2), new_nonzero_u32(2), new_nonzero_u32(2)],
+            aux_output_ports: &[new_nonzero_u32(2); STEMS],
             names: PortNames {
-                layout: Some("Stereo + Grains + Cup + Surface"),
+                layout: Some("Stereo + Grains + Cup + Surface + Friction"),
                 main_input: None,
                 main_output: Some("Main"),
                 aux_inputs: &[],
-                aux_outputs: &["Grains", "Cup", "Surface"],
+                aux_outputs: &["Grains", "Cup", "Surface", "Friction"],
             },
         },
         AudioIOLayout {
@@ -182,7 +185,7 @@ impl Plugin for Granary {
         self.telemetry.set_sample_rate(config.sample_rate);
         self.telemetry.clear_pour();
         let len = (config.max_buffer_size as usize).clamp(64, 8192);
-        self.stem_scratch = std::array::from_fn(|_| vec![0.0; len]);
+        self.stem_scratch = std::array::from_fn(|_| [vec![0.0; len], vec![0.0; len]]);
         true
     }
 
@@ -231,15 +234,17 @@ impl Plugin for Granary {
             main.iter_mut().for_each(|c| c.fill(0.0));
             return ProcessStatus::Normal;
         }
-        // Without the stem ports (the main-only layout), the stems go to scratch buffers.
-        let mut stems = match aux.outputs {
-            [g, c, sf, ..] if connected(g, n) && connected(c, n) && connected(sf, n) => {
-                Stems::Host(g.as_slice(), c.as_slice(), Some(sf.as_slice()), &mut self.stem_scratch)
+        // Without a stem port (the main-only layout, or a host that leaves one unconnected),
+        // that stem goes to scratch buffers.
+        let mut host: [Option<&mut [&mut [f32]]>; STEMS] = Default::default();
+        for (slot, port) in host.iter_mut().zip(aux.outputs.iter_mut()) {
+            if connected(port, n) {
+                *slot = Some(port.as_slice());
             }
-            [g, c, ..] if connected(g, n) && connected(c, n) => {
-                Stems::Host(g.as_slice(), c.as_slice(), None, &mut self.stem_scratch)
-            }
-            _ => Stems::Scratch(&mut self.stem_scratch),
+        }
+        let mut stems = Stems {
+            host,
+            scratch: &mut self.stem_scratch,
         };
         let midi = &mut self.midi;
         let host_events = std::iter::from_fn(|| context.next_event()).filter_map(|e| midi.translate(e));
@@ -262,17 +267,31 @@ fn connected(port: &Buffer, n: usize) -> bool {
     channels.len() >= 2 && channels.iter().all(|c| c.len() == n)
 }
 
-/// Where the stems go: the host's aux ports, or scratch buffers when it has none.
-enum Stems<'a, 'b> {
-    /// Grains, cup and (if the host connected it) surface; the scratch buffers meter the
-    /// surface when the host did not connect it.
-    Host(
-        &'a mut [&'b mut [f32]],
-        &'a mut [&'b mut [f32]],
-        Option<&'a mut [&'b mut [f32]]>,
-        &'a mut [Vec<f32>; 6],
-    ),
-    Scratch(&'a mut [Vec<f32>; 6]),
+/// Where the stems go: each to the host's aux port if it connected that one, else to its
+/// scratch buffers (the editor meters every stem either way).
+struct Stems<'a, 'b> {
+    /// Grains, cup, surface and friction: the host's port, when connected.
+    host: [Option<&'a mut [&'b mut [f32]]>; STEMS],
+    scratch: &'a mut [[Vec<f32>; 2]; STEMS],
+}
+
+/// Samples `pos..end` of one stem: the host's port, or the start of its scratch buffers.
+fn stem<'s>(
+    host: &'s mut Option<&mut [&mut [f32]]>,
+    scratch: &'s mut [Vec<f32>; 2],
+    pos: usize,
+    end: usize,
+) -> [&'s mut [f32]; 2] {
+    match host {
+        Some(port) => {
+            let (l, r) = port.split_at_mut(1);
+            [&mut l[0][pos..end], &mut r[0][pos..end]]
+        }
+        None => {
+            let [l, r] = scratch;
+            [&mut l[..end - pos], &mut r[..end - pos]]
+        }
+    }
 }
 
 /// Renders samples `span` of the host's buffers and publishes them (the main output and
@@ -287,58 +306,29 @@ fn render_span(
     let Range { start: a, end: b } = span;
     let (ml, mr) = main.split_at_mut(1);
     // the span in pieces the scratch buffers hold (the whole span when the host took all)
-    let chunk = match stems {
-        Stems::Host(_, _, Some(_), _) => (b - a).max(1),
-        Stems::Host(_, _, None, scratch) | Stems::Scratch(scratch) => scratch[0].len().max(1),
+    let chunk = if stems.host.iter().all(Option::is_some) {
+        (b - a).max(1)
+    } else {
+        stems.scratch[0][0].len().max(1)
     };
     let mut pos = a;
     while pos < b {
         let end = (pos + chunk).min(b);
-        let len = end - pos;
         let (ml, mr) = (&mut ml[0][pos..end], &mut mr[0][pos..end]);
-        let [gl, gr, cl, cr, sl, sr]: [&mut [f32]; 6] = match stems {
-            Stems::Host(grains, cup, surface, scratch) => {
-                let (gl, gr) = grains.split_at_mut(1);
-                let (cl, cr) = cup.split_at_mut(1);
-                let (sl, sr) = match surface {
-                    Some(s) => {
-                        let (sl, sr) = s.split_at_mut(1);
-                        (&mut sl[0][pos..end], &mut sr[0][pos..end])
-                    }
-                    None => {
-                        let [.., sl, sr] = &mut **scratch;
-                        (&mut sl[..len], &mut sr[..len])
-                    }
-                };
-                [
-                    &mut gl[0][pos..end],
-                    &mut gr[0][pos..end],
-                    &mut cl[0][pos..end],
-                    &mut cr[0][pos..end],
-                    sl,
-                    sr,
-                ]
-            }
-            Stems::Scratch(scratch) => {
-                let [gl, gr, cl, cr, sl, sr] = &mut **scratch;
-                [
-                    &mut gl[..len],
-                    &mut gr[..len],
-                    &mut cl[..len],
-                    &mut cr[..len],
-                    &mut sl[..len],
-                    &mut sr[..len],
-                ]
-            }
-        };
+        let [hg, hc, hs, hf] = &mut stems.host;
+        let [sg, sc, ss, sf] = &mut *stems.scratch;
+        let [gl, gr] = stem(hg, sg, pos, end);
+        let [cl, cr] = stem(hc, sc, pos, end);
+        let [sl, sr] = stem(hs, ss, pos, end);
+        let [fl, fr] = stem(hf, sf, pos, end);
         engine.process(Outputs {
             main: [&mut *ml, &mut *mr],
             grains: [&mut *gl, &mut *gr],
             cup: [&mut *cl, &mut *cr],
             surface: Some([&mut *sl, &mut *sr]),
-            friction: None,
+            friction: Some([&mut *fl, &mut *fr]),
         });
-        telemetry.write_audio([ml, mr], [gl, gr], [cl, cr], [sl, sr]);
+        telemetry.write_audio([ml, mr], [gl, gr], [cl, cr], [sl, sr], [fl, fr]);
         pos = end;
     }
 }

@@ -139,6 +139,8 @@ fn float_param(id: &str) -> FloatParam {
         "deg" => " deg",
         "m" => " m",
         "dB" => " dB",
+        "%" => " %",
+        "Hz" => " Hz",
         _ => "",
     };
     // two decimals for small ranges and for log ranges that start below 1 (0.35 m, not 0.4 m)
@@ -349,6 +351,10 @@ mod tests {
             "pour_target",
             "surface_material",
             "surface_level",
+            "gesture",
+            "gesture_amount",
+            "shake_rate",
+            "friction_level",
         ];
         let ids: Vec<_> = SPECS.iter().map(|s| s.id).collect();
         assert_eq!(ids, frozen);

@@ -9,17 +9,19 @@
 //!   "Pour" button (`pour_held`), which is a control, not telemetry.
 //!
 //! What is published: output samples of the main mix (mono sum) for the spectrum analyser;
-//! peak and RMS of the main output and of each stem; running collision totals (all, and per
+//! peak and RMS of the main output and of each stem (grains, cup, surface, friction); running collision totals (all, and per
 //! generator cell) with the sample clock, the limiter's largest gain reduction, from which the GUI derives collisions per second
 //! and the flashes per cell; the pour state (fill, pile height, flow, impact speed) and the
 //! cup geometry for the scene view; where the stream lands (the cup or the bare surface),
-//! the heap's base radius on the surface and the overflow of a full cup.
+//! the heap's base radius on the surface and the overflow of a full cup; the gesture in effect
+//! and its state (the cup's tilt, the spoon, the shake's offset, an avalanche under way).
 
 use atomic_float::AtomicF32;
 use granary_engine::generator::CELLS;
+use granary_engine::gesture::{Gesture, GestureView};
 use granary_engine::Engine;
 use rtrb::{Consumer, Producer, RingBuffer};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Samples the analyser ring holds: about 0.34 s at 48 kHz, several GUI frames.
@@ -29,7 +31,7 @@ pub const CELL_COUNT: usize = CELLS.len();
 /// RMS meter integration time, s (a VU-like 300 ms).
 pub const RMS_TIME_S: f32 = 0.3;
 
-/// Meter channels: the main output and the three stems.
+/// Meter channels: the main output and the four stems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Meter {
     Main = 0,
@@ -37,13 +39,15 @@ pub enum Meter {
     Cup = 2,
     /// The ground's own sound.
     Surface = 3,
+    /// The sliding contacts' own sound (stirring, sliding, avalanches).
+    Friction = 4,
 }
 
 /// Number of meters (`Meter::ALL`).
-pub const METERS: usize = 4;
+pub const METERS: usize = 5;
 
 impl Meter {
-    pub const ALL: [Meter; METERS] = [Meter::Main, Meter::Grains, Meter::Cup, Meter::Surface];
+    pub const ALL: [Meter; METERS] = [Meter::Main, Meter::Grains, Meter::Cup, Meter::Surface, Meter::Friction];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -51,6 +55,7 @@ impl Meter {
             Meter::Grains => "Grains",
             Meter::Cup => "Cup",
             Meter::Surface => "Surface",
+            Meter::Friction => "Friction",
         }
     }
 }
@@ -90,6 +95,16 @@ struct Shared {
     aim: AtomicF32,
     /// The editor's "Pour" button is held (GUI -> audio control).
     pour_held: AtomicBool,
+    /// The gesture in effect (its index in `Gesture::ALL`) and its state (`GestureView`).
+    gesture: AtomicU8,
+    tilt_rad: AtomicF32,
+    spoon_angle_rad: AtomicF32,
+    spoon_depth_m: AtomicF32,
+    shake_offset_m: AtomicF32,
+    slope_rad: AtomicF32,
+    avalanche: AtomicBool,
+    avalanches: AtomicU32,
+    shake_energy_j: AtomicF32,
 }
 
 /// Creates a connected writer (audio thread) and reader (GUI thread).
@@ -137,11 +152,18 @@ impl TelemetryWriter {
         self.mean_square = [0.0; METERS];
     }
 
-    /// Publishes one rendered span: the main output and the three stems (stereo each, all
-    /// the same length). Wait-free.
-    pub fn write_audio(&mut self, main: [&[f32]; 2], grains: [&[f32]; 2], cup: [&[f32]; 2], surface: [&[f32]; 2]) {
+    /// Publishes one rendered span: the main output and the four stems (stereo each, all
+    /// the same length), in `Meter` order. Wait-free.
+    pub fn write_audio(
+        &mut self,
+        main: [&[f32]; 2],
+        grains: [&[f32]; 2],
+        cup: [&[f32]; 2],
+        surface: [&[f32]; 2],
+        friction: [&[f32]; 2],
+    ) {
         let n = main[0].len().min(main[1].len());
-        for (k, [l, r]) in [main, grains, cup, surface].into_iter().enumerate() {
+        for (k, [l, r]) in [main, grains, cup, surface, friction].into_iter().enumerate() {
             let mut peak = 0.0f32;
             let mut ms = self.mean_square[k];
             for (&a, &b) in l.iter().zip(r.iter()) {
@@ -195,6 +217,17 @@ impl TelemetryWriter {
         s.stream_radius_m.store(g.stream_radius, Ordering::Relaxed);
         s.aim.store(g.aim, Ordering::Relaxed);
         s.open.store(g.open, Ordering::Relaxed);
+        let v = engine.gesture_view();
+        let index = Gesture::ALL.iter().position(|&g| g == v.gesture).unwrap_or(0);
+        s.gesture.store(index as u8, Ordering::Relaxed);
+        s.tilt_rad.store(v.tilt_rad, Ordering::Relaxed);
+        s.spoon_angle_rad.store(v.spoon_angle_rad, Ordering::Relaxed);
+        s.spoon_depth_m.store(v.spoon_depth_m, Ordering::Relaxed);
+        s.shake_offset_m.store(v.shake_offset_m, Ordering::Relaxed);
+        s.slope_rad.store(v.slope_rad, Ordering::Relaxed);
+        s.avalanche.store(v.avalanche, Ordering::Relaxed);
+        s.avalanches.store(v.avalanches, Ordering::Relaxed);
+        s.shake_energy_j.store(v.shake_energy_j, Ordering::Relaxed);
     }
 
     /// The Pour button's change since the last call: `Some(true)` when it went down,
@@ -245,6 +278,8 @@ pub struct Snapshot {
     pub cup_height_m: f32,
     pub stream_radius_m: f32,
     pub aim: f32,
+    /// The gesture in effect and its state (tilt, spoon, shake, avalanche), as last rendered.
+    pub gesture: GestureView,
 }
 
 /// The GUI thread's end. Cloneable handles are not offered: there is one reader.
@@ -287,6 +322,20 @@ impl TelemetryReader {
             cup_height_m: s.cup_height_m.load(Ordering::Relaxed),
             stream_radius_m: s.stream_radius_m.load(Ordering::Relaxed),
             aim: s.aim.load(Ordering::Relaxed),
+            gesture: GestureView {
+                gesture: Gesture::ALL
+                    .get(s.gesture.load(Ordering::Relaxed) as usize)
+                    .copied()
+                    .unwrap_or_default(),
+                tilt_rad: s.tilt_rad.load(Ordering::Relaxed),
+                spoon_angle_rad: s.spoon_angle_rad.load(Ordering::Relaxed),
+                spoon_depth_m: s.spoon_depth_m.load(Ordering::Relaxed),
+                shake_offset_m: s.shake_offset_m.load(Ordering::Relaxed),
+                slope_rad: s.slope_rad.load(Ordering::Relaxed),
+                avalanche: s.avalanche.load(Ordering::Relaxed),
+                avalanches: s.avalanches.load(Ordering::Relaxed),
+                shake_energy_j: s.shake_energy_j.load(Ordering::Relaxed),
+            },
         }
     }
 
@@ -355,7 +404,13 @@ mod tests {
         let sine: Vec<f32> = (0..4800).map(|i| 0.5 * (i as f32 * 0.05).sin()).collect();
         let zero = vec![0.0f32; 4800];
         for _ in 0..10 {
-            w.write_audio([&sine, &sine], [&sine, &zero], [&zero, &zero], [&zero, &sine]);
+            w.write_audio(
+                [&sine, &sine],
+                [&sine, &zero],
+                [&zero, &zero],
+                [&zero, &sine],
+                [&sine, &sine],
+            );
         }
         let s = r.snapshot();
         assert_eq!(s.samples, 48_000);
@@ -369,10 +424,14 @@ mod tests {
         );
         assert_eq!(s.rms[2], 0.0);
         // the surface stem has its own meter
-        assert_eq!(Meter::ALL.len(), 4);
+        assert_eq!(Meter::ALL.len(), 5);
         assert_eq!(Meter::ALL[Meter::Surface as usize].label(), "Surface");
         assert!((s.peak[3] - 0.5).abs() < 1e-3, "{:?}", s.peak);
         assert!((s.rms[3] - 0.25).abs() < 0.02, "{:?}", s.rms);
+        // and so has the friction stem
+        assert_eq!(Meter::ALL[Meter::Friction as usize].label(), "Friction");
+        assert!((s.peak[4] - 0.5).abs() < 1e-3, "{:?}", s.peak);
+        assert!((s.rms[4] - 0.354).abs() < 0.02, "{:?}", s.rms);
         assert_eq!(s.peak[2], 0.0);
         // the peak is "since the last read"
         assert_eq!(r.snapshot().peak[0], 0.0);
@@ -387,10 +446,43 @@ mod tests {
             [&[0.0], &[0.0]],
             [&[0.0], &[0.0]],
             [&[0.0], &[0.0]],
+            [&[0.0], &[0.0]],
         );
         out.clear();
         r.drain_samples(&mut out);
         assert_eq!(out, [0.5]);
+    }
+
+    #[test]
+    fn the_gesture_in_effect_and_its_state_reach_the_reader() {
+        let settings = granary_engine::Settings {
+            gesture: Gesture::Tilt,
+            gesture_amount: 0.8,
+            fill: 0.5,
+            trigger_mode: granary_engine::TriggerMode::Continuous,
+            ..Default::default()
+        };
+        let mut engine = Engine::new(settings, 48_000.0, 512);
+        let (mut w, mut r) = channel();
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 512]);
+        for _ in 0..50 {
+            let [a, b, c, d, e, f, g, h, i, j] = &mut bufs;
+            engine.process(granary_engine::Outputs {
+                main: [a, b],
+                grains: [c, d],
+                cup: [e, f],
+                surface: Some([g, h]),
+                friction: Some([i, j]),
+            });
+        }
+        w.write_engine(&engine);
+        let view = engine.gesture_view();
+        assert!(view.tilt_rad > 0.1, "{view:?}");
+        assert_eq!(r.snapshot().gesture, view);
+        // a keyswitch (C#1) changes the gesture in effect, not the parameter
+        engine.note_on(1.0, 25);
+        w.write_engine(&engine);
+        assert_eq!(r.snapshot().gesture.gesture, Gesture::Stir);
     }
 
     #[test]

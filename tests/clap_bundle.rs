@@ -299,7 +299,7 @@ fn bundle_at_every_rate_and_block_size() {
 /// Renders a note at `rate` in 256-frame blocks with all ports.
 fn note(host: &mut Host, rate: f64) -> Vec<Vec<f32>> {
     let frames = (0.4 * rate) as usize;
-    let mut out = vec![Vec::new(); 6];
+    let mut out = vec![Vec::new(); 2 * (1 + granary::STEMS)];
     let mut pos = 0;
     while pos < frames {
         let n = 256.min(frames - pos);

@@ -26,8 +26,10 @@ enum Ev {
     Midi([u8; 3]),
 }
 
-/// The 6 output channels: main L/R, Grains L/R, Cup L/R.
+/// The 10 output channels: main, Grains, Cup, Surface, Friction, L/R each.
 type Channels = Vec<Vec<f32>>;
+/// Main and the stems, stereo each.
+const CHANNELS: usize = 2 * (1 + granary::STEMS);
 
 /// Loads Granary's CLAP entry from the `clap_entry` static linked into this test binary.
 fn load_entry() -> PluginEntry {
@@ -52,7 +54,7 @@ fn host_info() -> HostInfo {
 }
 
 /// Renders `total` frames in host blocks of `block` frames, sending each `(frame, event)` at
-/// its offset inside the block that contains it. Always passes all 3 stereo output ports.
+/// its offset inside the block that contains it. Always passes all 5 stereo output ports.
 fn render(events: &[(usize, Ev)], total: usize, block: usize) -> Channels {
     assert!((1..=MAX_FRAMES).contains(&block));
     let entry = load_entry();
@@ -73,8 +75,8 @@ fn render(events: &[(usize, Ev)], total: usize, block: usize) -> Channels {
         .map_err(|_| "start_processing failed")
         .unwrap();
 
-    let mut result: Channels = (0..6).map(|_| Vec::with_capacity(total)).collect();
-    let mut out_ports = AudioPorts::with_capacity(6, 3);
+    let mut result: Channels = (0..CHANNELS).map(|_| Vec::with_capacity(total)).collect();
+    let mut out_ports = AudioPorts::with_capacity(CHANNELS, CHANNELS / 2);
     let inputs = InputAudioBuffers::empty();
     let mut in_events = EventBuffer::with_capacity(16);
     let mut out_events = EventBuffer::with_capacity(16);
@@ -82,7 +84,7 @@ fn render(events: &[(usize, Ev)], total: usize, block: usize) -> Channels {
     while pos < total {
         let n = block.min(total - pos);
         // garbage in the host buffers: the plugin must overwrite every sample it owns
-        let mut out = vec![vec![f32::NAN; n]; 6];
+        let mut out = vec![vec![f32::NAN; n]; CHANNELS];
         in_events.clear();
         for &(frame, ev) in events.iter().filter(|(f, _)| (pos..pos + n).contains(f)) {
             let t = (frame - pos) as u32;
@@ -317,5 +319,7 @@ fn a_bounce_equals_the_offline_render_of_the_same_notes() {
         assert!(same(&out[ch][latency..], &offline.main[ch]), "main {ch}");
         assert!(same(&out[2 + ch][..frames], &offline.grains[ch]), "grains {ch}");
         assert!(same(&out[4 + ch][..frames], &offline.cup[ch]), "cup {ch}");
+        assert!(same(&out[6 + ch][..frames], &offline.surface[ch]), "surface {ch}");
+        assert!(same(&out[8 + ch][..frames], &offline.friction[ch]), "friction {ch}");
     }
 }

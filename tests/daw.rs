@@ -70,9 +70,11 @@ fn set_values(host: &mut Host, values: &ParamValues) {
 }
 
 /// Processes `frames` frames in blocks of `block` with `events` at absolute frames (from the
-/// first frame of this call); returns the 6 channels.
+/// first frame of this call); returns the 10 channels (main and the four stems).
 fn play(host: &mut Host, frames: usize, block: usize, events: &[(usize, Ev)]) -> Vec<Vec<f32>> {
-    let mut out: Vec<Vec<f32>> = (0..6).map(|_| Vec::with_capacity(frames)).collect();
+    let mut out: Vec<Vec<f32>> = (0..2 * (1 + granary::STEMS))
+        .map(|_| Vec::with_capacity(frames))
+        .collect();
     let mut pos = 0;
     while pos < frames {
         let n = block.min(frames - pos);
@@ -97,7 +99,8 @@ fn play_pour(host: &mut Host, start: usize, frames: usize, block: usize) -> Vec<
 
 /// `b` from `b_start` on equals `a` from `a_start` on, bit for bit, over `len` frames.
 fn assert_same(a: &[Vec<f32>], a_start: usize, b: &[Vec<f32>], b_start: usize, len: usize, what: &str) {
-    for ch in 0..6 {
+    assert_eq!(a.len(), b.len(), "{what}: channels");
+    for ch in 0..a.len() {
         let x = &a[ch][a_start..a_start + len];
         let y = &b[ch][b_start..b_start + len];
         if let Some(i) = x.iter().zip(y).position(|(p, q)| p.to_bits() != q.to_bits()) {
@@ -183,10 +186,16 @@ fn the_bounce_equals_granary_render_of_the_same_settings_and_notes() {
         pour: None,
     };
     let offline = render_notes(&project(), &opts, &notes);
-    let offline: Vec<Vec<f32>> = [offline.main, offline.grains, offline.cup]
-        .into_iter()
-        .flatten()
-        .collect();
+    let offline: Vec<Vec<f32>> = [
+        offline.main,
+        offline.grains,
+        offline.cup,
+        offline.surface,
+        offline.friction,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(support::rms(&offline[..2]) > 1e-3, "the offline render is silent");
 
     let mut host = Host::new(support::load_linked());

@@ -45,7 +45,8 @@ _ALL_DEFAULTS = {}
 PARAM_IDS = ["grain_material", "grain_size", "density", "cup_material", "cup_size", "fill", "auto_fill",
              "pour_rate", "fall_height", "listener_angle", "listener_distance", "stereo_width", "grains_level",
              "cup_level", "output_gain", "trigger_mode", "seed", "cup_shape", "flow_variation", "aim",
-             "pour_target", "surface_material", "surface_level"]
+             "pour_target", "surface_material", "surface_level", "gesture", "gesture_amount", "shake_rate",
+             "friction_level"]
 
 
 def plugin():

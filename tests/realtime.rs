@@ -5,6 +5,7 @@
 //! test installs the same checker itself. Release builds compile the checker out: run this
 //! test in a debug build (as `cargo xtask test` does).
 
+use granary_engine::gesture::{Gesture, AVALANCHE_KEY, GESTURE_KEYS};
 use granary_engine::materials::SurfaceMaterial;
 use granary_engine::preset;
 use granary_engine::{Engine, Outputs, PourTarget};
@@ -19,7 +20,7 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
     for (stem, p) in preset::factory() {
         let mut settings = p.values.to_settings();
         let mut engine = Engine::new(settings, 48_000.0, 4096);
-        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 4096]);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 4096]);
         let mut frames = 0usize;
         assert_no_alloc(|| {
             engine.note_on(0.9, 60);
@@ -36,17 +37,26 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
                     };
                     engine.set_settings(&settings);
                 }
+                if i == 50 {
+                    // the other gestures by keyswitch, and an avalanche on demand
+                    let now = Gesture::ALL.iter().position(|&g| g == engine.gesture()).unwrap();
+                    let key = GESTURE_KEYS.start() + ((now + 1) % Gesture::ALL.len()) as u8;
+                    engine.note_on(1.0, key);
+                    engine.key_off(key);
+                    engine.note_on(1.0, AVALANCHE_KEY);
+                    engine.key_off(AVALANCHE_KEY);
+                }
                 if i == 60 {
                     engine.note_off();
                     engine.reseed(7);
                 }
-                let [a, b, c, d, e, f, g, h] = &mut bufs;
+                let [a, b, c, d, e, f, g, h, fl, fr] = &mut bufs;
                 engine.process(Outputs {
                     main: [&mut a[..block], &mut b[..block]],
                     grains: [&mut c[..block], &mut d[..block]],
                     cup: [&mut e[..block], &mut f[..block]],
                     surface: Some([&mut g[..block], &mut h[..block]]),
-                    friction: None,
+                    friction: Some([&mut fl[..block], &mut fr[..block]]),
                 });
                 frames += block;
             }
@@ -115,7 +125,7 @@ fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
 
     let render = |mut writer: Option<&mut telemetry::TelemetryWriter>, phase: Option<&AtomicU32>| {
         let mut engine = Engine::new(settings, 48_000.0, BLOCK);
-        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; BLOCK]);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; BLOCK]);
         let mut main = Vec::with_capacity(BLOCKS * BLOCK);
         for b in 0..BLOCKS {
             if let Some(phase) = phase {
@@ -123,16 +133,22 @@ fn telemetry_lets_the_gui_read_while_audio_never_blocks_or_allocates() {
                 phase.store((b * 3 / BLOCKS) as u32 + 1, Ordering::Relaxed);
             }
             assert_no_alloc(|| {
-                let [a, b, c, d, e, f, g, h] = &mut bufs;
+                let [a, b, c, d, e, f, g, h, fl, fr] = &mut bufs;
                 engine.process(Outputs {
                     main: [&mut a[..], &mut b[..]],
                     grains: [&mut c[..], &mut d[..]],
                     cup: [&mut e[..], &mut f[..]],
                     surface: Some([&mut g[..], &mut h[..]]),
-                    friction: None,
+                    friction: Some([&mut fl[..], &mut fr[..]]),
                 });
                 if let Some(w) = writer.as_deref_mut() {
-                    w.write_audio([&a[..], &b[..]], [&c[..], &d[..]], [&e[..], &f[..]], [&g[..], &h[..]]);
+                    w.write_audio(
+                        [&a[..], &b[..]],
+                        [&c[..], &d[..]],
+                        [&e[..], &f[..]],
+                        [&g[..], &h[..]],
+                        [&fl[..], &fr[..]],
+                    );
                     w.write_engine(&engine);
                 }
             });

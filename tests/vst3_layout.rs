@@ -1,7 +1,7 @@
 //! The VST3 bus layouts a host may ask for, through the plugin's real VST3 COM interface
 //! (`GetPluginFactory` → `IComponent` → `IAudioProcessor::setBusArrangements`), as a host does
-//! before activating. Granary has two layouts: stereo Main + Grains + Cup + Surface, and stereo Main
-//! alone. Any other request, such as a mono bus in either place, must be refused. And the
+//! before activating. Granary has two layouts: stereo Main + Grains + Cup + Surface + Friction, and
+//! stereo Main alone. Any other request, such as a mono bus in either place, must be refused. And the
 //! values of the hidden MIDI CC parameters a host reads when a project loads (and sends on the
 //! first process call): a controller at rest.
 //!
@@ -72,34 +72,44 @@ fn reported_outputs(processor: &ComPtr<IAudioProcessor>) -> Vec<SpeakerArrangeme
 #[test]
 fn the_plugins_own_layouts_are_accepted() {
     let p = processor();
-    assert_eq!(request(&p, &[kStereo; 4]), kResultOk, "Main + Grains + Cup + Surface");
-    assert_eq!(reported_outputs(&p), [kStereo; 4]);
+    assert_eq!(
+        request(&p, &[kStereo; 5]),
+        kResultOk,
+        "Main + Grains + Cup + Surface + Friction"
+    );
+    assert_eq!(reported_outputs(&p), [kStereo; 5]);
     assert_eq!(request(&p, &[kStereo]), kResultOk, "Main alone");
     assert_eq!(reported_outputs(&p), [kStereo]);
-    assert_eq!(request(&p, &[kStereo; 4]), kResultOk, "back to all four");
-    assert_eq!(reported_outputs(&p), [kStereo; 4]);
+    assert_eq!(request(&p, &[kStereo; 5]), kResultOk, "back to all five");
+    assert_eq!(reported_outputs(&p), [kStereo; 5]);
 }
 
 #[test]
 fn a_mono_bus_anywhere_is_refused_and_changes_nothing() {
     let p = processor();
     for outputs in [
-        [kStereo, kStereo, kStereo, kMono],
-        [kStereo, kStereo, kMono, kStereo],
-        [kStereo, kMono, kStereo, kStereo],
-        [kMono, kStereo, kStereo, kStereo],
-        [kMono; 4],
+        [kStereo, kStereo, kStereo, kStereo, kMono],
+        [kStereo, kStereo, kStereo, kMono, kStereo],
+        [kStereo, kStereo, kMono, kStereo, kStereo],
+        [kStereo, kMono, kStereo, kStereo, kStereo],
+        [kMono, kStereo, kStereo, kStereo, kStereo],
+        [kMono; 5],
     ] {
         assert_eq!(request(&p, &outputs), kResultFalse, "{outputs:?} must be refused");
-        assert_eq!(reported_outputs(&p), [kStereo; 4], "after refusing {outputs:?}");
+        assert_eq!(reported_outputs(&p), [kStereo; 5], "after refusing {outputs:?}");
     }
     assert_eq!(request(&p, &[kMono]), kResultFalse, "mono Main alone must be refused");
     // the wrong number of busses
     assert_eq!(request(&p, &[kStereo, kStereo]), kResultFalse);
     assert_eq!(request(&p, &[kStereo; 3]), kResultFalse);
-    assert_eq!(request(&p, &[kStereo; 5]), kResultFalse);
+    assert_eq!(
+        request(&p, &[kStereo; 4]),
+        kResultFalse,
+        "the layout before the Friction stem"
+    );
+    assert_eq!(request(&p, &[kStereo; 6]), kResultFalse);
     assert_eq!(request(&p, &[]), kResultFalse);
-    assert_eq!(reported_outputs(&p), [kStereo; 4]);
+    assert_eq!(reported_outputs(&p), [kStereo; 5]);
 }
 
 #[test]

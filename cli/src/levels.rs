@@ -13,7 +13,7 @@ use granary_engine::render::Block;
 
 /// Gain reduction above which the limiter counts as active, dB.
 pub const ACTIVE_DB: f64 = 0.01;
-/// Below this |grains + cup| (−120 dBFS) a frame's gain reduction is not read.
+/// Below this |stems' sum| (−120 dBFS) a frame's gain reduction is not read.
 pub const GATE: f32 = 1e-6;
 
 /// Accumulates the levels of a render block by block.
@@ -22,7 +22,7 @@ pub struct Meter {
     frames: u64,
     sum_sq: f64,
     peak: f32,
-    /// Smallest main / (grains + cup) ratio seen (1 = no reduction).
+    /// Smallest main / (the stems' sum) ratio seen (1 = no reduction).
     min_gain: f64,
     limited: u64,
 }
@@ -84,10 +84,8 @@ impl Meter {
             let (l, r) = (ml[t], mr[t]);
             self.sum_sq += (l as f64) * (l as f64) + (r as f64) * (r as f64);
             self.peak = self.peak.max(l.abs()).max(r.abs());
-            let pre = [
-                b.grains[0][t] + b.cup[0][t] + b.surface[0][t] + b.friction[0][t],
-                b.grains[1][t] + b.cup[1][t] + b.surface[1][t] + b.friction[1][t],
-            ];
+            // the mix before the limiter: every stem
+            let pre = [0, 1].map(|c| b.grains[c][t] + b.cup[c][t] + b.surface[c][t] + b.friction[c][t]);
             let (pre, post) = if pre[0].abs() >= pre[1].abs() {
                 (pre[0], l)
             } else {
@@ -173,5 +171,25 @@ mod tests {
         assert_eq!(l.limiter_active, 0.5);
         let silent = Meter::new(48_000).unwrap();
         assert!(silent.levels().silent());
+    }
+
+    #[test]
+    fn the_friction_stem_is_part_of_the_mix_before_the_limiter() {
+        // grains and a friction stem in opposite phase: the main output is their sum, half
+        // the grains, and the limiter did nothing (leaving friction out reads 6 dB)
+        let grains = [0.3f32, -0.6, 0.2, 0.5];
+        let friction = grains.map(|x| -0.5 * x);
+        let main = grains.map(|x| 0.5 * x);
+        let zero = [0.0f32; 4];
+        let mut m = Meter::new(48_000).unwrap();
+        m.add(&Block {
+            main: [&main, &main],
+            grains: [&grains, &grains],
+            cup: [&zero, &zero],
+            surface: [&zero, &zero],
+            friction: [&friction, &friction],
+        });
+        let l = m.levels();
+        assert_eq!((l.max_gain_reduction_db, l.limiter_active), (0.0, 0.0), "{l:?}");
     }
 }

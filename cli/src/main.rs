@@ -8,7 +8,7 @@ use granary_cli::levels;
 use granary_cli::output::{check_target, Interrupt, Staged};
 use granary_cli::render::{self, Failure};
 use granary_cli::vary::{self, Batch, Request, Sidecar};
-use granary_engine::params::ParamValues;
+use granary_engine::params::{ParamValues, GESTURE_IDS};
 use granary_engine::preset::{self, Preset};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -113,18 +113,25 @@ struct RenderArgs {
     /// Random seed, 0..=999999 (overrides the preset's). With --variations: the base seed.
     #[arg(long, value_name = "N")]
     seed: Option<i64>,
-    /// Pour-rate curve in g/s over seconds: T:RATE,T:RATE,... (piecewise linear).
-    /// Without it: the preset's pour_rate until one second before the end.
-    #[arg(long)]
+    /// What the grains undergo: pour, stir, shake or tilt (sets the gesture parameter, as
+    /// --set gesture=ID does; an error if a --set gesture=... says otherwise). Notes and
+    /// --pour play it.
+    #[arg(long, value_name = "ID", value_parser = GESTURE_IDS)]
+    gesture: Option<String>,
+    /// The gesture's curve over seconds: T:VALUE,T:VALUE,... (piecewise linear): a pour's rate
+    /// in g/s, or for stir, shake and tilt the gesture's amount in percent (0..=100, the
+    /// gesture_amount parameter). Without it: the preset's pour_rate (or gesture_amount) until
+    /// one second before the end.
+    #[arg(long, value_name = "T:VALUE,...")]
     pour: Option<String>,
-    /// Play a MIDI note instead of a pour curve: START:END[:VEL[:KEY]] in seconds, MIDI
+    /// Play a MIDI note (of the gesture) instead of a curve: START:END[:VEL[:KEY]] in seconds, MIDI
     /// velocity 1..=127 (default 100), MIDI key 0..=127 (default 60; keys 72-96 aim the
     /// stream from the cup's axis to its wall); repeatable, notes may overlap. The result equals a
     /// DAW bounce of the same notes, settings and seed (after the host's latency compensation).
     /// Refused with trigger_mode=continuous, where the plugin ignores notes.
     #[arg(long = "note", value_name = "START:END[:VEL[:KEY]]", conflicts_with = "pour")]
     notes: Vec<String>,
-    /// Also write FILE.grains.wav, FILE.cup.wav and FILE.surface.wav.
+    /// Also write FILE.grains.wav, FILE.cup.wav, FILE.surface.wav and FILE.friction.wav.
     #[arg(long)]
     stems: bool,
     /// Render N takes, 1..=100000: --output DIR/NAME.wav writes DIR/NAME_001.wav ... (numbers
@@ -154,7 +161,7 @@ struct RenderArgs {
     #[arg(
         long,
         value_name = "SIDECAR.json",
-        conflicts_with_all = ["preset", "set", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs"]
+        conflicts_with_all = ["preset", "set", "gesture", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs"]
     )]
     from: Option<PathBuf>,
     /// Render a contact file instead of a pour: a CSV of logged contacts (a rigid-body
@@ -227,6 +234,34 @@ enum PresetsCommand {
         #[arg(long, short, value_name = "FILE.json")]
         output: PathBuf,
     },
+}
+
+/// `--set` with `--gesture ID` added as `gesture=ID`; an error if a `--set gesture=...` names
+/// another gesture.
+fn with_gesture(set: &[String], gesture: Option<&str>) -> Result<Vec<String>, String> {
+    let mut set = set.to_vec();
+    let Some(g) = gesture else {
+        return Ok(set);
+    };
+    let index = |text: &str| -> Result<usize, String> {
+        let mut v = ParamValues::default();
+        v.set_text("gesture", text).map_err(|e| e.to_string())?;
+        Ok(v.choice("gesture"))
+    };
+    let wanted = index(g).map_err(|e| format!("--gesture {g}: {e}"))?;
+    let mut given = false;
+    for kv in &set {
+        if let Some((_, v)) = kv.split_once('=').filter(|(id, _)| id.trim() == "gesture") {
+            given = true;
+            if index(v).map_err(|e| format!("--set {kv}: {e}"))? != wanted {
+                return Err(format!("--gesture {g} and --set {kv} disagree: give one of them"));
+            }
+        }
+    }
+    if !given {
+        set.push(format!("gesture={g}"));
+    }
+    Ok(set)
 }
 
 /// The preset named on the command line (or the default one) with `--set` changes applied.
@@ -363,9 +398,10 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
             ));
         }
     }
-    let p = preset_with_changes(a.preset.as_deref(), &a.set)?;
+    let set = with_gesture(&a.set, a.gesture.as_deref())?;
+    let p = preset_with_changes(a.preset.as_deref(), &set)?;
     let mut values: ParamValues = p.values.clone();
-    let mut changes = a.set.clone();
+    let mut changes = set.clone();
     if let Some(seed) = a.seed {
         values
             .set_text("seed", &seed.to_string())
@@ -408,7 +444,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
             let batch = Batch::plan(&Request {
                 base: &values,
                 preset: &p.name,
-                set: &a.set,
+                set: &set,
                 vary: &a.vary,
                 takes: n,
                 options: &options,

@@ -4,6 +4,7 @@
 
 use crate::levels::{Levels, Meter};
 use crate::output::{io_message, Interrupt, Staged};
+use granary_engine::gesture::Gesture;
 use granary_engine::logged::Contact;
 use granary_engine::params::{ParamValues, TRIGGER_IDS};
 use granary_engine::render::{NoteEvent, PourCurve, RenderOptions, Renderer};
@@ -19,6 +20,8 @@ pub const MAX_SECONDS: f64 = 3600.0;
 pub const SAMPLE_RATES: (u32, u32) = (8_000, 384_000);
 /// Block sizes, samples.
 pub const BLOCK_SIZES: (i64, i64) = (1, 65_536);
+/// The stems `--stems` writes, `FILE.NAME.wav` each, in this order.
+pub const STEM_NAMES: [&str; 4] = ["grains", "cup", "surface", "friction"];
 /// Largest WAV data chunk: its size field has 32 bits.
 const MAX_WAV_DATA_BYTES: u64 = u32::MAX as u64 - 64;
 
@@ -129,7 +132,8 @@ pub struct Options {
     pub seconds: f64,
     pub sample_rate: u32,
     pub block_size: usize,
-    /// `--pour`, as written (`T:RATE,...`).
+    /// `--pour`, as written (`T:RATE,...`: g/s for a pour, percent of `gesture_amount` for a
+    /// stir, shake or tilt).
     pub pour: Option<String>,
     /// `--note`s, as written (`START:END[:VEL[:KEY]]`).
     pub notes: Vec<String>,
@@ -144,10 +148,12 @@ impl Options {
         let rate = sample_rate(self.sample_rate as f64)?;
         let seconds = seconds(self.seconds, rate)?;
         let block_size = block_size(self.block_size.try_into().unwrap_or(i64::MAX))?;
+        // a pour's rate in g/s, or the stir's, shake's or tilt's amount in percent
+        let gesture = Gesture::ALL.get(values.choice("gesture")).copied().unwrap_or_default();
         let pour = self
             .pour
             .as_deref()
-            .map(PourCurve::parse)
+            .map(|text| PourCurve::parse_for(text, gesture))
             .transpose()
             .map_err(|e| format!("--pour: {e}"))?;
         let notes = self
@@ -199,12 +205,12 @@ pub struct Report {
 }
 
 impl Job {
-    /// The output files: the mix, then (with stems) `FILE.grains.wav`, `FILE.cup.wav` and
-    /// `FILE.surface.wav`, then the sidecar if there is one.
+    /// The output files: the mix, then (with stems) `FILE.grains.wav`, `FILE.cup.wav`,
+    /// `FILE.surface.wav` and `FILE.friction.wav`, then the sidecar if there is one.
     pub fn targets(&self) -> Vec<PathBuf> {
         let mut t = vec![self.output.clone()];
         if self.stems {
-            for suffix in ["grains", "cup", "surface"] {
+            for suffix in STEM_NAMES {
                 t.push(self.output.with_extension(format!("{suffix}.wav")));
             }
         }
@@ -310,7 +316,7 @@ pub fn progress_bar(frames: u64, sample_rate: u32, what: &str) -> ProgressBar {
 }
 
 /// Streams `renderer` into stereo 32-bit float WAV files, one per sink (the mix, then the
-/// grains, cup and surface stems if there are four sinks), metering the mix. Stops at the first
+/// grains, cup, surface and friction stems if there are five sinks), metering the mix. Stops at the first
 /// write error, or when `interrupt` reports a signal. `progress` advances by each block.
 pub fn stream<W: Write + Seek>(
     renderer: &mut Renderer,
@@ -337,7 +343,7 @@ pub fn stream<W: Write + Seek>(
         }
         meter.add(&b);
         progress.inc(b.len() as u64);
-        for (w, [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup, b.surface]) {
+        for (w, [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup, b.surface, b.friction]) {
             for (x, y) in l.iter().zip(r) {
                 w.write_sample(*x).map_err(wav_message)?;
                 w.write_sample(*y).map_err(wav_message)?;
@@ -421,7 +427,7 @@ mod tests {
                     room: if i == 1 { 100_000 } else { usize::MAX },
                 })
                 .collect();
-            assert_eq!(entries(dir.path()), 4, "four temporaries while writing");
+            assert_eq!(entries(dir.path()), 5, "five temporaries while writing");
             stream(
                 &mut j.renderer(),
                 sinks,
@@ -447,10 +453,10 @@ mod tests {
         );
         assert_eq!(Failure::Interrupted(15).exit_code(), 143);
         assert_eq!(entries(dir.path()), 0);
-        // and without one, all four files
+        // and without one, all five files
         let r = j.run(&Interrupt::never(), &ProgressBar::hidden()).unwrap();
-        assert_eq!(r.written.len(), 4);
-        assert_eq!(entries(dir.path()), 4);
+        assert_eq!(r.written.len(), 5);
+        assert_eq!(entries(dir.path()), 5);
         assert!(r.levels.integrated_lufs.is_finite() && r.stats.collisions > 0);
     }
 

@@ -39,11 +39,13 @@ fn render_writes_aligned_float_wavs_with_stems() {
         wav.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    // the surface stem is silent in this pour (nothing spills): checked for its format only
-    let surface = wav.with_extension("surface.wav");
-    let reader = hound::WavReader::open(&surface).unwrap();
-    assert_eq!(reader.spec().channels, 2);
-    assert_eq!(reader.duration(), 66_150);
+    // the surface and friction stems are silent in this pour (nothing spills or slides):
+    // checked for their format only
+    for stem in ["surface.wav", "friction.wav"] {
+        let reader = hound::WavReader::open(wav.with_extension(stem)).unwrap();
+        assert_eq!(reader.spec().channels, 2);
+        assert_eq!(reader.duration(), 66_150);
+    }
     for path in [
         wav.clone(),
         wav.with_extension("grains.wav"),

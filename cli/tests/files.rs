@@ -157,7 +157,7 @@ fn interrupted_render(dir: &Path, signal: i32) -> Option<i32> {
         assert!(child.try_wait().unwrap().is_none(), "the render ended early");
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert_eq!(names(dir).len(), 4, "four temporaries while rendering");
+    assert_eq!(names(dir).len(), 5, "five temporaries while rendering");
     unsafe { libc::kill(child.id() as i32, signal) };
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -54,7 +54,7 @@ fn every_take_renders_again_bit_for_bit_from_its_sidecar() {
     );
     let mut expected = Vec::new();
     for k in ["001", "002", "003"] {
-        for ext in ["wav", "grains.wav", "cup.wav", "surface.wav", "json"] {
+        for ext in ["wav", "grains.wav", "cup.wav", "surface.wav", "friction.wav", "json"] {
             expected.push(format!("rice_{k}.{ext}"));
         }
     }
@@ -93,6 +93,7 @@ fn every_take_renders_again_bit_for_bit_from_its_sidecar() {
             ("grains.wav", "grains.wav"),
             ("cup.wav", "cup.wav"),
             ("surface.wav", "surface.wav"),
+            ("friction.wav", "friction.wav"),
         ] {
             let original = std::fs::read(dir.path().join(format!("rice_00{k}.{a}"))).unwrap();
             let rendered = std::fs::read(o.with_extension(b)).unwrap();
@@ -121,7 +122,7 @@ fn a_batch_does_not_depend_on_the_thread_count() {
     assert!(stdout(&a).contains("1 thread)") && stdout(&b).contains("2 threads"));
     let files = names(one.path());
     assert_eq!(files, names(two.path()));
-    assert_eq!(files.len(), 15);
+    assert_eq!(files.len(), 18);
     for f in &files {
         let x = std::fs::read(one.path().join(f)).unwrap();
         let y = std::fs::read(two.path().join(f)).unwrap();
@@ -355,10 +356,10 @@ fn a_signal_mid_batch_keeps_the_finished_takes_whole() {
     );
     let files = names(dir.path());
     assert!(files.iter().all(|f| !f.starts_with('.')), "temporaries left: {files:?}");
-    // a take is its mix, three stems and its sidecar
-    assert_eq!(files.len() % 5, 0, "whole takes only: {files:?}");
-    assert!(files.len() < 30, "the batch stopped: {files:?}");
-    assert!(err.contains(&format!("the {} takes", files.len() / 5)), "{err}");
+    // a take is its mix, four stems and its sidecar
+    assert_eq!(files.len() % 6, 0, "whole takes only: {files:?}");
+    assert!(files.len() < 36, "the batch stopped: {files:?}");
+    assert!(err.contains(&format!("the {} takes", files.len() / 6)), "{err}");
 }
 
 #[test]

@@ -326,7 +326,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(Meter::ALL.map(|m| m.label()), ["Main", "Grains", "Cup", "Surface"]);
+        assert_eq!(
+            Meter::ALL.map(|m| m.label()),
+            ["Main", "Grains", "Cup", "Surface", "Friction"]
+        );
     }
 
     #[test]

@@ -438,6 +438,10 @@ impl GranaryEditor {
         if let Some(fill) = self.loaded_fill {
             snap.fill = fill;
         }
+        if snap.samples == 0 {
+            // no audio yet: the gesture the parameters choose
+            snap.gesture.gesture = settings.gesture;
+        }
         if self.loaded_fill.is_some() || snap.open != open {
             snap.open = open;
             (snap.pile_height_m, snap.pile_radius_m) = if open {
@@ -467,7 +471,9 @@ impl GranaryEditor {
     fn live_column(&mut self, ui: &mut egui::Ui, dt: f32, now: f64) {
         let w = ui.available_width();
         let h = ui.available_height();
-        let scene_h = (0.42 * h).max(160.0);
+        // the scene takes what the readouts, the smallest analyser and the meters leave
+        let below = 48.0 + 64.0 + meters::Meters::height(ui, w) + 6.0;
+        let scene_h = (0.42 * h).min(h - below).max(160.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, scene_h), egui::Sense::hover());
         let settings = self.params.settings();
         let cup = granary_engine::cups::Cup::for_settings(&settings);
@@ -811,18 +817,18 @@ mod tests {
     fn pump(
         engine: &mut granary_engine::Engine,
         writer: &mut crate::telemetry::TelemetryWriter,
-        bufs: &mut [Vec<f32>; 8],
+        bufs: &mut [Vec<f32>; 10],
     ) {
         for _ in 0..4 {
-            let [a, b, c, d, e, f, g, h] = bufs;
+            let [a, b, c, d, e, f, g, h, i, j] = bufs;
             engine.process(granary_engine::Outputs {
                 main: [a, b],
                 grains: [c, d],
                 cup: [e, f],
                 surface: Some([g, h]),
-                friction: None,
+                friction: Some([i, j]),
             });
-            writer.write_audio([a, b], [c, d], [e, f], [g, h]);
+            writer.write_audio([a, b], [c, d], [e, f], [g, h], [i, j]);
             writer.write_engine(engine);
         }
     }
@@ -833,7 +839,7 @@ mod tests {
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = egui::Context::default();
         for frame in 0..30 {
             pump(&mut engine, &mut writer, &mut bufs);
@@ -1046,18 +1052,18 @@ mod tests {
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         writer.set_sample_rate(48_000.0);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 512]);
         let mut run = |engine: &mut granary_engine::Engine, blocks: usize| {
             for _ in 0..blocks {
-                let [a, b, c, d, e, f, g, h] = &mut bufs;
+                let [a, b, c, d, e, f, g, h, i, j] = &mut bufs;
                 engine.process(granary_engine::Outputs {
                     main: [a, b],
                     grains: [c, d],
                     cup: [e, f],
                     surface: Some([g, h]),
-                    friction: None,
+                    friction: Some([i, j]),
                 });
-                writer.write_audio([a, b], [c, d], [e, f], [g, h]);
+                writer.write_audio([a, b], [c, d], [e, f], [g, h], [i, j]);
                 writer.write_engine(engine);
             }
         };
@@ -1175,7 +1181,7 @@ mod tests {
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 512]);
         let ctx = context();
         let mut out = None;
         for k in 0..40 {
@@ -1210,7 +1216,7 @@ mod tests {
             .filter(|t| t.0.ends_with(" dB") && t.0.split(" / ").count() == 2 && t.0.len() < 24)
             .count();
         assert_eq!(rows, Meter::ALL.len());
-        assert_eq!(rows, 4);
+        assert_eq!(rows, 5);
         assert!(has(&out, "Surface"));
         let settings = editor.params.settings();
         assert!(has(&out, settings.surface_material.data().name));
@@ -1238,7 +1244,7 @@ mod tests {
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 512]);
         for k in 0..40 {
             pump(&mut engine, &mut writer, &mut bufs);
             frame(&ctx, &mut editor, size, 0.2 + k as f64 / 60.0, vec![]);
@@ -1254,6 +1260,47 @@ mod tests {
         );
         let out = frame(&ctx, &mut editor, size, 1.0, vec![]);
         assert!(has(&out, "Heap on soil"), "{:?}", texts(&out));
+    }
+
+    #[test]
+    fn the_live_view_names_the_gesture_and_meters_the_friction_stem() {
+        use crate::telemetry::Meter;
+        let (mut editor, _, mut writer) = editor_with_host();
+        let ctx = context();
+        let size = egui::vec2(1060.0, 800.0);
+        let exactly = |out: &egui::FullOutput, text: &str| texts(out).iter().filter(|t| t.0 == text).count();
+        // the Friction meter's row, and the gesture the parameters choose before any audio
+        let out = frame(&ctx, &mut editor, size, 0.0, vec![]);
+        assert_eq!(exactly(&out, "Friction"), 1, "the meter's label");
+        assert!(texts(&out).iter().any(|t| t.0 == "Gesture"), "the panel's group");
+        set(&editor, "gesture", 2.0);
+        let out = frame(&ctx, &mut editor, size, 0.05, vec![]);
+        // the panel's value and the scene's name
+        assert_eq!(exactly(&out, "Shake"), 2, "{:?}", texts(&out));
+        // stirring a half-full mug: the scene names it with the spoon's depth, the Friction
+        // meter moves
+        set(&editor, "gesture", 1.0);
+        set(&editor, "trigger_mode", 1.0);
+        set(&editor, "fill", 0.5);
+        set(&editor, "gesture_amount", 80.0);
+        writer.set_sample_rate(48_000.0);
+        let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut out = None;
+        for k in 0..40 {
+            pump(&mut engine, &mut writer, &mut bufs);
+            out = Some(frame(&ctx, &mut editor, size, 0.1 + k as f64 / 60.0, vec![]));
+        }
+        let out = out.unwrap();
+        assert!(
+            texts(&out)
+                .iter()
+                .any(|t| t.0.starts_with("Stir · spoon ") && t.0.ends_with(" mm deep")),
+            "{:?}",
+            texts(&out)
+        );
+        let friction = editor.meters.state[Meter::Friction as usize];
+        assert!(friction.peak_db > meters::METER_FLOOR_DB + 20.0, "{friction:?}");
     }
 
     #[test]

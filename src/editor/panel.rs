@@ -31,9 +31,10 @@ groups! {
     "Grain" => [grain_material, grain_size, density],
     "Cup" => [cup_material, cup_shape, cup_size, fill, auto_fill],
     "Pour" => [pour_rate, fall_height, flow_variation, aim, trigger_mode, seed],
+    "Gesture" => [gesture, gesture_amount, shake_rate],
     "Surface" => [pour_target, surface_material],
     "Listener" => [listener_angle, listener_distance, stereo_width],
-    "Mix" => [grains_level, cup_level, surface_level, output_gain],
+    "Mix" => [grains_level, cup_level, surface_level, friction_level, output_gain],
 }
 
 /// What the panel needs of a parameter, whatever its type.
@@ -117,7 +118,10 @@ mod tests {
     #[test]
     fn every_parameter_is_in_exactly_one_group_and_has_a_widget() {
         let titles: Vec<&str> = GROUPS.iter().map(|(t, _)| *t).collect();
-        assert_eq!(titles, ["Grain", "Cup", "Pour", "Surface", "Listener", "Mix"]);
+        assert_eq!(
+            titles,
+            ["Grain", "Cup", "Pour", "Gesture", "Surface", "Listener", "Mix"]
+        );
         let p = GranaryParams::default();
         let in_groups: Vec<&str> = GROUPS.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
         for s in SPECS.iter() {
@@ -152,6 +156,10 @@ mod tests {
         assert_eq!(text("stereo_width"), "70 %");
         assert_eq!(text("grain_material"), "Sugar");
         assert_eq!(text("trigger_mode"), "MIDI");
+        assert_eq!(text("gesture"), "Pour");
+        assert_eq!(text("gesture_amount"), "50.0 %");
+        assert_eq!(text("shake_rate"), "4.0 Hz");
+        assert_eq!(text("friction_level"), "0.0 dB");
         // every parameter with a unit in the table shows it
         for s in SPECS.iter().filter(|s| !s.unit.is_empty()) {
             let t = text(s.id);
@@ -231,6 +239,10 @@ mod tests {
             Some("Coffee beans")
         );
         assert_eq!(parse_plain("trigger_mode", "continuous").as_deref(), Some("Continuous"));
+        assert_eq!(parse_plain("gesture", "stir").as_deref(), Some("Stir"));
+        assert_eq!(parse_plain("gesture", "Tilt").as_deref(), Some("Tilt"));
+        assert_eq!(parse_plain("gesture_amount", "75 %").as_deref(), Some("75.0 %"));
+        assert_eq!(parse_plain("shake_rate", "6 Hz").as_deref(), Some("6.0 Hz"));
         assert_eq!(parse_plain("seed", "42").as_deref(), Some("42"));
         // out of range values clamp to the range; nonsense is refused
         assert_eq!(parse_plain("pour_rate", "5000").as_deref(), Some("200.0 g/s"));

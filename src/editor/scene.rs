@@ -6,19 +6,26 @@
 //! cone of the engine's height and base radius. Everything comes from the telemetry
 //! snapshot and the parameters; nothing here touches the audio thread. The cup is the
 //! engine's `Cup` (the shape's finite-element asset at the `cup_size`): a bowl draws as a
-//! bowl.
+//! bowl. The gesture shows as the engine reports it (`GestureView`): the cup turned by its
+//! tilt with the grains' surface at the bed's slope, the spoon on its circle at its depth
+//! while stirring, the closed cup moved sideways while shaken, an avalanche marked on the
+//! heap while one runs, and the gesture named at the top right.
 
 use super::meters::{cell_kind, Flashes};
 use crate::telemetry::Snapshot;
 use egui::{pos2, vec2, Align2, Color32, FontId, Pos2, Rect, Stroke};
 use granary_engine::cups::Cup;
 use granary_engine::generator::{Cell, CollisionKind, CELLS};
+use granary_engine::gesture::{Gesture, GestureView, SPOON_CIRCLE_SHARE, SPOON_WIDTH_M};
 use granary_engine::materials::{CupMaterial, SurfaceMaterial};
 
 pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
 pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
 /// Collisions on the surface the cup stands on (spills) or that a pour lands on.
 pub const GRAIN_SURFACE: Color32 = Color32::from_rgb(120, 220, 120);
+/// The spoon, and the mark of an avalanche under way.
+pub const SPOON: Color32 = Color32::from_rgb(196, 200, 210);
+pub const AVALANCHE: Color32 = Color32::from_rgb(255, 120, 200);
 
 /// What the view draws besides the snapshot.
 pub struct SceneInfo {
@@ -106,40 +113,136 @@ pub fn heap_at(fill: f32, cup: &Cup, repose_tan: f32) -> (f32, f32) {
 /// (where the engine's `Cell::Surface` flashes beside the cup).
 pub const SPILL_AT: f32 = 1.25;
 
+/// How the cup stands: turned clockwise by the tilt (the low rim on the right) about the
+/// middle of its axis, lifted so that no part of it goes below the ground, and moved sideways
+/// by a shake. Maps the cup's own frame (x across from its axis, z up from its floor, m) to
+/// the scene's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    pub tilt_rad: f32,
+    /// The point the cup turns about, in its own frame, m.
+    pub centre: [f32; 2],
+    /// Where that point goes in the scene, m.
+    pub at: [f32; 2],
+}
+
+impl Pose {
+    /// The cup standing upright where it stands.
+    pub const UPRIGHT: Pose = Pose {
+        tilt_rad: 0.0,
+        centre: [0.0, 0.0],
+        at: [0.0, 0.0],
+    };
+
+    /// The cup of `view` (tilted, shaken), or upright (pour, stir).
+    pub fn of(view: &GestureView, cup: &Cup) -> Pose {
+        let tilt = if view.tilt_rad.is_finite() {
+            view.tilt_rad.clamp(-std::f32::consts::PI, std::f32::consts::PI)
+        } else {
+            0.0
+        };
+        let shake = if view.shake_offset_m.is_finite() {
+            view.shake_offset_m.clamp(-cup.widest_radius(), cup.widest_radius())
+        } else {
+            0.0
+        };
+        let centre = [0.0, 0.5 * cup.depth];
+        let turned = Pose {
+            tilt_rad: tilt,
+            centre,
+            at: centre,
+        };
+        // lifted off the ground by as much as the turned section went below it
+        let low = section(cup)
+            .into_iter()
+            .map(|q| turned.apply(q)[1])
+            .fold(0.0f32, f32::min);
+        Pose {
+            at: [shake, centre[1] - low],
+            ..turned
+        }
+    }
+
+    /// A point of the cup's frame in the scene.
+    pub fn apply(&self, [x, z]: [f32; 2]) -> [f32; 2] {
+        let (sin, cos) = self.tilt_rad.sin_cos();
+        let (dx, dz) = (x - self.centre[0], z - self.centre[1]);
+        [self.at[0] + dx * cos + dz * sin, self.at[1] - dx * sin + dz * cos]
+    }
+}
+
+/// The spoon while stirring, in the cup's frame (m): seen from the side, its circle is an
+/// ellipse on the grains' surface, its bowl at the tip, at its depth below the surface.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spoon {
+    /// The circle's centre (on the axis, at the grains' surface) and radius.
+    pub circle: ([f32; 2], f32),
+    /// The bowl's middle and the handle's top end.
+    pub tip: [f32; 2],
+    pub handle: [f32; 2],
+    /// On the far half of its circle (drawn behind the grains).
+    pub behind: bool,
+}
+
 /// What the scene draws, in m: x across from the cup's axis, z up from the ground (the
 /// surface the cup stands on, level with its inner floor).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parts {
     /// The cup's inner wall in section (`section`); none in a pour onto the surface.
     pub cup: Option<Vec<[f32; 2]>>,
-    /// The pile in the cup (`pile_section`).
-    pub pile: Vec<[[f32; 2]; 4]>,
+    /// The pile in the cup (`pile_section`, or `tilted_pile` in a tilted cup): convex
+    /// polygons in the cup's frame.
+    pub pile: Vec<Vec<[f32; 2]>>,
+    /// Where the cup stands (`Pose::of`): the cup, its pile, the spoon and the flashes in
+    /// the cup go through it.
+    pub pose: Pose,
+    /// The gesture in effect.
+    pub gesture: Gesture,
+    /// The spoon, while stirring a cup.
+    pub spoon: Option<Spoon>,
+    /// The shaken cup is closed: a lid across its rim.
+    pub lid: bool,
+    /// An avalanche under way: the slab's path down the heap, from its top to its foot (in
+    /// the cup's frame in a cup, the scene's on the surface).
+    pub avalanche: Option<[[f32; 2]; 2]>,
     /// The heap on the ground: left foot, apex, right foot; none in a cup.
     pub heap: Option<[[f32; 2]; 3]>,
     /// Where the stream lands: the pile's top in the cup, the heap's apex (or the bare
     /// ground) on the surface.
     pub landing: [f32; 2],
-    /// A full cup's overflow: from each rim (left, right) down to the surface beside it.
-    pub spills: Option<[[[f32; 2]; 2]; 2]>,
+    /// A full cup's overflow: from each rim (left, right) down to the surface beside it; a
+    /// tilted cup's from its low rim only (in the scene's frame).
+    pub spills: Option<Vec<[[f32; 2]; 2]>>,
     /// Half the width the scene spans, m (the heap of a full cup fits: the scale stays as
     /// it grows).
     pub half_width: f32,
 }
 
-/// The scene's parts for `snap` (the pour state, `open` for a pour onto the surface) and
-/// `info`.
+/// The scene's parts for `snap` (the pour state, `open` for a pour onto the surface, the
+/// gesture) and `info`.
 pub fn parts(snap: &Snapshot, info: &SceneInfo) -> Parts {
     let cup = &info.cup;
+    let view = &snap.gesture;
     let stream_r = stream_radius(snap);
     let cup_half = 0.5 * SCENE_WIDTH * cup.widest_radius();
     if snap.open {
         let (height, radius) = (snap.pile_height_m.max(0.0), snap.pile_radius_m.max(0.0));
         let x = snap.aim.clamp(0.0, 1.0) * (0.9 * radius - stream_r).max(0.0);
         let full = heap_at(1.0, cup, info.repose_tan).1;
+        let heap = (radius > 0.0 && height > 0.0).then_some([[x - radius, 0.0], [x, height], [x + radius, 0.0]]);
         Parts {
             cup: None,
             pile: Vec::new(),
-            heap: (radius > 0.0 && height > 0.0).then_some([[x - radius, 0.0], [x, height], [x + radius, 0.0]]),
+            pose: Pose::UPRIGHT,
+            gesture: view.gesture,
+            spoon: None,
+            lid: false,
+            // down the heap's right flank, from just below its apex to just above its foot
+            avalanche: heap.filter(|_| view.avalanche).map(|[_, apex, foot]| {
+                let along = |t: f32| [apex[0] + t * (foot[0] - apex[0]), apex[1] + t * (foot[1] - apex[1])];
+                [along(0.15), along(0.85)]
+            }),
+            heap,
             landing: [x, height],
             spills: None,
             half_width: cup_half.max(1.15 * full),
@@ -148,15 +251,127 @@ pub fn parts(snap: &Snapshot, info: &SceneInfo) -> Parts {
         let pile = snap.pile_height_m.clamp(0.0, cup.depth);
         let x = snap.aim.clamp(0.0, 1.0) * (0.9 * cup.radius_at(pile) - stream_r).max(0.0);
         let (rim, out) = (cup.rim_radius, SPILL_AT * cup.widest_radius());
+        let pose = Pose::of(view, cup);
+        // the grains' surface in the cup's frame: level with the floor in an upright cup;
+        // in a tilted one at the bed's slope in the scene, so it rises towards the low rim
+        // by the tilt the bed did not follow
+        let rise = if pose.tilt_rad.abs() > 1e-3 && view.slope_rad.is_finite() {
+            (pose.tilt_rad - view.slope_rad).clamp(-1.4, 1.4).tan()
+        } else {
+            0.0
+        };
+        let pile_polys = if rise == 0.0 {
+            pile_section(cup, pile).into_iter().map(Vec::from).collect()
+        } else {
+            tilted_pile(cup, pile, rise)
+        };
+        let spills = (snap.overflow > 0.0).then(|| {
+            let shake = pose.at[0];
+            if pose.tilt_rad.abs() > 1e-3 {
+                // over the low rim only, down to the ground beside it
+                let lip = pose.apply([rim, cup.depth]);
+                vec![[lip, [lip[0] + 0.5 * cup.widest_radius(), 0.0]]]
+            } else {
+                vec![
+                    [pose.apply([-rim, cup.depth]), [shake - out, 0.0]],
+                    [pose.apply([rim, cup.depth]), [shake + out, 0.0]],
+                ]
+            }
+        });
+        let spoon = (view.gesture == Gesture::Stir && view.spoon_depth_m > 0.0 && view.spoon_angle_rad.is_finite())
+            .then(|| spoon_at(cup, pile, view.spoon_angle_rad, view.spoon_depth_m));
+        // an avalanche runs down the grains' surface, from the high side to the low rim (in a
+        // pour, down the heap under the stream towards the wall)
+        let avalanche = view.avalanche.then(|| {
+            let r = cup.radius_at(pile);
+            let top = |x: f32| [x, (pile + rise * x).clamp(0.0, cup.depth)];
+            if rise == 0.0 {
+                [[x, pile], [x + 0.8 * (r - x.abs()).max(0.2 * r), pile]]
+            } else {
+                [top(-0.7 * r), top(0.7 * r)]
+            }
+        });
         Parts {
             cup: Some(section(cup)),
-            pile: pile_section(cup, pile),
+            pile: pile_polys,
+            pose,
+            gesture: view.gesture,
+            spoon,
+            lid: view.gesture == Gesture::Shake,
+            avalanche,
             heap: None,
             landing: [x, pile],
-            spills: (snap.overflow > 0.0).then_some([[[-rim, cup.depth], [-out, 0.0]], [[rim, cup.depth], [out, 0.0]]]),
+            spills,
             half_width: cup_half,
         }
     }
+}
+
+/// The spoon on its circle (`SPOON_CIRCLE_SHARE` of the radius at the grains' surface
+/// `pile`) at `angle` (0: to the right, pi/2: the far side), `depth` below the surface.
+pub fn spoon_at(cup: &Cup, pile: f32, angle: f32, depth: f32) -> Spoon {
+    let r = SPOON_CIRCLE_SHARE * cup.radius_at(pile);
+    let x = r * angle.cos();
+    let tip = [x, (pile - depth).max(0.0)];
+    Spoon {
+        circle: ([0.0, pile], r),
+        tip,
+        // the handle leans out over the rim, a third of the cup's depth above it
+        handle: [x + 0.35 * cup.rim_radius, cup.depth + 0.35 * cup.depth],
+        behind: angle.sin() > 0.0,
+    }
+}
+
+/// The pile up to `pile` m on the axis in a tilted cup, its surface the line
+/// `z = pile + rise x` in the cup's frame (rising towards the low rim, x > 0), cut at the
+/// rim: convex polygons (the `pile_section` trapezoids clipped by the surface).
+pub fn tilted_pile(cup: &Cup, pile: f32, rise: f32) -> Vec<Vec<[f32; 2]>> {
+    let reach = (pile + rise.abs() * cup.widest_radius()).min(cup.depth);
+    pile_section(cup, reach)
+        .into_iter()
+        .map(|quad| clip_below(&quad, pile, rise))
+        .filter(|poly| poly.len() >= 3)
+        .collect()
+}
+
+/// The part of convex polygon `poly` on or below the line `z = z0 + slope x`
+/// (Sutherland–Hodgman against one edge).
+fn clip_below(poly: &[[f32; 2]], z0: f32, slope: f32) -> Vec<[f32; 2]> {
+    let side = |[x, z]: [f32; 2]| z0 + slope * x - z; // >= 0: kept
+    let mut out = Vec::with_capacity(poly.len() + 1);
+    for (i, &a) in poly.iter().enumerate() {
+        let b = poly[(i + 1) % poly.len()];
+        let (sa, sb) = (side(a), side(b));
+        if sa >= 0.0 {
+            out.push(a);
+        }
+        if (sa >= 0.0) != (sb >= 0.0) {
+            let t = sa / (sa - sb);
+            out.push([a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]);
+        }
+    }
+    out
+}
+
+/// What the scene says of the gesture (the top right): its name, and what it is doing.
+pub fn gesture_label(view: &GestureView) -> String {
+    let mut text = view.gesture.name().to_string();
+    match view.gesture {
+        Gesture::Stir if view.spoon_depth_m > 0.0 => {
+            text += &format!(" · spoon {:.0} mm deep", 1e3 * view.spoon_depth_m);
+        }
+        Gesture::Shake if view.shake_energy_j > 0.0 || view.shake_offset_m != 0.0 => {
+            text += &format!(" · {:+.0} mm", 1e3 * view.shake_offset_m);
+        }
+        Gesture::Tilt => {
+            text += &format!(" · {:.0}°", view.tilt_rad.to_degrees());
+        }
+        _ => {}
+    }
+    if view.avalanche {
+        text += " · avalanche";
+    }
+    text
 }
 
 /// The stream's radius, m; before the audio thread has published a geometry, the engine's
@@ -328,6 +543,11 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
     let (scale, floor) = placement(rect, cup, info.fall_height_m, parts.half_width, band);
     let (cx, floor_y) = (floor.x, floor.y);
     let to_screen = |x: f32, z: f32| pos2(cx + x * scale, floor_y - z * scale);
+    // a point of the cup's own frame (tilted, shaken)
+    let in_cup = |q: [f32; 2]| {
+        let [x, z] = parts.pose.apply(q);
+        to_screen(x, z)
+    };
 
     // the surface: a band under the floor across the scene, named at its right end
     let ground = surface_colour(info.surface_material);
@@ -350,11 +570,15 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         on_ground,
     );
 
-    // the fill (pile) and the cup in section, or the heap on the ground
+    // the fill (pile) and the cup in section, or the heap on the ground; a spoon on the far
+    // side of its circle goes behind the grains
     let grains = info.grain_colour.gamma_multiply(0.75);
-    for quad in &parts.pile {
+    if let Some(spoon) = parts.spoon.filter(|s| s.behind) {
+        draw_spoon(&painter, &spoon, &in_cup, weak);
+    }
+    for poly in &parts.pile {
         painter.add(egui::Shape::convex_polygon(
-            quad.iter().map(|&[x, z]| to_screen(x, z)).collect(),
+            poly.iter().map(|&q| in_cup(q)).collect(),
             grains,
             Stroke::NONE,
         ));
@@ -368,33 +592,61 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
     }
     if let Some(section) = &parts.cup {
         painter.add(egui::Shape::line(
-            section.iter().map(|&[x, z]| to_screen(x, z)).collect(),
+            section.iter().map(|&q| in_cup(q)).collect(),
             Stroke::new(4.0, cup_colour(info.cup_material)),
         ));
+        if parts.lid {
+            // the shaken cup is closed
+            let r = info.cup.rim_radius + 0.08 * info.cup.rim_radius;
+            painter.line_segment(
+                [in_cup([-r, h]), in_cup([r, h])],
+                Stroke::new(5.0, cup_colour(info.cup_material).gamma_multiply(0.8)),
+            );
+        }
+    }
+    if let Some(spoon) = parts.spoon.filter(|s| !s.behind) {
+        draw_spoon(&painter, &spoon, &in_cup, weak);
+    }
+    // an avalanche under way: an arrow down the grains' surface
+    if let Some([a, b]) = parts.avalanche {
+        let (a, b) = if parts.cup.is_some() {
+            (in_cup(a), in_cup(b))
+        } else {
+            (to_screen(a[0], a[1]), to_screen(b[0], b[1]))
+        };
+        painter.arrow(a, b - a, Stroke::new(3.0, AVALANCHE));
     }
 
-    // the spout and the stream, over where it lands (`aim`: the engine's `generator::Heap`)
+    // the spout and the stream, over where it lands (`aim`: the engine's `generator::Heap`);
+    // the other gestures pour nothing
     let top = h + fall_drawn;
-    let spout = to_screen(landing_x, top);
-    painter.rect_filled(
-        Rect::from_center_size(spout - vec2(0.0, 6.0), vec2(34.0, 12.0)),
-        2.0,
-        Color32::from_rgb(120, 120, 130),
-    );
+    let landing = if parts.cup.is_some() {
+        in_cup([landing_x, landing_z])
+    } else {
+        to_screen(landing_x, landing_z)
+    };
+    let spout = pos2(landing.x, to_screen(0.0, top).y);
     let flow_g_s = snap.flow_kg_s * 1e3;
+    if parts.gesture == Gesture::Pour || flow_g_s > 0.01 {
+        painter.rect_filled(
+            Rect::from_center_size(spout - vec2(0.0, 6.0), vec2(34.0, 12.0)),
+            2.0,
+            Color32::from_rgb(120, 120, 130),
+        );
+    }
     if flow_g_s > 0.01 {
         let width = (stream_r * scale * (flow_g_s / 20.0).sqrt().clamp(0.3, 2.0)).max(2.0);
         painter.rect_filled(
             Rect::from_min_max(
                 pos2(spout.x - 0.5 * width, spout.y),
-                pos2(spout.x + 0.5 * width, to_screen(landing_x, landing_z).y),
+                pos2(spout.x + 0.5 * width, landing.y),
             ),
             0.0,
             info.grain_colour.gamma_multiply(0.35),
         );
         // falling grains, animated (speed ~ the impact speed, for the eye only)
         let n = (8.0 + 4.0 * flow_g_s.sqrt()).min(60.0) as usize;
-        let length = (top - landing_z).max(1e-3);
+        let length = (top - (floor_y - landing.y) / scale).max(1e-3);
         let speed = (snap.impact_speed_m_s.max(0.5) * 0.5) as f64;
         for i in 0..n {
             let phase = ((i as f64 * 0.618_034 + info.time_s * speed / length as f64) % 1.0) as f32;
@@ -403,7 +655,7 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
             painter.circle_filled(pos2(spout.x + jitter, to_screen(0.0, z).y), 1.8, info.grain_colour);
         }
     }
-    if info.fall_height_m > fall_drawn + 1e-4 {
+    if info.fall_height_m > fall_drawn + 1e-4 && parts.gesture == Gesture::Pour {
         // break mark: the fall is longer than drawn
         let y = to_screen(0.0, h + 0.6 * fall_drawn).y;
         for dy in [-3.0, 3.0] {
@@ -415,9 +667,9 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
     }
 
     // a full cup's overflow: grains over each rim, falling beside the cup onto the surface
-    if let Some(spills) = parts.spills {
+    if let Some(spills) = &parts.spills {
         let n = (4.0 + snap.overflow.max(0.0).sqrt() * 0.2).min(16.0) as usize;
-        for [[x0, z0], [x1, z1]] in spills {
+        for &[[x0, z0], [x1, z1]] in spills {
             for i in 0..n {
                 let t = ((i as f64 / n as f64 + info.time_s * 0.8) % 1.0) as f32;
                 // out over the rim, then down: x eases out, z falls as t²
@@ -443,6 +695,8 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         let Some(spots) = flash_spots(CELLS[i], &parts, cup, stream_r) else {
             continue;
         };
+        // the cup's cells move with the cup; the surface's stay on the ground
+        let in_cup_frame = parts.cup.is_some() && CELLS[i] != Cell::Surface;
         let colour = match cell_kind(i) {
             CollisionKind::GrainGrain => GRAIN_GRAIN,
             CollisionKind::GrainCup => GRAIN_CUP,
@@ -450,7 +704,7 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         }
         .gamma_multiply(level);
         for (x, z, radius) in spots {
-            let c = to_screen(x, z);
+            let c = if in_cup_frame { in_cup([x, z]) } else { to_screen(x, z) };
             let px = (radius * scale).max(4.0) * (0.7 + 0.5 * level);
             painter.circle_filled(c, px, colour.gamma_multiply(0.45));
             painter.circle_filled(c, 0.45 * px, colour);
@@ -465,6 +719,35 @@ pub fn draw(ui: &mut egui::Ui, rect: Rect, snap: &Snapshot, flashes: &Flashes, i
         y += h;
     }
     legend(&painter, rect.left_top() + vec2(10.0, 4.0), text);
+    painter.text(
+        rect.right_top() + vec2(-10.0, 6.0),
+        Align2::RIGHT_TOP,
+        gesture_label(&snap.gesture),
+        FontId::proportional(14.0),
+        text,
+    );
+}
+
+/// The spoon: its circle (an ellipse seen from the side, on the grains' surface), the handle
+/// and the bowl at its tip.
+fn draw_spoon(painter: &egui::Painter, spoon: &Spoon, in_cup: &impl Fn([f32; 2]) -> Pos2, weak: Color32) {
+    let ([cx, cz], r) = spoon.circle;
+    let ring: Vec<Pos2> = (0..=32)
+        .map(|k| {
+            let a = k as f32 / 32.0 * std::f32::consts::TAU;
+            in_cup([cx + r * a.cos(), cz + 0.2 * r * a.sin()])
+        })
+        .collect();
+    painter.add(egui::Shape::line(ring, Stroke::new(1.0, weak)));
+    let colour = if spoon.behind { SPOON.gamma_multiply(0.6) } else { SPOON };
+    let (tip, handle) = (in_cup(spoon.tip), in_cup(spoon.handle));
+    painter.line_segment([tip, handle], Stroke::new(3.0, colour));
+    let bowl = (in_cup([spoon.tip[0] + 0.5 * SPOON_WIDTH_M, spoon.tip[1]]) - tip).length();
+    painter.add(egui::Shape::ellipse_filled(
+        tip,
+        vec2(bowl, 0.6 * bowl).max(vec2(4.0, 3.0)),
+        colour,
+    ));
 }
 
 fn legend(painter: &egui::Painter, at: Pos2, text: Color32) {
@@ -620,17 +903,17 @@ mod tests {
         let (mut writer, mut reader) = crate::telemetry::channel();
         writer.set_sample_rate(48_000.0);
         engine.note_on(1.0, 60);
-        let mut bufs: [Vec<f32>; 8] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut bufs: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 512]);
         for _ in 0..(seconds * 48_000.0 / 512.0) as usize {
-            let [a, b, c, d, e, f, g, h] = &mut bufs;
+            let [a, b, c, d, e, f, g, h, i, j] = &mut bufs;
             engine.process(granary_engine::Outputs {
                 main: [a, b],
                 grains: [c, d],
                 cup: [e, f],
                 surface: Some([g, h]),
-                friction: None,
+                friction: Some([i, j]),
             });
-            writer.write_audio([a, b], [c, d], [e, f], [g, h]);
+            writer.write_audio([a, b], [c, d], [e, f], [g, h], [i, j]);
             writer.write_engine(&engine);
         }
         reader.snapshot()
@@ -679,7 +962,7 @@ mod tests {
         assert!(!snap.open && snap.fill > 0.99 && snap.overflow > 0.0, "{snap:?}");
         let p = parts(&snap, &info);
         assert!(p.cup.is_some() && p.heap.is_none());
-        let spills = p.spills.expect("the overflow is drawn");
+        let spills = p.spills.clone().expect("the overflow is drawn");
         let out = SPILL_AT * cup.widest_radius();
         assert_eq!(spills[0], [[-cup.rim_radius, cup.depth], [-out, 0.0]]);
         assert_eq!(spills[1], [[cup.rim_radius, cup.depth], [out, 0.0]]);
@@ -693,5 +976,211 @@ mod tests {
                 assert_ne!(surface_colour(*a), surface_colour(*b));
             }
         }
+    }
+
+    /// A snapshot of a half-full cup of `info` doing `view`.
+    fn doing(info: &SceneInfo, view: GestureView) -> Snapshot {
+        let pile = 0.5 * info.cup.depth;
+        Snapshot {
+            fill: 0.5,
+            pile_height_m: pile,
+            pile_radius_m: info.cup.radius_at(pile),
+            gesture: view,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_tilted_cup_turns_towards_its_low_rim_and_its_grains_pile_up_against_it() {
+        let info = info_of("sugar_ceramic_mug");
+        let cup = &info.cup;
+        let (rim, depth) = (cup.rim_radius, cup.depth);
+        let upright = parts(&doing(&info, GestureView::default()), &info);
+        assert_eq!(
+            upright.pose.apply([rim, depth]),
+            [rim, depth],
+            "upright: the cup where it stands"
+        );
+        assert!(upright.avalanche.is_none() && upright.spoon.is_none() && !upright.lid);
+        let tilted = |tilt_deg: f32, slope_deg: f32| {
+            let view = GestureView {
+                gesture: Gesture::Tilt,
+                tilt_rad: tilt_deg.to_radians(),
+                slope_rad: slope_deg.to_radians(),
+                ..Default::default()
+            };
+            parts(&doing(&info, view), &info)
+        };
+        // the bed turned with the cup (its slope the tilt): its surface level in the cup
+        let p = tilted(20.0, 20.0);
+        assert!((p.pose.tilt_rad - 20f32.to_radians()).abs() < 1e-6);
+        let [low, high] = [p.pose.apply([rim, depth]), p.pose.apply([-rim, depth])];
+        assert!(
+            low[1] < high[1] && low[0] > high[0],
+            "the right rim is the low one: {low:?} {high:?}"
+        );
+        // the rim's line turns by the tilt
+        let turned = ((high[1] - low[1]) / (low[0] - high[0])).atan().to_degrees();
+        assert!((turned - 20.0).abs() < 1e-3, "{turned}");
+        // lifted as need be: nothing of the cup under the ground, and it touches it
+        let lowest = section(cup)
+            .into_iter()
+            .map(|q| p.pose.apply(q)[1])
+            .fold(f32::MAX, f32::min);
+        assert!(lowest.abs() < 1e-6, "{lowest}");
+        let top = |p: &Parts| {
+            p.pile
+                .iter()
+                .flatten()
+                .fold([f32::MAX, f32::MIN], |[lo, hi], q| [lo.min(q[1]), hi.max(q[1])])
+        };
+        assert!((top(&p)[1] - 0.5 * depth).abs() < 1e-6, "{:?}", top(&p));
+        // past the angle of repose the bed stays at it: in the cup its surface rises towards the
+        // low rim (x > 0), and stands level in the scene at the slope's angle
+        let p = tilted(50.0, 32.0);
+        let right = p
+            .pile
+            .iter()
+            .flatten()
+            .filter(|q| q[0] > 0.5 * rim)
+            .map(|q| q[1])
+            .fold(0.0, f32::max);
+        let left = p
+            .pile
+            .iter()
+            .flatten()
+            .filter(|q| q[0] < -0.5 * rim)
+            .map(|q| q[1])
+            .fold(0.0, f32::max);
+        assert!(right > 0.5 * depth && left < 0.5 * depth, "left {left}, right {right}");
+        for poly in &p.pile {
+            for &q in poly {
+                assert!(
+                    q[1] <= 0.5 * depth + (50f32 - 32.0).to_radians().tan() * q[0] + 1e-5,
+                    "{q:?}"
+                );
+                assert!(
+                    q[1] <= depth + 1e-6 && q[0].abs() <= cup.radius_at(q[1]) + 1e-5,
+                    "{q:?} outside the cup"
+                );
+            }
+        }
+        // what spills runs over the low rim only
+        let spill = Snapshot {
+            overflow: 100.0,
+            ..doing(
+                &info,
+                GestureView {
+                    gesture: Gesture::Tilt,
+                    tilt_rad: 1.2,
+                    slope_rad: 0.6,
+                    ..Default::default()
+                },
+            )
+        };
+        let spills = parts(&spill, &info).spills.unwrap();
+        assert_eq!(spills.len(), 1);
+        let lip = parts(&spill, &info).pose.apply([rim, depth]);
+        assert_eq!(spills[0][0], lip);
+        assert!(spills[0][1][1] == 0.0 && spills[0][1][0] > lip[0]);
+        assert!(
+            gesture_label(&spill.gesture).starts_with("Tilt · 69°"),
+            "{}",
+            gesture_label(&spill.gesture)
+        );
+    }
+
+    #[test]
+    fn the_spoon_circles_at_its_depth_and_a_shaken_cup_is_closed_and_moves() {
+        let info = info_of("sugar_ceramic_mug");
+        let cup = &info.cup;
+        let pile = 0.5 * cup.depth;
+        let stir = |angle: f32, depth: f32| {
+            let view = GestureView {
+                gesture: Gesture::Stir,
+                spoon_angle_rad: angle,
+                spoon_depth_m: depth,
+                ..Default::default()
+            };
+            parts(&doing(&info, view), &info)
+        };
+        let r = SPOON_CIRCLE_SHARE * cup.radius_at(pile);
+        let front = stir(0.0, 0.01).spoon.expect("the spoon is drawn");
+        assert_eq!(front.tip, [r, pile - 0.01]);
+        assert_eq!(front.circle, ([0.0, pile], r));
+        assert!(
+            !front.behind && front.handle[1] > cup.depth,
+            "the handle stands out of the cup"
+        );
+        let side = stir(std::f32::consts::FRAC_PI_2, 0.02).spoon.unwrap();
+        assert!(side.tip[0].abs() < 1e-6 && side.behind && side.tip[1] == pile - 0.02);
+        assert!((stir(std::f32::consts::PI, 0.01).spoon.unwrap().tip[0] + r).abs() < 1e-6);
+        // lifted out, no spoon; and none in the other gestures
+        assert!(stir(0.0, 0.0).spoon.is_none());
+        let label = gesture_label(&GestureView {
+            gesture: Gesture::Stir,
+            spoon_depth_m: 0.012,
+            ..Default::default()
+        });
+        assert_eq!(label, "Stir · spoon 12 mm deep");
+        // a shake: the closed cup, moved sideways by the offset, upright
+        let view = GestureView {
+            gesture: Gesture::Shake,
+            shake_offset_m: 0.015,
+            shake_energy_j: 1e-3,
+            ..Default::default()
+        };
+        let p = parts(&doing(&info, view), &info);
+        assert!(p.lid && p.spoon.is_none());
+        assert_eq!(p.pose.apply([0.0, 0.0]), [0.015, 0.0]);
+        assert_eq!(
+            p.pose.apply([cup.rim_radius, cup.depth]),
+            [cup.rim_radius + 0.015, cup.depth]
+        );
+        assert_eq!(gesture_label(&view), "Shake · +15 mm");
+        assert_eq!(gesture_label(&GestureView::default()), "Pour");
+    }
+
+    #[test]
+    fn an_avalanche_is_marked_down_the_heap_while_it_runs() {
+        let info = info_of("sugar_ceramic_mug");
+        let running = GestureView {
+            avalanche: true,
+            avalanches: 1,
+            ..Default::default()
+        };
+        // in the cup: from the stream's landing towards the wall, on the grains' surface
+        let p = parts(&doing(&info, running), &info);
+        let [a, b] = p.avalanche.expect("marked");
+        let pile = 0.5 * info.cup.depth;
+        assert!(a[1] == pile && b[1] == pile && b[0] > a[0], "{a:?} {b:?}");
+        assert!(gesture_label(&running).ends_with(" · avalanche"));
+        // on the surface: down the heap's flank, apex to foot
+        let info = info_of("sand_onto_concrete");
+        let heap = Snapshot {
+            open: true,
+            pile_height_m: 0.02,
+            pile_radius_m: 0.05,
+            ..doing(&info, running)
+        };
+        let p = parts(&heap, &info);
+        let [a, b] = p.avalanche.unwrap();
+        assert!(a[1] > b[1] && b[0] > a[0] && a[1] < 0.02 && b[1] > 0.0, "{a:?} {b:?}");
+        // and none when it has stopped
+        let stopped = GestureView {
+            avalanche: false,
+            avalanches: 1,
+            ..Default::default()
+        };
+        assert!(parts(
+            &Snapshot {
+                gesture: stopped,
+                ..heap
+            },
+            &info
+        )
+        .avalanche
+        .is_none());
+        assert!(parts(&doing(&info, stopped), &info).avalanche.is_none());
     }
 }

@@ -80,7 +80,7 @@ pub enum Ev {
 /// Which output ports the host connects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ports {
-    /// Main, Grains and Cup (3 stereo ports).
+    /// Main and every stem: Grains, Cup, Surface and Friction (5 stereo ports).
     All,
     /// Only the main stereo port (what hosts that ignore auxiliary outputs pass).
     MainOnly,
@@ -202,11 +202,12 @@ impl Host {
     }
 
     /// Processes `frames` frames (<= max_frames) with `events` (frame offset, event); returns the
-    /// 6 output channels (Main L/R, Grains L/R, Cup L/R; with [`Ports::MainOnly`] only 2).
+    /// 10 output channels (Main, Grains, Cup, Surface and Friction, L/R each; with
+    /// [`Ports::MainOnly`] only Main's 2).
     /// The host buffers start as NaN: the plugin must overwrite every sample.
     pub fn process(&mut self, frames: usize, events: &[(u32, Ev)], ports: Ports) -> Vec<Vec<f32>> {
         assert!(frames <= self.max_frames as usize);
-        let n_ports = if ports == Ports::All { 3 } else { 1 };
+        let n_ports = if ports == Ports::All { 1 + granary::STEMS } else { 1 };
         let mut out = vec![vec![f32::NAN; frames]; 2 * n_ports];
         self.in_events.clear();
         for &(t, ev) in events {

@@ -68,7 +68,7 @@ fn demo() -> nice_plug_xtask::Result<()> {
     ]);
     run(render)?;
     println!("\nBundles: target/bundled/granary.clap, target/bundled/granary.vst3");
-    println!("Demo:    target/demo/pour.wav (+ pour.grains.wav, pour.cup.wav)");
+    println!("Demo:    target/demo/pour.wav (+ pour.grains.wav, pour.cup.wav, pour.surface.wav, pour.friction.wav)");
     Ok(())
 }
 
