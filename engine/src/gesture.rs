@@ -142,6 +142,9 @@ pub const LAYER_DIAMETERS: f32 = 3.0;
 /// transmission in granular packings", PRL 80 (1998) 61: sliding contacts are a small part of
 /// the network, about a tenth, almost all in its weak part.
 pub const GRANULAR_SLIDING_SHARE: f32 = 0.1;
+/// Grains a gesture moved settle for this long after it stops, s (as a pour's pile does,
+/// `scene::SETTLE_TIME_S`): until then a new gesture goes on from their state.
+pub const SETTLE_S: f32 = crate::scene::SETTLE_TIME_S;
 /// How much a shaken bed loosens in flight, as a share of its width: it reaches the wall over
 /// that length (a fit: a bed of grains thrown across a cup arrives over some tens of ms).
 pub const SLAM_DILATION: f32 = 0.25;
@@ -345,6 +348,8 @@ pub struct GestureState {
     shake_energy_j: f32,
     /// A slam of the bed against a wall, under way.
     slam: Option<Slam>,
+    /// Seconds the grains still settle after the gesture last moved them (`SETTLE_S`).
+    settling_s: f32,
 }
 
 /// The bed slamming a wall: `t_s` since it started (negative: it starts that much into the
@@ -423,6 +428,13 @@ impl GestureState {
             || self.shake_energy_j > 1e-9
             || self.layer_speed > 0.0
             || self.slam.is_some()
+            || self.settling_s > 0.0
+    }
+
+    /// A gesture starts: the grains are moving from now on (`is_active`), for `SETTLE_S` at
+    /// least.
+    pub fn start(&mut self) {
+        self.settling_s = SETTLE_S;
     }
 
     /// The cup's tilt, rad.
@@ -780,6 +792,14 @@ impl GestureState {
         } else {
             self.shake_energy_j = 0.0;
         }
+        let moved = intensity > 0.0 && s.gesture != Gesture::Pour
+            || out.bursts.iter().any(Option::is_some)
+            || out.sliding.iter().any(|v| v.load_n > 0.0);
+        self.settling_s = if moved {
+            SETTLE_S
+        } else {
+            (self.settling_s - dt).max(0.0)
+        };
         for (v, voice) in out.sliding.iter_mut().zip(VOICES) {
             v.load_n *= voice.sliding_share();
             if !(v.speed_m_s.is_finite() && v.load_n.is_finite()) || v.speed_m_s <= 0.0 || v.load_n <= 0.0 {

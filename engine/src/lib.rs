@@ -503,6 +503,7 @@ impl Engine {
         let fill = self.scene.fill();
         self.restart();
         self.scene.set_fill(fill);
+        self.gestures.start();
     }
 
     /// Hands a new flow command to the scene at this sample, restarting the pour if the

@@ -6,7 +6,7 @@ use granary_engine::events::{self, Event, Timed};
 use granary_engine::generator::WINDOW;
 use granary_engine::gesture::{
     avalanche_angles_rad, haff_cooling, heap_slab_m3, slam_speed_m_s, Gesture, GestureInput, GestureState,
-    AVALANCHE_SPAN_DEG,
+    AVALANCHE_SPAN_DEG, SETTLE_S,
 };
 use granary_engine::materials::{CupMaterial, FrictionMaterial, GrainMaterial, GRAVITY, PACKING_FRACTION};
 use granary_engine::params::ParamValues;
@@ -471,4 +471,24 @@ fn a_stir_after_a_pour_stirs_what_was_poured() {
         "the spoon is {} m deep in {poured} m of sugar",
         view.spoon_depth_m
     );
+}
+
+/// Stirred grains settle for `SETTLE_S` after the spoon stops (a new stir within it goes on
+/// from their state rather than starting afresh, as a pour's pile does), then all is quiet.
+#[test]
+fn stirred_grains_settle_then_go_quiet() {
+    let mut state = GestureState::default();
+    assert!(!state.is_active());
+    let stir = sugar_mug(Gesture::Stir, 0.8, 0.5);
+    let _ = state.step(&stir);
+    assert!(state.is_active());
+    let still = sugar_mug(Gesture::Stir, 0.0, 0.5);
+    let windows = (SETTLE_S / still.window_s).ceil() as usize;
+    for w in 0..windows - 1 {
+        let _ = state.step(&still);
+        assert!(state.is_active(), "quiet after {w} windows");
+    }
+    let _ = state.step(&still);
+    let _ = state.step(&still);
+    assert!(!state.is_active());
 }
