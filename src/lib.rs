@@ -179,7 +179,10 @@ impl Plugin for Granary {
         context: &mut impl ActivateContext<Self>,
     ) -> bool {
         let settings = self.params.settings();
-        let engine = Engine::new(settings, config.sample_rate, config.max_buffer_size as usize);
+        let mut engine = Engine::new(settings, config.sample_rate, config.max_buffer_size as usize);
+        // a bounce (the host's offline process mode) renders `quality` = auto at reference
+        // quality; a change of mode while active reactivates the plugin (nice-plug)
+        engine.set_offline(config.process_mode == ProcessMode::Offline);
         context.set_latency_samples(engine.latency_samples() as u32);
         self.engine = Some(engine);
         self.telemetry.set_sample_rate(config.sample_rate);

@@ -105,6 +105,8 @@ pub struct GranaryParams {
     pub shake_rate: FloatParam,
     #[id = "friction_level"]
     pub friction_level: FloatParam,
+    #[id = "quality"]
+    pub quality: IntParam,
     #[persist = "editor_size"]
     pub editor_size: Mutex<EditorSize>,
 }
@@ -252,6 +254,7 @@ impl Default for GranaryParams {
             gesture_amount: float_param("gesture_amount"),
             shake_rate: float_param("shake_rate"),
             friction_level: float_param("friction_level"),
+            quality: enum_param("quality"),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
@@ -290,6 +293,7 @@ impl GranaryParams {
             Param::GestureAmount => float(&self.gesture_amount),
             Param::ShakeRate => float(&self.shake_rate),
             Param::FrictionLevel => float(&self.friction_level),
+            Param::Quality => choice(&self.quality),
         }
     }
 
@@ -355,6 +359,7 @@ mod tests {
             "gesture_amount",
             "shake_rate",
             "friction_level",
+            "quality",
         ];
         let ids: Vec<_> = SPECS.iter().map(|s| s.id).collect();
         assert_eq!(ids, frozen);

@@ -9,7 +9,7 @@ mod support;
 
 use granary_engine::params::{Kind, ParamValues, SPECS};
 use granary_engine::preset;
-use granary_engine::render::{render_notes, NoteEvent, RenderOptions};
+use granary_engine::render::{NoteEvent, RenderOptions, Renderer};
 use support::{Ev, Host, Ports};
 
 const SR: f64 = 48_000.0;
@@ -167,47 +167,56 @@ fn a_project_bounces_the_same_pour_however_it_was_opened() {
     assert_same(&reference, 0, &out, 0, POUR, "after a reset");
 }
 
-#[test]
-fn the_bounce_equals_granary_render_of_the_same_settings_and_notes() {
-    let reference = reference();
-    // `granary render --note START:END:VELOCITY` of the same notes, half a second in
-    let offset = SR as usize / 2;
+/// Where the notes start in the bounces compared with `granary render`: half a second in.
+const OFFSET: usize = SR as usize / 2;
+
+/// `granary render --note START:END:VELOCITY` of the test notes, `OFFSET` frames in, with
+/// `values`; `offline` as `granary render` renders (auto quality is reference then) or as
+/// a live session plays. The 10 channels: main and the four stems.
+fn render(values: &ParamValues, offline: bool) -> Vec<Vec<f32>> {
     let notes: Vec<NoteEvent> = NOTES
         .iter()
         .map(|&(on, off, velocity)| {
-            let s = |frame: usize| (offset + frame) as f64 / SR;
+            let s = |frame: usize| (OFFSET + frame) as f64 / SR;
             NoteEvent::parse(&format!("{}:{}:{velocity}", s(on), s(off))).unwrap()
         })
         .collect();
     let opts = RenderOptions {
-        seconds: (offset + POUR) as f64 / SR,
+        seconds: (OFFSET + POUR) as f64 / SR,
         sample_rate: SR as f32,
         block_size: 512,
         pour: None,
     };
-    let offline = render_notes(&project(), &opts, &notes);
-    let offline: Vec<Vec<f32>> = [
-        offline.main,
-        offline.grains,
-        offline.cup,
-        offline.surface,
-        offline.friction,
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    assert!(support::rms(&offline[..2]) > 1e-3, "the offline render is silent");
+    let r = Renderer::notes(values, &opts, &notes).offline(offline).collect();
+    let out: Vec<Vec<f32>> = [r.main, r.grains, r.cup, r.surface, r.friction]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(support::rms(&out[..2]) > 1e-3, "the offline render is silent");
+    out
+}
 
+/// The plugin's bounce of the test notes, `OFFSET` frames in, with `values`, the host in
+/// its offline render mode or not; the main output aligned by the plugin's latency, as a DAW
+/// compensates it.
+fn bounce(values: &ParamValues, offline: bool) -> Vec<Vec<f32>> {
     let mut host = Host::new(support::load_linked());
-    set_values(&mut host, &project());
+    set_values(&mut host, values);
+    host.set_render_mode(offline);
     host.activate(SR, MAX_FRAMES);
     let latency = host.latency() as usize;
-    let mut out = play_pour(&mut host, offset, offset + POUR + latency, 333);
-    // the plugin's main output is late by its latency, which a DAW compensates
+    let mut out = play_pour(&mut host, OFFSET, OFFSET + POUR + latency, 333);
     for ch in &mut out[..2] {
         ch.drain(..latency);
     }
-    assert_same(&offline, 0, &out, 0, offset + POUR, "granary render");
+    out
+}
+
+#[test]
+fn the_bounce_equals_granary_render_of_the_same_settings_and_notes() {
+    let reference = reference();
+    let out = bounce(&project(), false);
+    assert_same(&render(&project(), false), 0, &out, 0, OFFSET + POUR, "granary render");
     // and its stems are the reference pour's, half a second later
     let stems = |c: &[Vec<f32>], start: usize| {
         c[2..]
@@ -215,7 +224,40 @@ fn the_bounce_equals_granary_render_of_the_same_settings_and_notes() {
             .map(|x| x[start..start + POUR].to_vec())
             .collect::<Vec<_>>()
     };
-    assert_eq!(stems(&reference, 0), stems(&out, offset), "the reference pour");
+    assert_eq!(stems(&reference, 0), stems(&out, OFFSET), "the reference pour");
+}
+
+#[test]
+fn an_offline_bounce_is_reference_quality_unless_realtime_is_pinned() {
+    // quality auto (the default): the host's offline render mode renders every collision one
+    // by one, as `granary render` (always offline) does
+    let auto = project();
+    assert_eq!(auto.get("quality").unwrap().as_f32(), 0.0, "auto is the default");
+    let offline = bounce(&auto, true);
+    assert_same(
+        &render(&auto, true),
+        0,
+        &offline,
+        0,
+        OFFSET + POUR,
+        "offline bounce, auto",
+    );
+    // which is not what the plugin plays live (rice is dense enough to be grouped live)
+    let live = render(&auto, false);
+    assert!(
+        live[2..4] != offline[2..4],
+        "reference and realtime grains are the same"
+    );
+    // quality set explicitly: the bounce is that quality's render, whatever the host's mode
+    for (quality, render_offline) in [("realtime", false), ("reference", true)] {
+        let mut pinned = project();
+        pinned.set_text("quality", quality).unwrap();
+        let want = render(&pinned, render_offline);
+        for host_offline in [false, true] {
+            let what = format!("{quality}, host offline: {host_offline}");
+            assert_same(&want, 0, &bounce(&pinned, host_offline), 0, OFFSET + POUR, &what);
+        }
+    }
 }
 
 #[test]

@@ -20,7 +20,7 @@ use granary_engine::cups::CupShape;
 use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
 use granary_engine::gesture::Gesture;
 use granary_engine::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
-use granary_engine::{Engine, Outputs, PourTarget, Settings, TriggerMode, LIMITER_CEILING};
+use granary_engine::{Engine, Outputs, PourTarget, Quality, Settings, TriggerMode, LIMITER_CEILING};
 use nice_assert_no_alloc::assert_no_alloc;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -116,6 +116,9 @@ fn random_settings(rng: &mut Xoshiro256PlusPlus) -> Settings {
             TriggerMode::Midi
         },
         seed: rng.random(),
+        // the real-time path whose work per block the scenes bound (a live engine: auto is
+        // realtime; reference quality's own tests are engine/tests/quality.rs)
+        quality: [Quality::Auto, Quality::Realtime][rng.random_range(0..2)],
         cup_shape: if rng.random_bool(0.3) {
             None
         } else {

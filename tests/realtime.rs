@@ -25,6 +25,10 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
         assert_no_alloc(|| {
             engine.note_on(0.9, 60);
             for (i, &block) in [1usize, 17, 64, 512, 4096, 0, 333].iter().cycle().take(80).enumerate() {
+                if i == 20 {
+                    // a bounce: `quality` = auto renders every collision one by one
+                    engine.set_offline(true);
+                }
                 if i == 40 {
                     engine.set_modulation(0.7);
                     settings.cup_size *= 1.3;

@@ -10,7 +10,7 @@
 
 use granary_engine::modal::MAX_MODES;
 use granary_engine::preset;
-use granary_engine::{Engine, Outputs, Settings, TriggerMode};
+use granary_engine::{Engine, Outputs, Quality, Settings, TriggerMode};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -109,6 +109,20 @@ pub fn cases() -> Vec<Case> {
         out.push(Case {
             target_collisions_per_s: Some(rate),
             ..case(format!("rate:{label}"), s)
+        });
+    }
+    // reference quality (every collision rendered one by one): the default preset, and the
+    // dense end of the rate sweep (the target: a million a second at 5x real time or better)
+    let mut reference = base_settings();
+    reference.quality = Quality::Reference;
+    out.push(case(format!("reference:preset:{}", preset::DEFAULT_PRESET), reference));
+    for (label, rate) in &RATE_SWEEP[2..] {
+        let mut s = reference;
+        s.auto_fill = false;
+        s.fill = 0.3;
+        out.push(Case {
+            target_collisions_per_s: Some(*rate),
+            ..case(format!("reference:rate:{label}"), s)
         });
     }
     for fs in [44_100.0, 96_000.0, 192_000.0] {
@@ -413,7 +427,15 @@ mod tests {
             c.iter().filter(|c| c.name.starts_with("preset:")).count(),
             preset::factory().len()
         );
-        for n in ["rate:1k", "rate:1M", "sr:44100", "sr:96000", "sr:192000", "modes:5"] {
+        for n in [
+            "rate:1k",
+            "rate:1M",
+            "sr:44100",
+            "sr:96000",
+            "sr:192000",
+            "modes:5",
+            "reference:rate:1M",
+        ] {
             assert!(names.contains(&n), "{n}");
         }
     }

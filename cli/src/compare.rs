@@ -111,6 +111,8 @@ pub struct CrestBand {
 /// are ratios, not percent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
+    /// Takes compared on each side (A, B): the figures are of their means.
+    pub takes: (usize, usize),
     /// Largest |B - A| over the third-octave bands, dB.
     pub spectrum_db: f64,
     /// Third-octave band levels (dB, mean power summed over channels).
@@ -133,8 +135,12 @@ impl Comparison {
         let worst_spectrum = worst(&self.spectrum, |b| (b.b - b.a).abs());
         let crest_used: Vec<Band> = self.crest_bands.iter().filter(|c| c.counted).map(|c| c.band).collect();
         let worst_crest = worst(&crest_used, |b| crest_difference(b.a, b.b));
+        let takes = match self.takes {
+            (1, 1) => String::new(),
+            (a, b) => format!("the means of {a} takes (A) and {b} takes (B):\n"),
+        };
         format!(
-            "spectrum: {:.2} dB (largest third-octave band difference, {} bands from {} to {}{})\n\
+            "{takes}spectrum: {:.2} dB (largest third-octave band difference, {} bands from {} to {}{})\n\
              envelope: {:.2} dB (largest 50 ms level difference, over {} of {} windows within {} dB of the louder file's loudest{})\n\
              crest: {:.1} % (largest relative difference of an octave band's envelope crest factor, {} of {} bands from {} to {} within {} dB of the loudest{})",
             self.spectrum_db,
@@ -343,15 +349,16 @@ pub fn envelope_power(channels: &[Vec<f32>], window: usize) -> Vec<f64> {
 /// reach past the Nyquist frequency are left out.
 pub fn third_octave_levels(audio: &Audio) -> Vec<(f64, f64)> {
     let s = Spectra::new(audio, audio.frames().next_power_of_two());
-    third_octaves(&s)
+    third_octave_powers(&s).into_iter().map(|(f, p)| (f, db(p))).collect()
 }
 
-fn third_octaves(s: &Spectra) -> Vec<(f64, f64)> {
+/// Third-octave band powers (mean power, channels added) by nominal centre.
+fn third_octave_powers(s: &Spectra) -> Vec<(f64, f64)> {
     let edge = 2f64.powf(1.0 / 6.0);
     third_octave_centres()
         .into_iter()
         .filter(|(_, f)| f * edge <= s.sample_rate / 2.0)
-        .map(|(nominal, f)| (nominal, db(s.band_power(f / edge, f * edge))))
+        .map(|(nominal, f)| (nominal, s.band_power(f / edge, f * edge)))
         .collect()
 }
 
@@ -360,8 +367,8 @@ pub fn octave_centres() -> Vec<f64> {
     (0..OCTAVES).map(|k| 125.0 * 2f64.powi(k as i32)).collect()
 }
 
-/// Each octave band's level (dB of mean power) and its envelope's crest factor (peak / RMS
-/// of the 50 ms RMS envelope); bands starting past the Nyquist frequency are left out.
+/// Each octave band's mean power and its envelope's crest factor (peak / RMS of the 50 ms
+/// RMS envelope); bands starting past the Nyquist frequency are left out.
 fn octaves(s: &Spectra, window: usize) -> Vec<(f64, f64, f64)> {
     let edge = 2f64.sqrt();
     octave_centres()
@@ -373,7 +380,7 @@ fn octaves(s: &Spectra, window: usize) -> Vec<(f64, f64, f64)> {
             let peak = env.iter().copied().fold(0.0, f64::max);
             let rms = (env.iter().map(|e| e * e).sum::<f64>() / env.len() as f64).sqrt();
             let crest = if rms > 0.0 { peak / rms } else { 0.0 };
-            (f, db(s.band_power(f / edge, f * edge)), crest)
+            (f, s.band_power(f / edge, f * edge), crest)
         })
         .collect()
 }
@@ -382,39 +389,102 @@ fn octaves(s: &Spectra, window: usize) -> Vec<(f64, f64, f64)> {
 /// count; lengths may differ (band powers are per frame, envelopes are compared over the
 /// shorter).
 pub fn compare(a: &Audio, b: &Audio) -> Result<Comparison, String> {
-    if a.sample_rate != b.sample_rate {
-        return Err(format!(
-            "the files have different sample rates, {} Hz and {} Hz: compare renders at one rate",
-            a.sample_rate, b.sample_rate
-        ));
-    }
-    if a.channels.len() != b.channels.len() {
-        return Err(format!(
-            "the files have different channel counts, {} and {}",
-            a.channels.len(),
-            b.channels.len()
-        ));
-    }
-    if a.frames() == 0 || b.frames() == 0 {
-        return Err("a file has no samples".into());
-    }
-    let size = a.frames().max(b.frames()).next_power_of_two();
-    let (sa, sb) = (Spectra::new(a, size), Spectra::new(b, size));
+    compare_takes(std::slice::from_ref(a), std::slice::from_ref(b))
+}
 
-    let spectrum: Vec<Band> = third_octaves(&sa)
-        .into_iter()
-        .zip(third_octaves(&sb))
-        .map(|((f, x), (_, y))| Band {
+/// What the figures are made of, for one file: third-octave band powers, the 50 ms
+/// envelope's powers, and each octave band's power and envelope crest factor.
+struct Features {
+    third_octaves: Vec<(f64, f64)>,
+    envelope: Vec<f64>,
+    octaves: Vec<(f64, f64, f64)>,
+}
+
+impl Features {
+    fn of(audio: &Audio) -> Features {
+        let s = Spectra::new(audio, audio.frames().next_power_of_two());
+        let window = window_frames(audio.sample_rate);
+        Features {
+            third_octaves: third_octave_powers(&s),
+            envelope: envelope_power(&audio.channels, window),
+            octaves: octaves(&s, window),
+        }
+    }
+
+    /// The mean over several files (takes of one render): band powers, envelope powers
+    /// (over the shortest file) and crest factors averaged. For one file, its own.
+    fn mean(all: &[Features]) -> Features {
+        let n = all.len() as f64;
+        let first = &all[0];
+        let windows = all.iter().map(|f| f.envelope.len()).min().unwrap_or(0);
+        Features {
+            third_octaves: (0..first.third_octaves.len())
+                .map(|i| {
+                    (
+                        first.third_octaves[i].0,
+                        all.iter().map(|f| f.third_octaves[i].1).sum::<f64>() / n,
+                    )
+                })
+                .collect(),
+            envelope: (0..windows)
+                .map(|w| all.iter().map(|f| f.envelope[w]).sum::<f64>() / n)
+                .collect(),
+            octaves: (0..first.octaves.len())
+                .map(|i| {
+                    let mean = |k: fn(&(f64, f64, f64)) -> f64| all.iter().map(|f| k(&f.octaves[i])).sum::<f64>() / n;
+                    (first.octaves[i].0, mean(|o| o.1), mean(|o| o.2))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Compares takes `b` with takes `a` (the reference): the figures of [`compare`] on the
+/// takes' means (band powers, 50 ms envelope powers and octave bands' crest factors averaged
+/// over each side's takes). A pour is random: one take is one realisation, and two takes of
+/// the same settings with different seeds differ by more than a transparency check's
+/// tolerances. The mean of several takes is what a setting sounds like. Every file must
+/// have the same sample rate and channel count.
+pub fn compare_takes(a: &[Audio], b: &[Audio]) -> Result<Comparison, String> {
+    let (Some(first), false) = (a.first(), b.is_empty()) else {
+        return Err("nothing to compare: each side needs a file".into());
+    };
+    for x in a.iter().chain(b) {
+        if x.sample_rate != first.sample_rate {
+            return Err(format!(
+                "the files have different sample rates, {} Hz and {} Hz: compare renders at one rate",
+                first.sample_rate, x.sample_rate
+            ));
+        }
+        if x.channels.len() != first.channels.len() {
+            return Err(format!(
+                "the files have different channel counts, {} and {}",
+                first.channels.len(),
+                x.channels.len()
+            ));
+        }
+        if x.frames() == 0 {
+            return Err("a file has no samples".into());
+        }
+    }
+    let fa = Features::mean(&a.iter().map(Features::of).collect::<Vec<_>>());
+    let fb = Features::mean(&b.iter().map(Features::of).collect::<Vec<_>>());
+
+    let spectrum: Vec<Band> = fa
+        .third_octaves
+        .iter()
+        .zip(&fb.third_octaves)
+        .map(|(&(f, x), &(_, y))| Band {
             centre_hz: f,
-            a: x,
-            b: y,
+            a: db(x),
+            b: db(y),
         })
         .collect();
     let spectrum_db = spectrum.iter().map(|b| (b.b - b.a).abs()).fold(0.0, f64::max);
 
-    let window = window_frames(a.sample_rate);
-    let ea: Vec<f64> = envelope_power(&a.channels, window).into_iter().map(db).collect();
-    let eb: Vec<f64> = envelope_power(&b.channels, window).into_iter().map(db).collect();
+    let window = window_frames(first.sample_rate);
+    let ea: Vec<f64> = fa.envelope.iter().copied().map(db).collect();
+    let eb: Vec<f64> = fb.envelope.iter().copied().map(db).collect();
     let loudest = ea.iter().chain(&eb).copied().fold(SILENCE_DB, f64::max);
     let floor = loudest + FLOOR_DB;
     let mut envelope_db = 0.0;
@@ -427,18 +497,24 @@ pub fn compare(a: &Audio, b: &Audio) -> Result<Comparison, String> {
             let d = (y - x).abs();
             if d > envelope_db {
                 envelope_db = d;
-                envelope_at_s = (w * window) as f64 / a.sample_rate as f64;
+                envelope_at_s = (w * window) as f64 / first.sample_rate as f64;
             }
         }
     }
 
-    let (oa, ob) = (octaves(&sa, window), octaves(&sb, window));
-    let loudest_band = oa.iter().chain(&ob).map(|o| o.1).fold(SILENCE_DB, f64::max);
-    let crest_bands: Vec<CrestBand> = oa
+    let level = |o: &(f64, f64, f64)| db(o.1);
+    let loudest_band = fa
+        .octaves
         .iter()
-        .zip(&ob)
+        .chain(&fb.octaves)
+        .map(level)
+        .fold(SILENCE_DB, f64::max);
+    let crest_bands: Vec<CrestBand> = fa
+        .octaves
+        .iter()
+        .zip(&fb.octaves)
         .map(|(x, y)| {
-            let counted = x.1.max(y.1) >= loudest_band + FLOOR_DB && loudest_band > SILENCE_DB;
+            let counted = level(x).max(level(y)) >= loudest_band + FLOOR_DB && loudest_band > SILENCE_DB;
             let band = Band {
                 centre_hz: x.0,
                 a: x.2,
@@ -454,6 +530,7 @@ pub fn compare(a: &Audio, b: &Audio) -> Result<Comparison, String> {
         .fold(0.0, f64::max);
 
     Ok(Comparison {
+        takes: (a.len(), b.len()),
         spectrum_db,
         spectrum,
         envelope_db,
@@ -515,7 +592,7 @@ mod tests {
         // edge to the highest's upper edge
         let edge = 2f64.powf(1.0 / 6.0);
         let centres = third_octave_centres();
-        let bands: f64 = third_octaves(&s).iter().map(|(_, l)| 10f64.powf(l / 10.0)).sum();
+        let bands: f64 = third_octave_powers(&s).iter().map(|(_, p)| p).sum();
         let span = s.band_power(centres[0].1 / edge, centres[22].1 * edge);
         assert!((bands / span - 1.0).abs() < 1e-9, "{bands} {span}");
         assert!(span < all && span > 0.5 * all, "{span} of {all}");
@@ -560,6 +637,27 @@ mod tests {
         assert!(c.crest > 0.3, "crest {}", c.crest);
         // (2 s of noise: a narrow low band's power is itself uncertain by about a dB)
         assert!(c.spectrum_db < 2.0, "spectrum {}", c.spectrum_db);
+    }
+
+    #[test]
+    fn takes_are_compared_by_their_means() {
+        let x = bursts(1.0, 48_000);
+        let mut y = x.clone();
+        y.channels.iter_mut().flatten().for_each(|s| *s *= 2.0);
+        // the order of the takes does not matter
+        let c = compare_takes(&[x.clone(), y.clone()], &[y.clone(), x.clone()]).unwrap();
+        assert_eq!((c.spectrum_db, c.envelope_db, c.crest), (0.0, 0.0, 0.0));
+        assert_eq!(c.takes, (2, 2));
+        // powers 1 and 4 average to 2.5: 10 log10(2.5) dB above x alone, in every band and
+        // window; the crest factors (x's and y's are the same) do not move
+        let c = compare_takes(std::slice::from_ref(&x), &[x.clone(), y.clone()]).unwrap();
+        let want = 10.0 * 2.5f64.log10();
+        assert!((c.spectrum_db - want).abs() < 1e-6, "{}", c.spectrum_db);
+        assert!((c.envelope_db - want).abs() < 1e-6, "{}", c.envelope_db);
+        assert!(c.crest < 1e-9, "{}", c.crest);
+        assert!(c.summary().starts_with("the means of 1 takes (A) and 2 takes (B):"));
+        assert!(compare_takes(&[], std::slice::from_ref(&x)).is_err());
+        assert!(compare_takes(std::slice::from_ref(&x), &[]).is_err());
     }
 
     #[test]

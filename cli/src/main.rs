@@ -8,9 +8,9 @@ use granary_cli::levels;
 use granary_cli::output::{check_target, Interrupt, Staged};
 use granary_cli::render::{self, Failure};
 use granary_cli::vary::{self, Batch, Request, Sidecar};
-use granary_engine::params::{ParamValues, GESTURE_IDS};
+use granary_engine::params::{ParamValues, GESTURE_IDS, QUALITY_IDS};
 use granary_engine::preset::{self, Preset};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// `println!` that ends quietly when stdout is closed (e.g. piped into `head`).
@@ -118,6 +118,12 @@ struct RenderArgs {
     /// --pour play it.
     #[arg(long, value_name = "ID", value_parser = GESTURE_IDS)]
     gesture: Option<String>,
+    /// realtime, reference or auto (sets the quality parameter, as --set quality=ID does; an
+    /// error if a --set quality=... says otherwise). A render is offline, so auto (the
+    /// default) is reference: every collision rendered one by one, as a DAW's offline bounce
+    /// does; realtime renders as the plugin plays live.
+    #[arg(long, value_name = "ID", value_parser = QUALITY_IDS)]
+    quality: Option<String>,
     /// The gesture's curve over seconds: T:VALUE,T:VALUE,... (piecewise linear): a pour's rate
     /// in g/s, or for stir, shake and tilt the gesture's amount in percent (0..=100, the
     /// gesture_amount parameter). Without it: the preset's pour_rate (or gesture_amount) until
@@ -161,7 +167,7 @@ struct RenderArgs {
     #[arg(
         long,
         value_name = "SIDECAR.json",
-        conflicts_with_all = ["preset", "set", "gesture", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs"]
+        conflicts_with_all = ["preset", "set", "gesture", "quality", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs"]
     )]
     from: Option<PathBuf>,
     /// Render a contact file instead of a pour: a CSV of logged contacts (a rigid-body
@@ -179,9 +185,10 @@ struct RenderArgs {
 
 #[derive(Args)]
 struct CompareArgs {
-    /// The reference file (figures are B relative to A).
+    /// The reference file (figures are B relative to A), or a folder of takes (`render
+    /// --variations`: its NAME_001.wav ..., stems left out), compared by their means.
     a: PathBuf,
-    /// The file compared with it.
+    /// The file compared with it, or a folder of takes.
     b: PathBuf,
     /// Also print the per-band tables.
     #[arg(long, short)]
@@ -236,30 +243,30 @@ enum PresetsCommand {
     },
 }
 
-/// `--set` with `--gesture ID` added as `gesture=ID`; an error if a `--set gesture=...` names
-/// another gesture.
-fn with_gesture(set: &[String], gesture: Option<&str>) -> Result<Vec<String>, String> {
+/// `--set` with `--ID VALUE` (a choice parameter's own option: `--gesture`, `--quality`)
+/// added as `ID=VALUE`; an error if a `--set ID=...` names another choice.
+fn with_choice(set: &[String], id: &str, choice: Option<&str>) -> Result<Vec<String>, String> {
     let mut set = set.to_vec();
-    let Some(g) = gesture else {
+    let Some(g) = choice else {
         return Ok(set);
     };
     let index = |text: &str| -> Result<usize, String> {
         let mut v = ParamValues::default();
-        v.set_text("gesture", text).map_err(|e| e.to_string())?;
-        Ok(v.choice("gesture"))
+        v.set_text(id, text).map_err(|e| e.to_string())?;
+        Ok(v.choice(id))
     };
-    let wanted = index(g).map_err(|e| format!("--gesture {g}: {e}"))?;
+    let wanted = index(g).map_err(|e| format!("--{id} {g}: {e}"))?;
     let mut given = false;
     for kv in &set {
-        if let Some((_, v)) = kv.split_once('=').filter(|(id, _)| id.trim() == "gesture") {
+        if let Some((_, v)) = kv.split_once('=').filter(|(k, _)| k.trim() == id) {
             given = true;
             if index(v).map_err(|e| format!("--set {kv}: {e}"))? != wanted {
-                return Err(format!("--gesture {g} and --set {kv} disagree: give one of them"));
+                return Err(format!("--{id} {g} and --set {kv} disagree: give one of them"));
             }
         }
     }
     if !given {
-        set.push(format!("gesture={g}"));
+        set.push(format!("{id}={g}"));
     }
     Ok(set)
 }
@@ -398,7 +405,8 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
             ));
         }
     }
-    let set = with_gesture(&a.set, a.gesture.as_deref())?;
+    let set = with_choice(&a.set, "gesture", a.gesture.as_deref())?;
+    let set = with_choice(&set, "quality", a.quality.as_deref())?;
     let p = preset_with_changes(a.preset.as_deref(), &set)?;
     let mut values: ParamValues = p.values.clone();
     let mut changes = set.clone();
@@ -606,6 +614,30 @@ fn render_from(path: &std::path::Path, output: Option<PathBuf>) -> Result<(), Fa
     render_one(&job, &what)
 }
 
+/// A WAV file, or the takes in a folder: its `*.wav` files whose names have no other dot
+/// (`NAME_001.wav`, not the stems `NAME_001.grains.wav`), in name order.
+fn read_takes(path: &Path) -> Result<Vec<granary_cli::compare::Audio>, String> {
+    use granary_cli::compare::Audio;
+    if !path.is_dir() {
+        return Ok(vec![Audio::read(path)?]);
+    }
+    let entries =
+        std::fs::read_dir(path).map_err(|e| format!("{}: {}", path.display(), granary_cli::output::io_message(&e)))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.extension().is_some_and(|x| x == "wav")
+                && p.file_stem().is_some_and(|s| !s.to_string_lossy().contains('.'))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{}: no takes (NAME.wav files) in this folder", path.display()));
+    }
+    files.iter().map(|f| Audio::read(f)).collect()
+}
+
 /// `granary compare A B`.
 fn compare(a: CompareArgs) -> Result<(), Failure> {
     use granary_cli::compare::{self, Audio};
@@ -618,14 +650,15 @@ fn compare(a: CompareArgs) -> Result<(), Failure> {
             return Err(format!("{flag} must be a number >= 0, got {}", max.unwrap_or(0.0)).into());
         }
     }
-    let x = Audio::read(&a.a)?;
-    let y = Audio::read(&a.b)?;
-    let c = compare::compare(&x, &y).map_err(|e| format!("{} and {}: {e}", a.a.display(), a.b.display()))?;
-    if x.frames() != y.frames() {
+    let x = read_takes(&a.a)?;
+    let y = read_takes(&a.b)?;
+    let c = compare::compare_takes(&x, &y).map_err(|e| format!("{} and {}: {e}", a.a.display(), a.b.display()))?;
+    let lengths: Vec<usize> = x.iter().chain(&y).map(Audio::frames).collect();
+    if lengths.iter().any(|&n| n != lengths[0]) {
         eprintln!(
-            "granary: warning: the files differ in length ({} and {} frames): the spectra are per sample, the envelopes compared over the shorter",
-            x.frames(),
-            y.frames()
+            "granary: warning: the files differ in length ({} to {} frames): the spectra are per sample, the envelopes compared over the shortest",
+            lengths.iter().min().unwrap_or(&0),
+            lengths.iter().max().unwrap_or(&0)
         );
     }
     if a.json {

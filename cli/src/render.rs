@@ -263,15 +263,17 @@ impl Job {
         w
     }
 
-    /// The renderer for this job.
+    /// The renderer for this job: an offline render, as a DAW's bounce (`quality` = auto
+    /// renders at reference quality).
     pub fn renderer(&self) -> Renderer {
-        if !self.contacts.is_empty() {
+        let r = if !self.contacts.is_empty() {
             Renderer::contacts(&self.values, &self.opts, &self.contacts).expect("contacts checked by Job::check")
         } else if self.notes.is_empty() {
             Renderer::pour(&self.values, &self.opts)
         } else {
             Renderer::notes(&self.values, &self.opts, &self.notes)
-        }
+        };
+        r.offline(true)
     }
 
     /// Renders into the targets: temporaries beside them, renamed together at the end; on

@@ -64,6 +64,18 @@ pub const RENDERED_PER_CELL_PER_S: f32 = 12_000.0;
 /// than the grains' own sound.
 pub const BED_PULSES_PER_CELL_PER_S: f32 = 3_000.0;
 
+/// Reference quality's ceiling (`Quality::Reference`): collisions rendered one by one per
+/// second and cell, beyond which even reference quality groups. Far above any factory
+/// preset (fine sand into a wooden bowl, the densest, draws about 18 million a second over
+/// all its cells), it only bounds the cost of an absurd setting (200 g/s of the finest sand
+/// is billions a second), so that an offline bounce cannot take hours.
+pub const REFERENCE_RENDERED_PER_CELL_PER_S: f32 = 20e6;
+
+/// The per-window budget of one cell at reference quality (`REFERENCE_RENDERED_PER_CELL_PER_S`).
+pub fn reference_rendered_per_cell(sample_rate: f32) -> u32 {
+    (REFERENCE_RENDERED_PER_CELL_PER_S * WINDOW as f32 / sample_rate.max(1.0)).ceil() as u32
+}
+
 /// The per-window budget of one cell (`RENDERED_PER_CELL_PER_S`) at `sample_rate`.
 pub fn max_rendered_per_cell(sample_rate: f32) -> u32 {
     let n = (RENDERED_PER_CELL_PER_S * WINDOW as f32 / sample_rate.max(1.0)).ceil();
@@ -596,6 +608,10 @@ pub struct GeneratorSetup {
     pub normals: NormalMode,
     /// See `RENDERED_PER_CELL_PER_S`.
     pub max_per_cell: u32,
+    /// Reference quality (`Quality::Reference`): no texture masking (`masked_budget`) and
+    /// no grouped pushes through the bed (`BED_PULSES_PER_CELL_PER_S`): every rendered
+    /// collision writes its own. `max_per_cell` is then `reference_rendered_per_cell`.
+    pub reference: bool,
 }
 
 /// Generates one window's collisions and appends them to `out`, never beyond its capacity
@@ -617,12 +633,17 @@ pub fn generate(
         window_s,
         normals,
         max_per_cell,
+        reference,
     } = *setup;
     let mut total = [0u64; 4];
     let heap = Heap::new(state, geometry);
     let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, &heap, restitution, window_s));
     let mut bed = Bed::new(state, &geometry.cup, &heap, geometry.open);
-    let bed_budget = ((BED_PULSES_PER_CELL_PER_S * window_s).ceil() as u64).max(1);
+    let bed_budget = if reference {
+        u64::MAX
+    } else {
+        ((BED_PULSES_PER_CELL_PER_S * window_s).ceil() as u64).max(1)
+    };
     // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
     // loudest cell of its stem
     let energy: [f32; CELLS.len()] = std::array::from_fn(|i| match &pdfs[i] {
@@ -653,7 +674,11 @@ pub fn generate(
         }] += count;
         // Merge into groups beyond the per-window budget: each rendered collision stands
         // for `group` collisions; amplitudes of incoherent sums add in power (sqrt).
-        let share = masked_budget(max_per_cell, energy[cell_index] / loudest[cell.kind() as usize]) as u64;
+        let share = if reference {
+            max_per_cell
+        } else {
+            masked_budget(max_per_cell, energy[cell_index] / loudest[cell.kind() as usize])
+        } as u64;
         let (rendered, weight) = if count > share {
             (share, ((count as f64) / share as f64).sqrt() as f32)
         } else {
@@ -1159,6 +1184,7 @@ mod tests {
                     window_s: 128.0 / 48_000.0,
                     normals: NormalMode::Physical,
                     max_per_cell: u32::MAX,
+                    reference: false,
                 },
                 &shapes,
                 &mut rng,
@@ -1206,6 +1232,7 @@ mod tests {
                 window_s: 128.0 / 48_000.0,
                 normals: NormalMode::Physical,
                 max_per_cell: u32::MAX,
+                reference: false,
             };
             let (mut aimed, mut wall) = (0u64, 0u64);
             for _ in 0..400 {
@@ -1244,6 +1271,7 @@ mod tests {
             window_s: 128.0 / 48_000.0,
             normals: NormalMode::Physical,
             max_per_cell,
+            reference: false,
         };
         let shapes = Shapes::new(0.0, Isa::detect());
         // per cell: draws and energy (sum of weight^2 v0^2) over many windows

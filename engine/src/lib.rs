@@ -72,7 +72,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use scene::{PourScene, PourState, SceneInput};
 use surface::{Radiation, RadiationKey, G_PER_WINDOW};
 
-pub use settings::{limits, PourTarget, Settings, TriggerMode};
+pub use settings::{limits, PourTarget, Quality, Settings, TriggerMode};
 
 /// Output buffers for one call of `process`; all slices have the same length.
 pub struct Outputs<'a> {
@@ -192,6 +192,8 @@ pub struct Engine {
     pour: PourState,
     normal_mode: NormalMode,
     max_per_cell: u32,
+    /// The host renders offline (a bounce, `granary render`): `Quality::Auto` is reference.
+    offline: bool,
     /// The pour-independent parts of the generator's cell PDFs, and the culling share.
     shapes: generator::Shapes,
     /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
@@ -276,6 +278,7 @@ impl Engine {
             pour: PourState::default(),
             normal_mode: NormalMode::Physical,
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
+            offline: false,
             shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE, isa),
             mode_limit: MAX_MODES,
             stats: Stats::default(),
@@ -369,6 +372,18 @@ impl Engine {
     /// `generator::RENDERED_PER_CELL_PER_S`); `u32::MAX` renders every collision.
     pub fn set_max_rendered_per_cell(&mut self, n: u32) {
         self.max_per_cell = n.max(1);
+    }
+
+    /// Whether the host renders offline (nice-plug's process mode; `granary render` always
+    /// does): with `quality` = auto the engine renders at reference quality then. Takes
+    /// effect at the next window; allocation-free.
+    pub fn set_offline(&mut self, offline: bool) {
+        self.offline = offline;
+    }
+
+    /// Whether this engine renders every collision one by one now (`Quality`).
+    pub fn is_reference(&self) -> bool {
+        self.settings.quality.is_reference(self.offline)
     }
 
     /// Renders `collision` in the next window as if the generator had made it (after that
@@ -857,7 +872,13 @@ impl Engine {
         let mut stats = self.stats;
         let pour = self.pour;
         let normal_mode = self.normal_mode;
-        let max_per_cell = self.max_per_cell;
+        // reference quality: every collision one by one, and each one's push through the bed
+        let reference = self.is_reference();
+        let max_per_cell = if reference {
+            generator::reference_rendered_per_cell(self.sample_rate)
+        } else {
+            self.max_per_cell
+        };
         let params = RenderParams::new(self);
         self.pending_params = params;
         let ctx = RenderContext {
@@ -875,6 +896,7 @@ impl Engine {
             window_s,
             normals: normal_mode,
             max_per_cell,
+            reference,
         };
         // the collisions each rendered one stands for (a cell's collisions share a weight, so
         // the float-to-integer conversion is made once a cell)

@@ -13,7 +13,7 @@
 use crate::cups::CupShape;
 use crate::gesture::Gesture;
 use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
-use crate::{PourTarget, Settings, TriggerMode};
+use crate::{PourTarget, Quality, Settings, TriggerMode};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -93,6 +93,7 @@ pub enum Param {
     GestureAmount,
     ShakeRate,
     FrictionLevel,
+    Quality,
 }
 
 impl Param {
@@ -185,6 +186,9 @@ pub const GESTURE_IDS: [&str; Gesture::ALL.len()] = {
     }
     out
 };
+/// The qualities' ids, in the order of [`QUALITIES`].
+pub const QUALITY_IDS: [&str; 3] = ["auto", "realtime", "reference"];
+pub const QUALITIES: [Quality; 3] = [Quality::Auto, Quality::Realtime, Quality::Reference];
 /// `auto`, then the shapes of `CupShape::ALL` (`CupShape::id`; assets/cups).
 pub const CUP_SHAPE_IDS: [&str; CupShape::ALL.len() + 1] = {
     let mut out = ["auto"; CupShape::ALL.len() + 1];
@@ -202,7 +206,7 @@ pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
 }
 
 /// Every parameter, in display order: the one definition of each.
-pub const SPECS: [Spec; 27] = [
+pub const SPECS: [Spec; 28] = [
     Spec {
         param: Param::GrainMaterial,
         id: "grain_material",
@@ -570,6 +574,17 @@ pub const SPECS: [Spec; 27] = [
         },
         doc: "Level of the friction stem (sliding, stirring, avalanches: the contact patches' own sound)",
     },
+    Spec {
+        param: Param::Quality,
+        id: "quality",
+        name: "Quality",
+        unit: "",
+        kind: Kind::Enum {
+            ids: &QUALITY_IDS,
+            default: 0,
+        },
+        doc: "realtime: dense pours rendered as energy-preserving groups (a few per cent of a core); reference: every collision one by one (for the final bounce); auto: realtime while playing, reference when the host bounces offline and in granary render",
+    },
 ];
 
 pub fn spec(id: &str) -> Option<&'static Spec> {
@@ -585,6 +600,7 @@ pub fn choice_name(id: &str, index: usize) -> &'static str {
         "surface_material" => SurfaceMaterial::ALL.get(index).map(|m| m.data().name).unwrap_or("?"),
         "pour_target" => ["Cup", "Surface"].get(index).copied().unwrap_or("?"),
         "gesture" => Gesture::ALL.get(index).map(|g| g.name()).unwrap_or("?"),
+        "quality" => ["Auto", "Realtime", "Reference"].get(index).copied().unwrap_or("?"),
         "cup_shape" if index == 0 => "Auto",
         "cup_shape" => cup_shape_choice(index).map(CupShape::name).unwrap_or("?"),
         _ => "?",
@@ -938,6 +954,7 @@ impl ParamValues {
             gesture_amount: self.si(P::GestureAmount),
             shake_rate_hz: self.si(P::ShakeRate),
             friction_level_db: self.si(P::FrictionLevel),
+            quality: QUALITIES[self.choice_of(P::Quality)],
             trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
             seed: match self[P::Seed] {
                 Plain::Int(x) => x.max(0) as u64,

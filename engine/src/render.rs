@@ -372,6 +372,14 @@ impl Renderer {
         }
     }
 
+    /// Renders as a host does offline (`Engine::set_offline`): `quality` = auto renders at
+    /// reference quality. `granary render` does; [`render`] and [`render_notes`] do not,
+    /// as the plugin does not in a live session.
+    pub fn offline(mut self, offline: bool) -> Renderer {
+        self.engine.set_offline(offline);
+        self
+    }
+
     /// Aligned frames in the whole render.
     pub fn frames(&self) -> usize {
         self.frames

@@ -27,6 +27,34 @@ pub enum PourTarget {
     Surface,
 }
 
+/// How many of the generator's collisions are rendered one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Quality {
+    /// Realtime while playing, reference when the host renders offline (a DAW's bounce, the
+    /// command line's `granary render`): `Engine::set_offline` says which.
+    #[default]
+    Auto,
+    /// Dense cells rendered as energy-preserving groups and texture masking
+    /// (`generator::RENDERED_PER_CELL_PER_S`, `BED_PULSES_PER_CELL_PER_S`): a dense pour in a
+    /// live session at a few per cent of a core.
+    Realtime,
+    /// Every collision the generator produces rendered one by one (no groups, no texture
+    /// masking; the thesis 6.1 audibility culling stays): for the final bounce.
+    Reference,
+}
+
+impl Quality {
+    /// Whether the engine renders at reference quality, for an engine that is (`offline`) or
+    /// is not rendering offline.
+    pub fn is_reference(self, offline: bool) -> bool {
+        match self {
+            Quality::Auto => offline,
+            Quality::Realtime => false,
+            Quality::Reference => true,
+        }
+    }
+}
+
 /// Engine settings in physical units. `sanitized` makes any value safe.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settings {
@@ -72,6 +100,8 @@ pub struct Settings {
     /// Shakes per second, Hz.
     pub shake_rate_hz: f32,
     pub friction_level_db: f32,
+    /// How many collisions are rendered one by one (`Quality`).
+    pub quality: Quality,
     /// Output = pressure in Pa times 10^(output_gain_db / 20).
     pub output_gain_db: f32,
     pub trigger_mode: TriggerMode,

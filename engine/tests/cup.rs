@@ -129,6 +129,7 @@ fn every_cells_collisions_lie_inside_the_cup() {
                     window_s: WINDOW as f32 / 48_000.0,
                     normals: NormalMode::Physical,
                     max_per_cell: u32::MAX,
+                    reference: false,
                 };
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
                 let mut seen = [0usize; CELLS.len()];

@@ -34,7 +34,7 @@ groups! {
     "Gesture" => [gesture, gesture_amount, shake_rate],
     "Surface" => [pour_target, surface_material],
     "Listener" => [listener_angle, listener_distance, stereo_width],
-    "Mix" => [grains_level, cup_level, surface_level, friction_level, output_gain],
+    "Mix" => [grains_level, cup_level, surface_level, friction_level, output_gain, quality],
 }
 
 /// What the panel needs of a parameter, whatever its type.

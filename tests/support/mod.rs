@@ -296,6 +296,20 @@ impl Host {
         }
     }
 
+    /// The host's render mode (CLAP `render.set`): offline for a bounce, realtime live. The
+    /// plugin takes it at its next activation (nice-plug restarts an active one).
+    pub fn set_render_mode(&mut self, offline: bool) {
+        use clack_extensions::render::{PluginRender, RenderMode};
+        let handle = self.instance.plugin_handle();
+        let ext = handle.get_extension::<PluginRender>().expect("render extension");
+        let mode = if offline {
+            RenderMode::Offline
+        } else {
+            RenderMode::Realtime
+        };
+        ext.set(&handle, mode).expect("render.set");
+    }
+
     /// The latency the plugin reports (CLAP `latency.get`), samples.
     pub fn latency(&mut self) -> u32 {
         let handle = self.instance.plugin_handle();
