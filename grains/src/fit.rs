@@ -1,0 +1,1 @@
+//! Radial series fit (seed 001 eq. 20–25).
