@@ -314,6 +314,20 @@ impl Shape {
         best
     }
 
+    /// A grid step close to `dx` (m) that puts the grain's flat faces on cell faces: the cube's
+    /// side and the disc's thickness become an even number of cells (the grid is centred on the
+    /// centre of mass). A staircase cannot place a face aligned with the grid between cells,
+    /// so without this a cube of 12.9 cells is voxelised as 12 cells (-20 % volume) or 14.
+    /// Other shapes: `dx` unchanged.
+    pub fn grid_step(&self, dx: f64) -> f64 {
+        let even = |length: f64| length / (2.0 * (length / (2.0 * dx)).round().max(1.0));
+        match self.geometry {
+            Geometry::Cube(half) => even(2.0 * half),
+            Geometry::Cylinder { half_height, .. } => even(2.0 * half_height),
+            _ => dx,
+        }
+    }
+
     /// Volume, centre of mass (in the defining frame) and inertia tensor per unit density.
     pub fn mass_properties(&self) -> MassProperties {
         self.mass
