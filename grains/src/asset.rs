@@ -4,17 +4,19 @@
 //! Format (version `FORMAT_VERSION`): one line of UTF-8 JSON (`AssetHeader`), a newline, then
 //! `payload_values` little-endian `f32` coefficients `q[field][theta][phi][term][j]` (fields
 //! Tx, Ty, Tz, Rx, Ry, Rz as `Motion::ALL`; terms k = 1..N; coefficient j at retarded time
-//! `(first + j) dt`). Binary because the coefficients are 1.3 M numbers per shape: as f32 they
-//! are 0.8 MB (under the 2 MB budget) where decimal JSON would be about 3x larger, and f32
-//! keeps 7 digits, far below the solver's percent-level error; the header stays readable and
-//! versioned. Writing is deterministic (scalar single-threaded solver, fixed settings).
+//! `(first + j) dt`). Binary because the coefficients are 80–165 thousand numbers per
+//! shape: as f32 they are 0.3–0.7 MB (under the 2 MB budget) where decimal JSON would be
+//! about 3x larger; f32 keeps 7 digits, far below the solver's percent-level error; the
+//! header stays readable and versioned. Writing is deterministic (scalar single-threaded
+//! solver, fixed settings).
 //!
-//! Field `f` at a listener at distance `R` (m, `R >= R_1`... extrapolation below `R_1` is not
-//! meant) in direction `(theta, phi)` of the body frame (theta from +z, phi from +x towards +y),
-//! per unit acceleration `psi(t; h)` in that degree of freedom (m/s^2 or rad/s^2, t = 0 the
-//! pulse centre) is seed 001 eq. 20/22, the coefficients interpolated linearly in theta and phi.
-//! Scaling: a grain `s` times larger (same shape) with pulse `s h` gives `s` times the pressure
-//! at `s R` and `s t` for translations and `s^2` times for rotations (per rad/s^2).
+//! Field `f` at a listener at distance `R` (m, `R >= R_1`; the series is not meant for
+//! closer) in direction `(theta, phi)` of the body frame (theta from +z, phi from +x towards
+//! +y), per unit acceleration `psi(t; h)` in that degree of freedom (m/s^2 or rad/s^2, t = 0
+//! the pulse centre) is seed 001 eq. 20/22, the coefficients interpolated linearly in theta
+//! and phi. Scaling: a grain `s` times larger (same shape) with pulse `s h` gives `s` times
+//! the pressure at `s R` and `s t` for translations and `s^2` times for rotations (per
+//! rad/s^2).
 
 use crate::fdtd::{sphere_rule, GridSpec, Motion, Solver};
 use crate::fit::{FitError, FitSpec, RadialFit};

@@ -2,7 +2,7 @@
 //! closed form for a translating ellipsoid (grains/src/reference.rs `ellipsoid_dipole`).
 //!
 //! Equivalent diameter 4 mm, cells of 0.2 mm (the rice grain's short semi-axis is 6.6
-//! cells, the lentil's 5.3), pulse `h = R / c` (R the bounding radius), dipole measured on a
+//! cells, the lentil's 5.1), pulse `h = R / c` (R the bounding radius), dipole measured on a
 //! sphere of radius 1.2 R.
 
 use granary_grains::fdtd::{dipole_coefficients, GridSpec, Solver};
