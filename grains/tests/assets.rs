@@ -231,6 +231,24 @@ fn committed_sphere_matches_a_fresh_low_resolution_run_and_the_exact_solution() 
         println!("sphere asset at {r} m: band energy below 20 kHz {db:+.3} dB vs exact");
         assert!(db.abs() < 0.5, "{r} m: {db} dB");
     }
+    // directions between the grid's (theta every 22.5 deg, phi every 22.5 deg): the linear
+    // interpolation of a cos(theta) pattern, at 0.1 m, against the exact solution
+    for (theta, phi) in [(50.0f64, 33.0f64), (101.0, 200.0), (12.0, 290.0)] {
+        let (t, p) = (theta.to_radians(), phi.to_radians());
+        // the asset's polar axis is z; the sphere's response is along its x translation
+        let u = [t.sin() * p.cos(), t.sin() * p.sin(), t.cos()];
+        let exact = sphere_pressure(a, r, u[0], h.pulse_h_s, t0, dt, 300);
+        let got: Vec<f64> = (0..300)
+            .map(|i| asset.pressure(0, u.map(|x| x * r), t0 + i as f64 * dt))
+            .collect();
+        let on_axis = sphere_pressure(a, r, 1.0, h.pulse_h_s, t0, dt, 300);
+        let e = (peak(&got) - peak(&exact)) / peak(&on_axis);
+        println!(
+            "sphere asset at 0.1 m, theta {theta} phi {phi}: peak {:+.2} % of the on-axis peak vs exact",
+            100.0 * e
+        );
+        assert!(e.abs() < 0.04, "{theta} {phi}: {e}");
+    }
     // rotations of the sphere are silent
     let rot = (0..300)
         .map(|i| asset.pressure(3 + (i % 3), [0.0, r, 0.0], t0 + i as f64 * dt).abs())
