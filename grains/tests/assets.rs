@@ -276,9 +276,10 @@ fn committed_cube_matches_a_fresh_low_resolution_run() {
 
 #[test]
 fn committed_lentil_matches_a_fresh_low_resolution_run() {
+    // the lentil's half-thickness is 3 cells at 12 cells per diameter
     let tol = Tolerance {
         dipole: 0.03,
-        near_peak: 0.06,
+        near_peak: 0.08,
         near_db: 0.3,
         near_wave: 0.15,
         far_peak: 0.22,
@@ -325,4 +326,125 @@ fn cube_converges_with_the_grid() {
     assert!(near_peaks.windows(2).all(|w| w[1] > w[0]), "{near_peaks:?}");
     let steps: Vec<f64> = near_peaks.windows(2).map(|w| w[1] - w[0]).collect();
     assert!(steps.windows(2).all(|w| w[1] < w[0]), "{steps:?}");
+}
+
+/// PAN eq. 18: the response to an acceleration `a(t)` from the response `p` to the pulse
+/// psi(t; h), `p_a(t) = sum_k a(k h) p(t - k h)`, for series sampled every `h / 2`.
+fn superpose(p: &[f64], accel: &[f64]) -> Vec<f64> {
+    (0..p.len())
+        .map(|l| {
+            accel
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| 2 * k <= l)
+                .map(|(k, a)| a * p[l - 2 * k])
+                .sum()
+        })
+        .collect()
+}
+
+/// The precomputation path end to end on a shape without symmetry tricks: the rice grain at 8
+/// cells per diameter, evaluated through `Asset::pressure` between the grid directions and
+/// radii, against a direct run of the solver with probes there (same grid, same pulse). This
+/// checks the direction conventions of every field, the angular interpolation and the radial
+/// series at once (PAN §5 validates the same way). Compared for a contact: a half-sine
+/// acceleration (PAN eq. 6) of 10 h (41 us, rice on rice at a few m/s), built from the pulse
+/// responses by eq. 18. The raw pulse responses differ more (18 % of the peak with 22.5 deg
+/// between directions, the first grid tried): the pulse reaches a direction near the grain's
+/// tip up to 2 h before its broadside neighbour, and linear interpolation between the two
+/// misaligned pulses lowers the peak; a contact, many h long, is insensitive to that.
+#[test]
+fn rice_asset_matches_a_direct_run_between_grid_directions() {
+    use granary_grains::fdtd::{GridSpec, Motion, Solver};
+    let shape = Shape::reference(ShapeKind::Rice);
+    let settings = Settings {
+        cells_per_diameter: 8.0,
+        ..Settings::ASSET
+    };
+    let asset = precompute(&shape, settings).expect("precompute");
+    let h = &asset.header;
+    let solver = Solver::new(&shape, h.grid);
+    assert_eq!(
+        h.grid,
+        GridSpec::around(h.grid.dx, h.radii_m[4] + 2.0 * h.grid.dx, settings.pml)
+    );
+    let r = 0.5 * (h.radii_m[2] + h.radii_m[3]);
+    let dirs: [[f64; 3]; 4] = [
+        [0.8, 0.3, 0.52],
+        [-0.2, 0.9, -0.39],
+        [0.45, -0.55, 0.7],
+        [-0.9, -0.1, -0.42],
+    ];
+    let mut probes: Vec<[f64; 3]> = dirs
+        .iter()
+        .map(|d| {
+            let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            d.map(|x| x / n * r)
+        })
+        .collect();
+    // and four grid directions, where only the radial series is between asset and direct run
+    let off_grid = probes.len();
+    for (i, j) in [(3, 2), (4, 3), (6, 11), (8, 17)] {
+        probes.push(granary_grains::asset::direction(i, j, settings.n_theta, settings.n_phi).map(|x| x * r));
+    }
+    let duration = 4.0 * h.pulse_h_s + (h.radii_m[4] + settings.tail_radii * h.bounding_radius_m) / h.speed_of_sound;
+    // PAN eq. 6, sampled at k h
+    let contact: Vec<f64> = (0..=10)
+        .map(|k| (std::f64::consts::PI * k as f64 / 10.0).sin())
+        .collect();
+    let mut rotation_scales = Vec::new();
+    for (field, motion) in Motion::ALL.into_iter().enumerate() {
+        let rec = solver.run(motion, h.pulse_h_s, duration, h.dt_s, 0.9, &probes);
+        let last = rec.pressure[0].len() - 1 - ((h.radii_m[4] - r) / h.speed_of_sound / h.dt_s).ceil() as usize - 3;
+        let direct: Vec<Vec<f64>> = rec.pressure.iter().map(|p| superpose(&p[..last], &contact)).collect();
+        let fitted: Vec<Vec<f64>> = probes
+            .iter()
+            .map(|x| {
+                let p: Vec<f64> = (0..last)
+                    .map(|l| asset.pressure(field, *x, rec.t0 + l as f64 * h.dt_s))
+                    .collect();
+                superpose(&p, &contact)
+            })
+            .collect();
+        // the field's scale at this radius: its largest peak over the probes
+        let scale = direct.iter().map(|p| peak(p)).fold(0.0, f64::max);
+        if let Motion::Rotation(axis) = motion {
+            rotation_scales.push(scale);
+            if axis == 0 {
+                // spinning about its axis of symmetry the spheroid pushes no air (eq. 16 gives
+                // a_n = 0 on every face): both are rounding noise, judged after the other two
+                continue;
+            }
+        }
+        for i in 0..probes.len() {
+            let dp = (peak(&fitted[i]) - peak(&direct[i])).abs() / scale;
+            let dw = fitted[i]
+                .iter()
+                .zip(&direct[i])
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max)
+                / scale;
+            let kind = if i >= off_grid { "grid" } else { "between" };
+            println!(
+                "{motion:?} probe {i} ({kind}): contact peak differs by {:.2} %, waveform by {:.2} % of the field's peak",
+                100.0 * dp,
+                100.0 * dw
+            );
+            // At grid directions only the series' fit error (about 2 %). Between them, linear
+            // interpolation 18 deg apart misses the curvature of the angular pattern by up to
+            // Delta^2 l^2 / 8: 1.2 % for a translation's l = 1, 4.9 % and 11 % for the l = 2 and
+            // 3 parts of an elongated grain's rotational field (measured: up to 5.8 %).
+            let (tol_peak, tol_wave) = if i >= off_grid {
+                (0.03, 0.05)
+            } else if matches!(motion, Motion::Translation(_)) {
+                (0.05, 0.08)
+            } else {
+                (0.12, 0.14)
+            };
+            assert!(dp < tol_peak && dw < tol_wave, "{motion:?} probe {i}: {dp} {dw}");
+        }
+    }
+    let spin = rotation_scales[0] / rotation_scales[1].max(rotation_scales[2]);
+    println!("rotation about the long axis: {spin:.1e} of the others");
+    assert!(spin < 1e-6, "{rotation_scales:?}");
 }
