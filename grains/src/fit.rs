@@ -43,7 +43,7 @@ pub struct RadialFit {
     pub first: i64,
     /// `q[direction][term][j]`, Pa m^k per unit acceleration.
     pub q: Vec<Vec<Vec<f64>>>,
-    /// Singular values kept / total, and the largest and smallest kept.
+    /// Singular values kept (the truncated SVD's rank) and unknowns `N x coefficients`.
     pub rank: usize,
     pub columns: usize,
 }

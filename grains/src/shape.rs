@@ -145,7 +145,7 @@ impl Geometry {
 }
 
 /// The perturbation of the stone's radius: a fixed sum of low-order polynomials of the
-/// direction `u` (a unit vector), between about 0.75 and 1.25, smooth, not symmetric under
+/// direction `u` (a unit vector), between 0.85 and 1.15, smooth, not symmetric under
 /// any reflection: an irregular but reproducible pebble.
 fn stone_factor(u: [f64; 3]) -> f64 {
     let [x, y, z] = u;
@@ -188,8 +188,8 @@ impl Shape {
         let geometry = match kind {
             ShapeKind::Sphere => Geometry::Ellipsoid([r_eq; 3]),
             // Long-grain milled rice: length 6.6–7.5 mm, width 1.9–2.2 mm, length/width
-            // 3.0–3.7 (the USDA/IRRI grading puts "long" at L/W > 3); we take 3.5 with a round
-            // cross-section (width = thickness), as a prolate spheroid.
+            // 3.0–3.7 (IRRI's grain-shape classes call L/W > 3 "slender"); we take 3.5 with a
+            // round cross-section (width = thickness), as a prolate spheroid.
             ShapeKind::Rice => spheroid(v_eq, 3.5, true),
             // Lentils (Lens culinaris): diameter 4–7 mm, thickness 2–3 mm, diameter/thickness
             // 2.5–3 in seed-dimension surveys; 2.75, as an oblate spheroid (a lens with rounded
@@ -222,9 +222,11 @@ impl Shape {
                 };
                 scale_to_volume(unit, v_eq)
             }
-            // Gravel: the Zingg / Krumbein form factors of river gravel put the intermediate
-            // and short axes at about 0.75 and 0.55 of the long one; the surface is then
-            // perturbed smoothly (`stone_factor`) to make it irregular. Scaled to the volume.
+            // Gravel: axes 1 : 0.75 : 0.55 (b/a = 0.75, c/b = 0.73: Zingg's 1935 "equant"
+            // form class, near its borders with the disc and blade classes, as rounded river
+            // gravel often is; our choice of a representative pebble, not a measured mean);
+            // the surface is then perturbed smoothly (`stone_factor`) to make it irregular.
+            // Scaled to the volume.
             ShapeKind::Stone => scale_to_volume(
                 Geometry::Stone {
                     axes: [1.0, 0.75, 0.55],
