@@ -43,7 +43,8 @@ pub struct RadialFit {
     pub first: i64,
     /// `q[direction][term][j]`, Pa m^k per unit acceleration.
     pub q: Vec<Vec<Vec<f64>>>,
-    /// Singular values kept (the truncated SVD's rank) and unknowns `N x coefficients`.
+    /// Singular values kept (the truncated SVD's rank) and unknowns (`N x coefficients - 1`:
+    /// `q_1^0` is eliminated by the zero-mean constraint).
     pub rank: usize,
     pub columns: usize,
 }
@@ -71,14 +72,16 @@ impl FitSpec {
 
     /// The rows of eq. 25 used: (radius, sample) whose retarded time lies within the
     /// coefficient range (the later samples at the inner radii would be fitted by
-    /// coefficients no other radius constrains).
+    /// coefficients no other radius constrains), up to its very end, so the last coefficients
+    /// are constrained too (with rows stopping 2 dt short, the TSVD was free to put the
+    /// compensation of the zero-mean constraint into them: a spurious late pulse).
     fn rows(&self) -> Vec<(usize, usize)> {
         let (_, hi) = self.coefficient_range();
         let mut rows = Vec::new();
         for (i, &r) in self.radii.iter().enumerate() {
             for l in 0..self.samples {
                 let retarded = (self.first_sample + l as i64) as f64 - r / SPEED_OF_SOUND / self.dt;
-                if retarded <= (hi - 2) as f64 {
+                if retarded <= hi as f64 {
                     rows.push((i, l));
                 }
             }
@@ -86,12 +89,23 @@ impl FitSpec {
         rows
     }
 
-    /// seed 001 eq. 25: `A[(i, l), (k, j)] = psi((l - j) dt - R_i / c; dt) / R_i^k`.
+    /// seed 001 eq. 25, `A[(i, l), (k, j)] = psi((l - j) dt - R_i / c; dt) / R_i^k`, with the
+    /// constraint `sum_j q_1^j = 0` eliminated: the unknown `q_1^0` is replaced by `-sum_{j>0}
+    /// q_1^j`, so the columns of `q_1^j` (j > 0) become `A[., (1, j)] - A[., (1, 0)]` and the
+    /// column of `q_1^0` is dropped.
+    ///
+    /// The constraint is physics the radial basis does not know: at zero frequency the field
+    /// round a rigid body is the incompressible flow, a harmonic function that decays as `1/R^2`
+    /// (a dipole) or faster, never as `1/R` (a source: a rigid body keeps its volume). So `q_1`
+    /// has no mean (`integral psi(.; dt) = dt` for every `j`). Without it the static `1/R^4`
+    /// (octupole) part of, e.g., a cube's field at `R_1..R_M` is fitted partly by `q_1`, which
+    /// then dominates the far field at low frequency: a cube's band energy below 20 kHz at
+    /// 0.1 m on a face axis changed by 10 dB between grid resolutions.
     fn matrix(&self) -> Mat<f64> {
         let (lo, hi) = self.coefficient_range();
         let nj = (hi - lo + 1) as usize;
         let rows = self.rows();
-        let mut a = Mat::<f64>::zeros(rows.len(), self.terms * nj);
+        let mut full = Mat::<f64>::zeros(rows.len(), self.terms * nj);
         for (row, &(i, l)) in rows.iter().enumerate() {
             let r = self.radii[i];
             let t = (self.first_sample + l as i64) as f64 * self.dt - r / SPEED_OF_SOUND;
@@ -99,8 +113,18 @@ impl FitSpec {
             for j in (centre - 2).max(lo)..=(centre + 2).min(hi) {
                 let w = psi(t - j as f64 * self.dt, self.dt);
                 for k in 0..self.terms {
-                    a[(row, k * nj + (j - lo) as usize)] = w / r.powi(k as i32 + 1);
+                    full[(row, k * nj + (j - lo) as usize)] = w / r.powi(k as i32 + 1);
                 }
+            }
+        }
+        let mut a = Mat::<f64>::zeros(rows.len(), self.terms * nj - 1);
+        for row in 0..rows.len() {
+            for c in 0..self.terms * nj - 1 {
+                a[(row, c)] = if c < nj - 1 {
+                    full[(row, c + 1)] - full[(row, 0)]
+                } else {
+                    full[(row, c + 1)]
+                };
             }
         }
         a
@@ -135,10 +159,18 @@ impl FitSpec {
             }
         }
         let x = v * &scaled;
+        // back to all coefficients: unknown c is q_{(c+1) / nj}^{(c+1) % nj}; q_1^0 = -sum q_1^j
+        let coefficient = |d: usize, k: usize, j: usize| {
+            if k == 0 && j == 0 {
+                -(0..nj - 1).map(|c| x[(c, d)]).sum::<f64>()
+            } else {
+                x[(k * nj + j - 1, d)]
+            }
+        };
         let q = (0..pressure.len())
             .map(|d| {
                 (0..self.terms)
-                    .map(|k| (0..nj).map(|j| x[(k * nj + j, d)]).collect())
+                    .map(|k| (0..nj).map(|j| coefficient(d, k, j)).collect())
                     .collect()
             })
             .collect();
@@ -148,7 +180,7 @@ impl FitSpec {
             first: lo,
             q,
             rank: kept.len(),
-            columns: self.terms * nj,
+            columns: self.terms * nj - 1,
         })
     }
 }

@@ -57,17 +57,18 @@ impl ShapeKind {
         ShapeKind::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    /// Equivalent-volume diameter of the assets, m: twice the engine's grain radius of the
-    /// material the shape stands for (engine/src/materials.rs; sphere: 1 mm glass beads).
+    /// Equivalent-volume diameter of the assets, m: the engine's grain diameter of the material
+    /// the shape stands for (`diameter_m` in engine/src/materials.rs; sphere: 1 mm glass
+    /// beads; cube: sugar, 0.5 mm).
     pub fn reference_diameter(self) -> f64 {
         match self {
-            ShapeKind::Sphere => 2.0e-3,
-            ShapeKind::Rice => 5.6e-3,
-            ShapeKind::Lentil => 7.8e-3,
-            ShapeKind::Disc => 6.2e-3,
-            ShapeKind::Bean => 14.0e-3,
-            ShapeKind::Cube => 1.0e-3,
-            ShapeKind::Stone => 12.0e-3,
+            ShapeKind::Sphere => 1.0e-3,
+            ShapeKind::Rice => 2.8e-3,
+            ShapeKind::Lentil => 3.9e-3,
+            ShapeKind::Disc => 3.1e-3,
+            ShapeKind::Bean => 7.0e-3,
+            ShapeKind::Cube => 0.5e-3,
+            ShapeKind::Stone => 6.0e-3,
         }
     }
 }
