@@ -129,13 +129,6 @@ fn compare(committed: &Asset, fresh: &Asset, r: f64) -> (f64, f64, f64) {
             if peak(&a) > 0.3 * dipole_scale(committed, field, r) {
                 let db = 10.0 * (band_energy(&b, dt, 20e3) / band_energy(&a, dt, 20e3)).log10();
                 worst_db = worst_db.max(db.abs());
-                if std::env::var("GRAINS_DEBUG").is_ok() {
-                    println!(
-                        "field {field} dir {dir:?} r {r}: {db:+.3} dB, integrals {:.4e} {:.4e}",
-                        a.iter().sum::<f64>(),
-                        b.iter().sum::<f64>()
-                    );
-                }
             }
         }
     }
