@@ -24,7 +24,7 @@ pub(crate) struct RenderParams {
     pub(crate) c: Constants,
     /// The ring index (unwrapped) of the window's time 0.
     pub(crate) base: u64,
-    mask: usize,
+    pub(crate) mask: usize,
 }
 
 /// Collisions whose set-up runs together, one SIMD lane each (`RenderContext::prepare`).

@@ -245,23 +245,22 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
         spheres[s] = sphere_pulse(k, c, s, sign, impulse_ns);
     }
     // the force pulse into the cup, heard after the cup's travel time
-    let cup = match c.kind {
-        CollisionKind::GrainCup => Some(CupPulse {
+    let cup = cup_push(k, c).map(|(bus, amplitude)| match c.kind {
+        CollisionKind::GrainCup => CupPulse {
             time: c.time + k.cup_delay,
-            amplitude: impulse_ns * c.weight,
-            bus: c.bus,
+            amplitude,
+            bus,
             ln_duration,
-        }),
+        },
         // the ground's force, into the surface's radiation filter (`surface`)
-        CollisionKind::GrainSurface => Some(CupPulse {
+        CollisionKind::GrainSurface => CupPulse {
             time: c.time + k.surface_delay,
-            amplitude: impulse_ns * c.weight,
-            bus: c.bus,
+            amplitude,
+            bus,
             ln_duration,
-        }),
-        CollisionKind::GrainGrain if c.bed_weight > 0.0 => Some(bed_pulse(k, c, impulse_ns, ln_duration)),
-        CollisionKind::GrainGrain => None,
-    };
+        },
+        CollisionKind::GrainGrain => bed_pulse(k, c, amplitude, ln_duration),
+    });
     CollisionPulses {
         kind: c.kind,
         impulse_ns,
@@ -272,11 +271,27 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
     }
 }
 
-/// The force a collision on the pile passes through `c.bed_m` metres of grains to the cup
-/// (the module doc): its impulse weakened by the bed's losses, exp(-L / `BED_LOSS_LENGTH_M`),
-/// arriving L / c_bed later, and spread over the contact's duration plus L / c_bed; times
-/// `c.bed_weight`, the pulses it stands for (`Collision::bed_weight`).
-pub fn bed_pulse(k: &Constants, c: &Collision, impulse_ns: f32, ln_duration: f32) -> CupPulse {
+/// The bus and impulse (N s, times the collision's weight) of collision `c`'s push on the cup
+/// or the surface, if it pushes: a grain–cup or grain–surface collision its own impulse, one
+/// on the pile what it passes through `c.bed_m` metres of grains (the module doc), weakened
+/// by the bed's losses, exp(-L / `BED_LOSS_LENGTH_M`), times `c.bed_weight`, the pulses it
+/// stands for (`Collision::bed_weight`; 0: it writes none).
+#[inline]
+pub fn cup_push(k: &Constants, c: &Collision) -> Option<(usize, f32)> {
+    let impulse_ns = k.impulse_per_v[c.kind as usize] * c.v0.max(1e-9) * c.weight;
+    match c.kind {
+        CollisionKind::GrainCup | CollisionKind::GrainSurface => Some((c.bus, impulse_ns)),
+        CollisionKind::GrainGrain if c.bed_weight > 0.0 => Some((
+            c.bus,
+            impulse_ns * c.bed_weight * fastmath::exp(-c.bed_m * (1.0 / BED_LOSS_LENGTH_M)),
+        )),
+        CollisionKind::GrainGrain => None,
+    }
+}
+
+/// The force pulse of a collision on the pile through the bed (`cup_push` gives its
+/// `amplitude`): arriving L / c_bed later, spread over the contact's duration plus L / c_bed.
+pub fn bed_pulse(k: &Constants, c: &Collision, amplitude: f32, ln_duration: f32) -> CupPulse {
     let travel = c.bed_m * k.bed_samples_per_m;
     // a heap on the ground pushes on the ground (`modal::SURFACE_BUS`)
     let delay = if c.bus == SURFACE_BUS {
@@ -286,7 +301,7 @@ pub fn bed_pulse(k: &Constants, c: &Collision, impulse_ns: f32, ln_duration: f32
     };
     CupPulse {
         time: c.time + delay + travel,
-        amplitude: impulse_ns * c.weight * c.bed_weight * fastmath::exp(-c.bed_m * (1.0 / BED_LOSS_LENGTH_M)),
+        amplitude,
         bus: c.bus,
         ln_duration: fastmath::ln(fastmath::exp(ln_duration) + travel),
     }

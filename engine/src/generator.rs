@@ -118,7 +118,7 @@ pub fn masked_budget(max_per_cell: u32, energy_ratio: f32) -> u32 {
     ((max_per_cell as f32 * share).ceil() as u32).clamp(1, max_per_cell.max(1))
 }
 
-const TIME_BINS: usize = 8;
+pub const TIME_BINS: usize = 8;
 const SPEED_BINS: usize = 16;
 const ANGLE_BINS: usize = 8;
 
@@ -614,6 +614,27 @@ pub struct GeneratorSetup {
     pub reference: bool,
 }
 
+/// The mean push a grouped cell's window leaves out, for the engine to add as a smooth force
+/// (`Engine`'s group mean). A group of k collisions drawn as one of amplitude sqrt(k) keeps
+/// their energy but carries sqrt(k) times their mean push, not k times: every push on the
+/// cup has the same sign, so a dense stream's pushes add up to a mean force, and its
+/// fluctuation with the Poisson count of each window is the pour's rumble below the window
+/// rate (the realtime quality lost 4-17 dB from 100 to 250 Hz of the default preset's cup,
+/// `docs/performance.md`). What is missing is `missing` collisions' mean push, spread over
+/// the window as the cell's collisions are (`time_share`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GroupMean {
+    /// Collisions (drawn count) whose mean push the rendered draws do not carry:
+    /// count - rendered x carry, carry = w (a group's amplitude) or, through the bed, w /
+    /// sqrt(every) (one draw in `every` pushes, with sqrt(every) times the amplitude).
+    pub missing: f32,
+    /// The mean-push units the rendered draws carry (rendered x carry).
+    pub carried: f32,
+    /// Each time bin's share of the cell's collisions: `TIME_BINS` equal bins over the
+    /// window, samples 0..`WINDOW` from the collisions' time origin (`Collision::time`).
+    pub time_share: [f32; TIME_BINS],
+}
+
 /// Generates one window's collisions and appends them to `out`, never beyond its capacity
 /// (no allocation: the audio thread calls this); the ones that do not fit go to
 /// `overflow`, in order. Returns the number of physical collisions the window holds,
@@ -625,8 +646,10 @@ pub fn generate(
     shapes: &Shapes,
     rng: &mut Xoshiro256PlusPlus,
     out: &mut Vec<Collision>,
+    means: &mut [GroupMean; CELLS.len()],
     mut overflow: impl FnMut(&Collision),
 ) -> [u64; 4] {
+    *means = [GroupMean::default(); CELLS.len()];
     let GeneratorSetup {
         ref geometry,
         restitution,
@@ -685,6 +708,25 @@ pub fn generate(
             (count, 1.0)
         };
         bed.start_cell(rendered.div_ceil(bed_budget));
+        // the mean push the draws leave out (`GroupMean`): through the bed on the pile's
+        // cells (one draw in `every` pushes, sqrt(every) times as hard), directly elsewhere
+        let through_bed = matches!(cell, Cell::ImpactZone | Cell::PileSurface | Cell::Settling);
+        let carry = if through_bed { weight / bed.weight } else { weight };
+        let missing = count as f32 - rendered as f32 * carry;
+        if missing > 0.0 {
+            let total = pdf.time.cdf[TIME_BINS - 1].max(f32::MIN_POSITIVE);
+            let mut prev = 0.0;
+            means[cell_index] = GroupMean {
+                missing,
+                carried: rendered as f32 * carry,
+                time_share: std::array::from_fn(|i| {
+                    let share = (pdf.time.cdf[i] - prev) / total;
+                    prev = pdf.time.cdf[i];
+                    share
+                }),
+            };
+            debug_assert!(pdf.time.lo == 0.0 && pdf.time.hi == WINDOW as f32);
+        }
         // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
         let v_cull = if shapes.cull_share > 0.0 {
             (shapes.cut[cell_index] * pdf.mean_v).max(V_MIN)
@@ -1189,6 +1231,7 @@ mod tests {
                 &shapes,
                 &mut rng,
                 &mut Vec::new(),
+                &mut [GroupMean::default(); CELLS.len()],
                 |c| match c.kind {
                     CollisionKind::GrainGrain => gg += 1,
                     CollisionKind::GrainCup => gc += 1,
@@ -1236,12 +1279,20 @@ mod tests {
             };
             let (mut aimed, mut wall) = (0u64, 0u64);
             for _ in 0..400 {
-                generate(&state(2000.0, 0.3), &setup, &shapes, &mut rng, &mut Vec::new(), |c| {
-                    if let Cell::WallRing(k) = CELLS[c.cell] {
-                        wall += 1;
-                        aimed += u64::from(c.bus == wall_bus(k, 0));
-                    }
-                });
+                generate(
+                    &state(2000.0, 0.3),
+                    &setup,
+                    &shapes,
+                    &mut rng,
+                    &mut Vec::new(),
+                    &mut [GroupMean::default(); CELLS.len()],
+                    |c| {
+                        if let Cell::WallRing(k) = CELLS[c.cell] {
+                            wall += 1;
+                            aimed += u64::from(c.bus == wall_bus(k, 0));
+                        }
+                    },
+                );
             }
             aimed as f64 / wall as f64
         };
@@ -1286,7 +1337,15 @@ mod tests {
                     draws[c.cell] += 1;
                     energy[c.cell] += (c.weight as f64 * c.v0 as f64).powi(2);
                 };
-                generate(&s, &setup(max_per_cell), &shapes, &mut rng, &mut out, &mut add);
+                generate(
+                    &s,
+                    &setup(max_per_cell),
+                    &shapes,
+                    &mut rng,
+                    &mut out,
+                    &mut [GroupMean::default(); CELLS.len()],
+                    &mut add,
+                );
                 out.iter().for_each(add);
             }
             (draws, energy)

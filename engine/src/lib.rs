@@ -58,7 +58,7 @@ use batch::{Prepared, RenderContext, RenderParams, BATCH};
 use cups::{Cup, CupShape};
 use diffuse::DiffuseResonator;
 use friction::Friction;
-use generator::{generate, Collision, CollisionKind, GeneratorSetup, Geometry, NormalMode, WINDOW};
+use generator::{generate, Collision, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, WINDOW};
 use gesture::{Gesture, GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
@@ -202,6 +202,10 @@ pub struct Engine {
     /// Physical collisions per generator cell (`generator::CELLS`) since the last reset,
     /// for the editor's scene view (read-only telemetry; rendering does not use it).
     cell_collisions: [u64; generator::CELLS.len()],
+    /// Per generator cell and cup bus (the surface's last): the running mean of the push
+    /// (N s) one mean-push unit of a grouped cell's draws writes there (`add_group_means`);
+    /// `None` until the cell's first grouped window since the last reset.
+    group_push: [Option<[f32; CUP_BUSES + 1]>; generator::CELLS.len()],
     /// The gestures' mechanics (`gesture`); the gesture the last keyswitch chose
     /// (`gesture::GESTURE_KEYS`), if any; an avalanche asked for (`gesture::AVALANCHE_KEY`).
     gestures: GestureState,
@@ -283,6 +287,7 @@ impl Engine {
             mode_limit: MAX_MODES,
             stats: Stats::default(),
             cell_collisions: [0; generator::CELLS.len()],
+            group_push: [None; generator::CELLS.len()],
             gestures: GestureState::default(),
             key_gesture: None,
             avalanche_request: false,
@@ -469,6 +474,7 @@ impl Engine {
         self.pour = PourState::default();
         self.stats = Stats::default();
         self.cell_collisions = [0; generator::CELLS.len()];
+        self.group_push = [None; generator::CELLS.len()];
         self.key_gesture = None;
         self.gesture_playing = false;
         self.reset_gestures();
@@ -908,12 +914,14 @@ impl Engine {
             }
             cell_collisions[c.cell] += group.1;
         };
-        let physical = generate(&pour, &setup, &self.shapes, &mut rng, pending, |c| {
+        let mut means = [GroupMean::default(); generator::CELLS.len()];
+        let physical = generate(&pour, &setup, &self.shapes, &mut rng, pending, &mut means, |c| {
             // beyond the default budget (tests, inspection): render at once
             count(&mut stats, cell_collisions, c);
             ctx.render(c, grains_ring, cup_ring, scratch);
             stats.written += 1;
         });
+        add_group_means(&means, pending, &params, window_s, &mut self.group_push, cup_ring);
         // injected collisions, then the gestures' impacts (`gesture::draw_burst`), after the
         // pour's: into this window's share while there is room, rendered at once beyond
         let mut gesture_counts = [0u64; 3];
@@ -1230,6 +1238,93 @@ impl Engine {
         }
         self.limiter.process_span(main_l, main_r);
         self.clock += len as u64;
+    }
+}
+
+/// Running mean of a grouped cell's push per mean-push unit: its time constant, s. Long next
+/// to a window (so the few draws of one window do not make the added mean force noisy: it
+/// would be k times too loud at low frequencies), short next to the pour's changes of
+/// place (the pile rising, the aim).
+const GROUP_PUSH_TAU_S: f32 = 0.05;
+
+/// Adds to the cup's force rings the mean push that grouping leaves out of this window's
+/// cells (`generator::GroupMean`): `missing` collisions' worth on each bus, at the running
+/// mean of what one mean-push unit of the cell's draws pushes there (measured from the draws
+/// in `pending`, `collision::cup_push`), spread over the window as the cell's collisions are
+/// (its time bins), after the cup's (or the surface's) travel time. Reference quality groups
+/// nothing, so this adds nothing there. Allocation-free.
+fn add_group_means(
+    means: &[GroupMean; generator::CELLS.len()],
+    pending: &[Collision],
+    params: &RenderParams,
+    window_s: f32,
+    group_push: &mut [Option<[f32; CUP_BUSES + 1]>; generator::CELLS.len()],
+    cup_ring: &mut [Vec<f32>],
+) {
+    if means.iter().all(|m| m.missing <= 0.0) {
+        return;
+    }
+    let k = &params.c;
+    // what this window's draws of each grouped cell push on each bus, N s
+    let mut pushed = [[0.0f32; CUP_BUSES + 1]; generator::CELLS.len()];
+    for c in pending.iter().filter(|c| means[c.cell].missing > 0.0) {
+        if let Some((bus, impulse)) = collision::cup_push(k, c) {
+            pushed[c.cell][bus] += impulse;
+        }
+    }
+    let alpha = 1.0 - (-window_s / GROUP_PUSH_TAU_S).exp();
+    // the missing impulse per bus and time bin, N s, over all cells
+    let mut missing = [[0.0f32; generator::TIME_BINS]; CUP_BUSES + 1];
+    for (cell, m) in means.iter().enumerate() {
+        if m.missing <= 0.0 || m.carried <= 0.0 {
+            continue;
+        }
+        let now = pushed[cell].map(|p| p / m.carried);
+        let mean = match &mut group_push[cell] {
+            Some(mean) => {
+                for (x, y) in mean.iter_mut().zip(now) {
+                    *x += alpha * (y - *x);
+                }
+                *mean
+            }
+            slot => *slot.insert(now),
+        };
+        for (bins, per_unit) in missing.iter_mut().zip(mean) {
+            for (b, share) in bins.iter_mut().zip(m.time_share) {
+                let add = m.missing * per_unit * share;
+                if add.is_finite() && add > 0.0 {
+                    *b += add;
+                }
+            }
+        }
+    }
+    // as a force, N, after the travel time: each bin's impulse spread by a triangle two bins
+    // wide centred on the bin (weights (1 - d / len) / len, d the distance from the centre:
+    // they sum to 1). A staircase of bins would ring the cup at fs / len (3 kHz at 48 kHz)
+    // and its harmonics; the triangle's spectrum is zero there, and the force is continuous.
+    let len = WINDOW / generator::TIME_BINS;
+    let half = len as f32;
+    for (bus, bins) in missing.iter().enumerate() {
+        if bins.iter().all(|&b| b <= 0.0) {
+            continue;
+        }
+        let delay = if bus == SURFACE_BUS {
+            k.surface_delay
+        } else {
+            k.cup_delay
+        };
+        // the ring index of sample 0 of the window less half a bin (the first triangle's start)
+        let start = params.base + delay.round().max(0.0) as u64 - (len / 2) as u64;
+        let ring = &mut cup_ring[bus];
+        for (i, impulse) in bins.iter().enumerate() {
+            let force = impulse * k.sample_rate / half;
+            for j in 0..2 * len {
+                // distance of sample j (of this bin's 2 len) from the centre, in samples
+                let d = (j as f32 + 0.5 - half).abs();
+                let at = start + (i * len + j) as u64;
+                ring[at as usize & params.mask] += force * (1.0 - d / half);
+            }
+        }
     }
 }
 

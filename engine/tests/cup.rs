@@ -3,7 +3,8 @@
 
 use granary_engine::cups::{Cup, CupShape, RINGS};
 use granary_engine::generator::{
-    generate, Cell, CollisionKind, GeneratorSetup, Geometry, NormalMode, Shapes, CELLS, SECTOR_HALF_WIDTH, WINDOW,
+    generate, Cell, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, Shapes, CELLS, SECTOR_HALF_WIDTH,
+    WINDOW,
 };
 use granary_engine::materials::CupMaterial;
 use granary_engine::scene::{PourScene, PourState, SceneInput};
@@ -136,47 +137,55 @@ fn every_cells_collisions_lie_inside_the_cup() {
                 for fill in [0.0f32, 0.2, 0.5, 0.9] {
                     let s = state(&cup, 20_000.0, fill * cup.depth, 3_000.0);
                     for _ in 0..20 {
-                        generate(&s, &setup, &shapes, &mut rng, &mut Vec::new(), |c| {
-                            seen[c.cell] += 1;
-                            let [x, y, z] = c.position;
-                            let r = (x * x + y * y).sqrt();
-                            let id = format!(
-                                "{} x{size} {:?} at fill {fill}: r {r}, z {z}",
-                                shape.id(),
-                                CELLS[c.cell]
-                            );
-                            assert!(r.is_finite() && z.is_finite(), "{id}");
-                            if CELLS[c.cell] == Cell::Surface {
-                                // spills: on the surface the cup stands on, around it
-                                assert!(z == 0.0 && r >= cup.widest_radius(), "{id}");
-                                return;
-                            }
-                            if CELLS[c.cell] == Cell::Stream {
-                                // the stream's collisions are in the air above the pile,
-                                // within the cup's radius there
-                                assert!(z >= s.pile_height_m && r <= cup.radius_at(s.pile_height_m), "{id}");
-                                return;
-                            }
-                            assert!((-1e-6..=cup.depth * (1.0 + 1e-6)).contains(&z), "{id}");
-                            assert!(r <= cup.radius_at(z) * (1.0 + 1e-5), "{id} radius {}", cup.radius_at(z));
-                            if let Cell::WallRing(k) = CELLS[c.cell] {
-                                assert_eq!(c.kind, CollisionKind::GrainCup);
-                                // on the wall, in its ring, in a sector
-                                assert!((r / cup.radius_at(z) - 1.0).abs() < 1e-5, "{id}");
-                                let (lo, hi) = (cup.ring_edges[k], cup.ring_edges[k + 1]);
-                                assert!(z >= lo - 1e-6 && z <= hi + 1e-6, "{id}");
-                                let az = y.atan2(x);
-                                let near = cup.sector_azimuths.iter().any(|a| {
-                                    let d = (az - a + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
-                                        - std::f32::consts::PI;
-                                    d.abs() <= SECTOR_HALF_WIDTH + 1e-4
-                                });
-                                assert!(near, "{id}: azimuth {az}");
-                            }
-                            if CELLS[c.cell] == Cell::CupFloor {
-                                assert!(z == 0.0 && r <= cup.floor_radius, "{id}");
-                            }
-                        });
+                        generate(
+                            &s,
+                            &setup,
+                            &shapes,
+                            &mut rng,
+                            &mut Vec::new(),
+                            &mut [GroupMean::default(); CELLS.len()],
+                            |c| {
+                                seen[c.cell] += 1;
+                                let [x, y, z] = c.position;
+                                let r = (x * x + y * y).sqrt();
+                                let id = format!(
+                                    "{} x{size} {:?} at fill {fill}: r {r}, z {z}",
+                                    shape.id(),
+                                    CELLS[c.cell]
+                                );
+                                assert!(r.is_finite() && z.is_finite(), "{id}");
+                                if CELLS[c.cell] == Cell::Surface {
+                                    // spills: on the surface the cup stands on, around it
+                                    assert!(z == 0.0 && r >= cup.widest_radius(), "{id}");
+                                    return;
+                                }
+                                if CELLS[c.cell] == Cell::Stream {
+                                    // the stream's collisions are in the air above the pile,
+                                    // within the cup's radius there
+                                    assert!(z >= s.pile_height_m && r <= cup.radius_at(s.pile_height_m), "{id}");
+                                    return;
+                                }
+                                assert!((-1e-6..=cup.depth * (1.0 + 1e-6)).contains(&z), "{id}");
+                                assert!(r <= cup.radius_at(z) * (1.0 + 1e-5), "{id} radius {}", cup.radius_at(z));
+                                if let Cell::WallRing(k) = CELLS[c.cell] {
+                                    assert_eq!(c.kind, CollisionKind::GrainCup);
+                                    // on the wall, in its ring, in a sector
+                                    assert!((r / cup.radius_at(z) - 1.0).abs() < 1e-5, "{id}");
+                                    let (lo, hi) = (cup.ring_edges[k], cup.ring_edges[k + 1]);
+                                    assert!(z >= lo - 1e-6 && z <= hi + 1e-6, "{id}");
+                                    let az = y.atan2(x);
+                                    let near = cup.sector_azimuths.iter().any(|a| {
+                                        let d = (az - a + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+                                            - std::f32::consts::PI;
+                                        d.abs() <= SECTOR_HALF_WIDTH + 1e-4
+                                    });
+                                    assert!(near, "{id}: azimuth {az}");
+                                }
+                                if CELLS[c.cell] == Cell::CupFloor {
+                                    assert!(z == 0.0 && r <= cup.floor_radius, "{id}");
+                                }
+                            },
+                        );
                     }
                 }
                 // every cell but the surface (spills need a full cup, `surface.rs`)
