@@ -508,6 +508,8 @@ impl Engine {
         self.last_fill_setting = self.settings.fill;
         self.gains = self.gain_targets();
         self.reset_gestures();
+        // the grouped cells' running mean pushes start afresh, as in a new engine
+        self.group_push = [None; generator::CELLS.len()];
         // the cup is rebuilt at the pour's first window, from its own pile (the listener's
         // distance to the cup counts from the pile's top)
         self.cup_key = None;
