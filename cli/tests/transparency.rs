@@ -10,7 +10,7 @@
 //! means of that many takes are apart by chance alone. The issue's tolerances (1 dB, 0.5 dB,
 //! 10 %) are met where that chance spread is below them.
 //!
-//! The full table (every preset, 8 takes of 8 s each side, about 10 minutes in a release
+//! The full table (every preset, 8 takes of 8 s each side, 7 to 12 minutes in a release
 //! build on 2 cores) is `#[ignore]`d; run it with
 //! `cargo test --release -p granary-cli --test transparency -- --ignored --nocapture`.
 
@@ -79,13 +79,40 @@ fn row(preset: &str, (rt, chance): &(Comparison, Comparison)) -> String {
 const HEADER: &str = "preset                             spectrum dB     envelope dB     crest %\n\
                       \x20                                  rt   chance     rt   chance     rt  chance";
 
+/// Presets whose realtime spectrum is not yet within 1 dB of reference (docs/performance.md,
+/// "Reference quality"), with the figure they must stay under meanwhile, dB.
+const SPECTRUM_NOT_YET: [(&str, f64); 2] = [("sand_wooden_bowl", 3.0), ("sand_onto_concrete", 2.5)];
+/// Presets whose octave bands' crest differs by more than 10 % and the chance spread, with
+/// the figure they must stay under meanwhile.
+const CREST_NOT_YET: [(&str, f64); 4] = [
+    ("fine_glass_beads_tumbler", 0.16),
+    ("sugar_overflowing_a_mug", 0.16),
+    ("plastic_discs_ceramic_cup", 0.13),
+    ("sand_onto_concrete", 0.25),
+];
+
 #[test]
-#[ignore = "slow: about 10 minutes in a release build; see the module's doc"]
+#[ignore = "slow: 7 to 12 minutes in a release build; see the module's doc"]
 fn every_factory_preset_realtime_against_reference() {
     println!("8 takes of 8 s each side; rt: realtime against reference (seeds 1-8); chance: reference (seeds 9-16) against reference (seeds 1-8)");
     println!("{HEADER}");
+    let mut misses = Vec::new();
     for (stem, _) in preset::factory() {
         let f = figures(stem, 8, 8.0);
         println!("{}", row(stem, &f));
+        let limit =
+            |list: &[(&str, f64)], default: f64| list.iter().find(|(id, _)| *id == stem).map_or(default, |l| l.1);
+        let (rt, chance) = &f;
+        // the issue's 1 dB, 100 Hz to 16 kHz
+        if rt.spectrum_db > limit(&SPECTRUM_NOT_YET, 1.0) {
+            misses.push(format!("{stem}: spectrum {:.2} dB", rt.spectrum_db));
+        }
+        // the issue's 10 %, or what chance alone gives for 8 takes
+        if rt.crest > limit(&CREST_NOT_YET, 0.10f64.max(chance.crest)) {
+            misses.push(format!("{stem}: crest {:.1} %", 100.0 * rt.crest));
+        }
+        // the envelope's largest difference is the tail's last grains' (the module's doc):
+        // printed, not checked
     }
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
 }
