@@ -1282,15 +1282,12 @@ fn add_group_means(
             continue;
         }
         let now = pushed[cell].map(|p| p / m.carried);
-        let mean = match &mut group_push[cell] {
-            Some(mean) => {
-                for (x, y) in mean.iter_mut().zip(now) {
-                    *x += alpha * (y - *x);
-                }
-                *mean
-            }
-            slot => *slot.insert(now),
-        };
+        // from zero: a first window's few draws would set the force alone
+        let mean = group_push[cell].get_or_insert([0.0; CUP_BUSES + 1]);
+        for (x, y) in mean.iter_mut().zip(now) {
+            *x += alpha * (y - *x);
+        }
+        let mean = *mean;
         for (bins, per_unit) in missing.iter_mut().zip(mean) {
             for (b, share) in bins.iter_mut().zip(m.time_share) {
                 let add = m.missing * per_unit * share;
