@@ -204,8 +204,8 @@ pub struct Engine {
     cell_collisions: [u64; generator::CELLS.len()],
     /// Per generator cell and cup bus (the surface's last): the running mean of the push
     /// (N s) one mean-push unit of a grouped cell's draws writes there (`add_group_means`);
-    /// `None` until the cell's first grouped window since the last reset.
-    group_push: [Option<[f32; CUP_BUSES + 1]>; generator::CELLS.len()],
+    /// zero at a reset and at a pour's start.
+    group_push: [[f32; CUP_BUSES + 1]; generator::CELLS.len()],
     /// The gestures' mechanics (`gesture`); the gesture the last keyswitch chose
     /// (`gesture::GESTURE_KEYS`), if any; an avalanche asked for (`gesture::AVALANCHE_KEY`).
     gestures: GestureState,
@@ -287,7 +287,7 @@ impl Engine {
             mode_limit: MAX_MODES,
             stats: Stats::default(),
             cell_collisions: [0; generator::CELLS.len()],
-            group_push: [None; generator::CELLS.len()],
+            group_push: [[0.0; CUP_BUSES + 1]; generator::CELLS.len()],
             gestures: GestureState::default(),
             key_gesture: None,
             avalanche_request: false,
@@ -474,7 +474,7 @@ impl Engine {
         self.pour = PourState::default();
         self.stats = Stats::default();
         self.cell_collisions = [0; generator::CELLS.len()];
-        self.group_push = [None; generator::CELLS.len()];
+        self.group_push = [[0.0; CUP_BUSES + 1]; generator::CELLS.len()];
         self.key_gesture = None;
         self.gesture_playing = false;
         self.reset_gestures();
@@ -509,7 +509,7 @@ impl Engine {
         self.gains = self.gain_targets();
         self.reset_gestures();
         // the grouped cells' running mean pushes start afresh, as in a new engine
-        self.group_push = [None; generator::CELLS.len()];
+        self.group_push = [[0.0; CUP_BUSES + 1]; generator::CELLS.len()];
         // the cup is rebuilt at the pour's first window, from its own pile (the listener's
         // distance to the cup counts from the pile's top)
         self.cup_key = None;
@@ -1260,7 +1260,7 @@ fn add_group_means(
     pending: &[Collision],
     params: &RenderParams,
     window_s: f32,
-    group_push: &mut [Option<[f32; CUP_BUSES + 1]>; generator::CELLS.len()],
+    group_push: &mut [[f32; CUP_BUSES + 1]; generator::CELLS.len()],
     cup_ring: &mut [Vec<f32>],
 ) {
     if means.iter().all(|m| m.missing <= 0.0) {
@@ -1282,8 +1282,8 @@ fn add_group_means(
             continue;
         }
         let now = pushed[cell].map(|p| p / m.carried);
-        // from zero: a first window's few draws would set the force alone
-        let mean = group_push[cell].get_or_insert([0.0; CUP_BUSES + 1]);
+        // from zero (a first window's few draws would set the force alone)
+        let mean = &mut group_push[cell];
         for (x, y) in mean.iter_mut().zip(now) {
             *x += alpha * (y - *x);
         }
