@@ -292,7 +292,7 @@ impl Asset {
     }
 
     /// Coefficients `q_k^j` (`term` k - 1) of grid direction `(i, j)` of `field`.
-    fn coefficients(&self, field: usize, i: usize, j: usize, term: usize) -> &[f32] {
+    pub fn coefficients(&self, field: usize, i: usize, j: usize, term: usize) -> &[f32] {
         let h = &self.header;
         let nj = h.coefficients;
         let start = (((field * h.n_theta + i) * h.n_phi + j) * h.terms + term) * nj;

@@ -14,6 +14,7 @@
 pub mod asset;
 pub mod fdtd;
 pub mod fit;
+pub mod moments;
 pub mod pulse;
 pub mod reference;
 pub mod shape;

@@ -1,13 +1,20 @@
 //! `cargo run --release -p granary-grains -- assets/grains [SHAPE...]`: precomputes the
 //! acceleration-noise assets (all shapes when none is named) at `Settings::ASSET`.
+//! `... -- --engine-table engine/src/shape_table.rs` writes the engine's shape table from the
+//! committed assets (`moments::engine_table`).
 
-use granary_grains::asset::{file_name, precompute, Settings};
+use granary_grains::asset::{file_name, precompute, Asset, Settings};
+use granary_grains::moments;
 use granary_grains::shape::{Shape, ShapeKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--engine-table") {
+        args.next();
+        return engine_table(args.next().map(PathBuf::from));
+    }
     let Some(dir) = args.next().map(PathBuf::from) else {
         eprintln!("usage: granary-grains OUTPUT_DIR [SHAPE...]  (shapes: sphere rice lentil disc bean cube stone)");
         return ExitCode::FAILURE;
@@ -60,5 +67,31 @@ fn main() -> ExitCode {
             start.elapsed().as_secs_f64()
         );
     }
+    ExitCode::SUCCESS
+}
+
+/// Writes the engine's shape table from the assets in `assets/grains` beside this crate.
+fn engine_table(out: Option<PathBuf>) -> ExitCode {
+    let Some(out) = out else {
+        eprintln!("usage: granary-grains --engine-table OUTPUT.rs");
+        return ExitCode::FAILURE;
+    };
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/grains"));
+    let mut assets = Vec::new();
+    for kind in ShapeKind::ALL {
+        let path = dir.join(file_name(kind));
+        match Asset::read(&path) {
+            Ok(a) => assets.push((kind, a)),
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Err(e) = std::fs::write(&out, moments::engine_table(&assets)) {
+        eprintln!("{}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    println!("wrote {}", out.display());
     ExitCode::SUCCESS
 }
