@@ -192,7 +192,7 @@ fn hard_short_contacts_excite_high_modes_soft_long_ones_do_not() {
     bank.set_modes(&m, 0.4, 0.0);
     let mut ratio = |duration: f32| {
         let mut force = vec![0.0f32; kernels.taps()];
-        kernels.accumulate(kernels.select(duration, 0.0), 1e-3, 0.0, &mut force);
+        kernels.accumulate(kernels.select(duration, 0.0), [1e-3, 0.0, 0.0], &mut force);
         let out = render(&mut bank, &force, 1, 8192);
         tone_energy(&out, high.freq_hz, fs) / tone_energy(&out, low.freq_hz, fs)
     };

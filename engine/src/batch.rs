@@ -9,7 +9,7 @@
 //! collisions. It renders the engine's collisions only, whose two spheres are the same grain.
 
 use crate::accel_noise::sphere_amplitudes_at;
-use crate::collision::{Constants, Scene, BED_LOSS_LENGTH_M};
+use crate::collision::{self, Constants, Scene, BED_LOSS_LENGTH_M};
 use crate::contact::Body;
 use crate::generator::{Collision, CollisionKind};
 use crate::kernels::{self, PulseKernels, HALF};
@@ -40,6 +40,8 @@ pub(crate) struct Prepared {
     /// (`accel_noise::sphere_amplitudes`).
     a0: [[f32; BATCH]; 2],
     a1: [[f32; BATCH]; 2],
+    /// A shaped grain's second-derivative amplitude (`shape`; zero for spheres).
+    a2: [[f32; BATCH]; 2],
     /// Gains of the left and right channel.
     pan: [[f32; BATCH]; 2],
     /// The cup force pulse's impulse times the group weight (through a bed, what reaches
@@ -71,6 +73,7 @@ impl RenderParams {
         let grain = Body::sphere(elastic, s.grain_radius_m());
         let scene = Scene {
             grain,
+            shape: crate::shape::Shape::of(s.grain_material),
             partner: grain,
             cup: Body::plane(s.cup_material.data().elastic),
             surface: Body::plane(s.surface_material.data().elastic),
@@ -147,14 +150,36 @@ impl RenderContext<'_> {
         // the engine's two spheres are the same grain (`RenderParams::new`)
         debug_assert_eq!(self.p.c.spheres[0], self.p.c.spheres[1]);
         let a = self.p.c.spheres[0].radius_m;
+        let dipole_scale = self.p.c.grain.dipole_scale;
         // Every step below is a loop over the lanes with no call and no branch, so that it
         // compiles to packed SIMD (a loop over lanes with everything in its body does not).
         // PAN eq. 7 and the impulse law, from the per-window constants (`RenderParams`)
         let mut impulse_ns = [0.0f32; BATCH];
         let mut dv = [0.0f32; BATCH];
+        // shaped grains (`shape`): each collision's orientations and contacts, drawn one lane at
+        // a time (`collision::draw_shapes`); spheres skip this
+        let shaped = self.p.c.grain.shaped;
+        let mut draws = [None; BATCH];
+        let (mut impulse_scale, mut ln_shift) = ([1.0f32; BATCH], [0.0f32; BATCH]);
+        if shaped {
+            for (i, c) in batch.iter().take(BATCH).enumerate() {
+                let d = collision::draw_shapes(&self.p.c, c);
+                impulse_scale[i] = d.impulse_scale;
+                ln_shift[i] = d.ln_duration_shift;
+                draws[i] = Some(d);
+            }
+        }
         for i in 0..BATCH {
             impulse_ns[i] = per_v[i] * v0[i].max(1e-9);
             out.ln_duration[i] = ln_d1[i] - 0.2 * ln_v0[i].max(-20.7);
+        }
+        if shaped {
+            for i in 0..BATCH {
+                impulse_ns[i] *= impulse_scale[i];
+                out.ln_duration[i] += ln_shift[i];
+            }
+        }
+        for i in 0..BATCH {
             out.cup_amplitude[i] = impulse_ns[i] * weight[i];
             dv[i] = impulse_ns[i] / self.p.c.spheres[0].mass_kg * weight[i];
         }
@@ -197,8 +222,24 @@ impl RenderContext<'_> {
                 let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, dv[i]);
                 // retarded time t' = t - (r - a) / c (thesis eq. 4.1), in samples
                 times[k][i] = time[i] + (r - a) * self.p.c.samples_per_m;
-                out.a0[k][i] = a0;
-                out.a1[k][i] = a1;
+                // the cube's dipole (`shape`; 1 for a sphere)
+                out.a0[k][i] = a0 * dipole_scale;
+                out.a1[k][i] = a1 * dipole_scale;
+                out.a2[k][i] = 0.0;
+            }
+        }
+        if shaped {
+            // shaped grains replace the spheres' pulses lane by lane (`collision::shaped_pulse`)
+            for (i, c) in batch.iter().take(BATCH).enumerate() {
+                let Some(d) = &draws[i] else { continue };
+                let spheres = if c.kind == CollisionKind::GrainCup { 1 } else { 2 };
+                for k in 0..spheres {
+                    let p = collision::shaped_pulse(&self.p.c, c, k, d, impulse_ns[i]);
+                    times[k][i] = p.time;
+                    out.a0[k][i] = p.a0;
+                    out.a1[k][i] = p.a1;
+                    out.a2[k][i] = p.a2;
+                }
             }
         }
         // constant-power pan across the cup's width
@@ -268,7 +309,7 @@ impl RenderContext<'_> {
             self.kernels
                 .pulse(row, prepared.cell[k][i] as usize, prepared.frac[k][i])
         };
-        let amplitudes = |k: usize| (prepared.a0[k][i], prepared.a1[k][i]);
+        let amplitudes = |k: usize| [prepared.a0[k][i], prepared.a1[k][i], prepared.a2[k][i]];
         // Both spheres' pulses go into one pass (they are microseconds apart and usually
         // share their kernel rows), panned into the two channels. `first` is the earlier
         // pulse's sample; the offsets are from it, so one is 0, and both are when equal.
@@ -302,14 +343,12 @@ impl RenderContext<'_> {
             let scratch_used = &mut scratch[..used];
             scratch_used.fill(0.0);
             if spheres == 1 {
-                self.kernels.accumulate_in(p0, t0.0, t0.1, scratch_used, target);
+                self.kernels.accumulate_in(p0, t0, scratch_used, target);
             } else if o0 == o1 {
                 self.kernels.accumulate_pair_in(p0, t0, p1, t1, scratch_used, target);
             } else {
-                self.kernels
-                    .accumulate_in(p0, t0.0, t0.1, &mut scratch_used[o0..], target);
-                self.kernels
-                    .accumulate_in(p1, t1.0, t1.1, &mut scratch_used[o1..], target);
+                self.kernels.accumulate_in(p0, t0, &mut scratch_used[o0..], target);
+                self.kernels.accumulate_in(p1, t1, &mut scratch_used[o1..], target);
             }
             for (ring, g) in grains.iter_mut().zip(pan_gain) {
                 self.add_into_ring(ring, start, scratch_used, g);
@@ -330,7 +369,7 @@ impl RenderContext<'_> {
             } else {
                 let scratch = &mut scratch[..pulse.taps()];
                 scratch.fill(0.0);
-                self.kernels.accumulate_in(pulse, impulse, 0.0, scratch, target);
+                self.kernels.accumulate_in(pulse, [impulse, 0.0, 0.0], scratch, target);
                 self.add_into_ring(ring, start, scratch, 1.0);
             }
         }
@@ -569,6 +608,7 @@ mod tests {
                         for (s, sphere) in p.heard().iter().enumerate() {
                             assert_eq!(lane(&prepared.a0[s]), sphere.a0.to_bits(), "{what}");
                             assert_eq!(lane(&prepared.a1[s]), sphere.a1.to_bits(), "{what}");
+                            assert_eq!(lane(&prepared.a2[s]), sphere.a2.to_bits(), "{what}");
                             assert_eq!(cell_at(s), cell_of(sphere.time), "{what}");
                         }
                         if let Some(f) = p.cup {
@@ -620,7 +660,7 @@ mod tests {
                 for c in &batch {
                     let [l, r] = &mut want;
                     let p = render_one(&params.c, &e.kernels, c, origin, [l, r], &mut want_cup);
-                    let add_size = |ring: &mut [f32], ln_duration: f32, t: f32, a: (f32, f32), gain: f32| {
+                    let add_size = |ring: &mut [f32], ln_duration: f32, t: f32, a: kernels::Amplitudes, gain: f32| {
                         let mut one = vec![0.0f32; ring.len()];
                         add_pulse(&e.kernels, ln_duration, t, a, gain, &mut one, origin);
                         for (s, x) in ring.iter_mut().zip(one) {
@@ -629,11 +669,17 @@ mod tests {
                     };
                     for (ring, gain) in size.iter_mut().zip(p.pan) {
                         for s in p.heard() {
-                            add_size(ring, p.ln_duration, s.time, (s.a0, s.a1), gain);
+                            add_size(ring, p.ln_duration, s.time, [s.a0, s.a1, s.a2], gain);
                         }
                     }
                     if let Some(f) = p.cup {
-                        add_size(&mut size_cup[f.bus], f.ln_duration, f.time, (f.amplitude, 0.0), 1.0);
+                        add_size(
+                            &mut size_cup[f.bus],
+                            f.ln_duration,
+                            f.time,
+                            [f.amplitude, 0.0, 0.0],
+                            1.0,
+                        );
                     }
                     let last = (origin + p.heard()[0].time as usize + e.kernels.taps()) / len;
                     wrapped += usize::from(last > origin / len);
@@ -693,7 +739,7 @@ mod tests {
             }
             v.extend(p.cup_row.map(|r| r as u32));
             for k in 0..2 {
-                for x in [p.a0[k], p.a1[k], p.pan[k]] {
+                for x in [p.a0[k], p.a1[k], p.a2[k], p.pan[k]] {
                     v.extend(x.map(f32::to_bits));
                 }
             }

@@ -38,9 +38,10 @@ use crate::accel_noise::{sphere_amplitudes_at, SphereSource};
 use crate::contact::{contact, Body, Contact};
 use crate::fastmath;
 use crate::generator::{Collision, CollisionKind};
-use crate::kernels::{PulseKernels, HALF};
+use crate::kernels::{self, PulseKernels, HALF};
 use crate::materials::SPEED_OF_SOUND;
 use crate::modal::SURFACE_BUS;
+use crate::shape::{self, GrainBody, GrainContact, Shape};
 
 /// Speed of a pulse through a loose, dry grain bed a few centimetres deep, m/s. Under the
 /// bed's own weight the contacts are barely loaded and elastic waves are slow: tens to a
@@ -71,6 +72,8 @@ pub struct Sphere {
 pub struct Scene {
     /// The grain: the first sphere of every collision.
     pub grain: Body,
+    /// Its shape (`shape`): both grains of a grain–grain collision have it.
+    pub shape: Shape,
     /// The second sphere of a grain–grain collision (in the engine, another grain).
     pub partner: Body,
     /// What a grain hits in a grain–cup collision (a massive plane of the cup's material).
@@ -98,6 +101,9 @@ pub struct Scene {
 pub struct Constants {
     /// The grain (sphere 0) and the second sphere of a grain–grain collision (sphere 1).
     pub spheres: [Sphere; 2],
+    /// The grain's shape at its size and density (`shape`; `GrainBody::shaped` false: the
+    /// spheres' closed form).
+    pub grain: GrainBody,
     /// Per collision kind (`CollisionKind as usize`): the contact's impulse per unit speed,
     /// m_eff (1 + e) (N s per m/s), and ln of its duration in samples at 1 m/s (PAN eq. 7).
     pub impulse_per_v: [f32; 3],
@@ -129,8 +135,11 @@ impl Constants {
         // j = m_eff (1 + e) v (seed 002 §4) and tau = tau(1) v^(-1/5) (PAN eq. 7)
         let per_kind = [&scene.partner, &scene.cup, &scene.surface]
             .map(|other| contact(&scene.grain, other, 1.0, scene.restitution));
+        let g = &scene.grain;
+        let volume = 4.0 / 3.0 * std::f32::consts::PI * g.radius_m.powi(3);
         Constants {
             spheres: [sphere(&scene.grain), sphere(&scene.partner)],
+            grain: GrainBody::new(scene.shape, 2.0 * g.radius_m, g.mass_kg / volume),
             impulse_per_v: per_kind.map(|c| c.impulse_ns),
             ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
             listener: scene.listener,
@@ -157,10 +166,12 @@ pub struct SpherePulse {
     /// When its sound reaches the listener: the contact's time plus (r - a) / c, samples
     /// into the window (the retarded time of thesis eq. 4.1).
     pub time: f32,
-    /// Amplitudes of the band-limited pulse (Pa s) and its derivative (Pa s^2)
-    /// (`accel_noise::sphere_amplitudes`).
+    /// Amplitudes of the band-limited pulse (Pa s), its derivative (Pa s^2) and its second
+    /// derivative (Pa s^3; a spinning shaped grain's quadrupole, `shape`)
+    /// (`accel_noise::sphere_amplitudes`, `shape::GrainBody::sound`).
     pub a0: f32,
     pub a1: f32,
+    pub a2: f32,
 }
 
 /// The force pulse into the cup.
@@ -230,8 +241,15 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
     // the contact, from its laws at 1 m/s: j = m_eff (1 + e) v0 (seed 002 §4),
     // tau = tau(1 m/s) v0^(-1/5) (PAN eq. 7), so ln tau = ln tau(1 m/s) - ln(v0) / 5
     // (v0 at least 1e-9 m/s in both, ln 1e-9 = -20.7)
-    let impulse_ns = k.impulse_per_v[kind] * c.v0.max(1e-9);
-    let ln_duration = k.ln_duration_at_1[kind] - 0.2 * c.ln_v0.max(-20.7);
+    let mut impulse_ns = k.impulse_per_v[kind] * c.v0.max(1e-9);
+    let mut ln_duration = k.ln_duration_at_1[kind] - 0.2 * c.ln_v0.max(-20.7);
+    // shaped grains: their orientations and contacts change the effective mass and the
+    // Hertz radius (`shape`)
+    let draw = k.grain.shaped.then(|| draw_shapes(k, c));
+    if let Some(d) = &draw {
+        impulse_ns *= d.impulse_scale;
+        ln_duration += d.ln_duration_shift;
+    }
     // thesis 4.1 / 5.3: the grain accelerates along n, the second sphere along -n
     let mut spheres = [SpherePulse::default(); 2];
     // on the surface, the second sphere is the grain's image in the ground (seed 002
@@ -242,7 +260,10 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
         CollisionKind::GrainCup => 1,
     };
     for (s, sign) in [1.0f32, -1.0].into_iter().enumerate().take(heard) {
-        spheres[s] = sphere_pulse(k, c, s, sign, impulse_ns);
+        spheres[s] = match &draw {
+            Some(d) => shaped_pulse(k, c, s, d, impulse_ns),
+            None => sphere_pulse(k, c, s, sign, impulse_ns),
+        };
     }
     // the force pulse into the cup, heard after the cup's travel time
     let cup = cup_push(k, c).map(|(bus, amplitude)| match c.kind {
@@ -278,7 +299,11 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
 /// stands for (`Collision::bed_weight`; 0: it writes none).
 #[inline]
 pub fn cup_push(k: &Constants, c: &Collision) -> Option<(usize, f32)> {
-    let impulse_ns = k.impulse_per_v[c.kind as usize] * c.v0.max(1e-9) * c.weight;
+    let mut impulse_ns = k.impulse_per_v[c.kind as usize] * c.v0.max(1e-9);
+    if k.grain.shaped {
+        impulse_ns *= draw_shapes(k, c).impulse_scale;
+    }
+    let impulse_ns = impulse_ns * c.weight;
     match c.kind {
         CollisionKind::GrainCup | CollisionKind::GrainSurface => Some((c.bus, impulse_ns)),
         CollisionKind::GrainGrain if c.bed_weight > 0.0 => Some((
@@ -322,6 +347,9 @@ fn sphere_pulse(k: &Constants, c: &Collision, s: usize, sign: f32, impulse_ns: f
     // thesis eq. 4.1-4.2: the near-field amplitude rho0 a^3 cos(theta) dv / (2 r^2) and r/c
     // times it for the derivative
     let (a0, a1) = sphere_amplitudes_at(a, r, inv_r, cos_theta, delta_v);
+    // a grain that behaves as a sphere but for its dipole's size (`shape`: the cube)
+    let scale = k.grain.dipole_scale;
+    let (a0, a1) = (a0 * scale, a1 * scale);
     SpherePulse {
         distance_m: r,
         cos_theta,
@@ -331,6 +359,111 @@ fn sphere_pulse(k: &Constants, c: &Collision, s: usize, sign: f32, impulse_ns: f
         time: c.time + (r - a) * k.samples_per_m,
         a0,
         a1,
+        a2: 0.0,
+    }
+}
+
+/// What a collision's shaped grains draw (`draw_shapes`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapeDraw {
+    /// Each grain's orientation, body to world (grain 0 the first sphere, grain 1 the second
+    /// of a grain–grain collision; unused otherwise).
+    pub rotation: [[[f32; 3]; 3]; 2],
+    /// Where each is touched (`GrainBody::contact`), grain 0 pushed along `n`, grain 1 along
+    /// `-n`.
+    pub contact: [GrainContact; 2],
+    /// The impulse over the spheres' (`m_eff` over the spheres' `m_eff`).
+    pub impulse_scale: f32,
+    /// ln of the contact duration over the spheres' (PAN eq. 7).
+    pub ln_duration_shift: f32,
+}
+
+/// A hash of collision `c` (its time and position): the seed of its grains' orientations.
+#[inline(always)]
+pub fn collision_hash(c: &Collision) -> u32 {
+    let h = shape::hash32(c.position[2].to_bits());
+    let h = shape::hash32(c.position[1].to_bits() ^ h);
+    let h = shape::hash32(c.position[0].to_bits() ^ h);
+    shape::hash32(c.time.to_bits() ^ h)
+}
+
+/// The orientations and contacts of collision `c`'s shaped grains (`shape`), and what they
+/// do to the contact: the effective mass `1/m_eff = Σ (1/m + (x × n)ᵀ I⁻¹ (x × n))` over the
+/// grains that move (two in a grain–grain collision; the cup and the ground do not), and the
+/// Hertz radius, `1/R* = Σ 1/R` over the grains' surfaces (the cup and the ground are planes).
+/// PAN eq. 7: `tau ∝ m_eff^(2/5) R*^(-1/5)`; the sphere's `m_eff` is `m/2` or `m` and its
+/// `R*` is `a/2` or `a`.
+#[inline(always)]
+pub fn draw_shapes(k: &Constants, c: &Collision) -> ShapeDraw {
+    let g = &k.grain;
+    let seed = collision_hash(c);
+    let rotation = [
+        shape::rotation(seed),
+        shape::rotation(shape::hash32(seed ^ 0x9e37_79b9)),
+    ];
+    let n = c.normal;
+    let contact = [
+        g.contact(&rotation[0], n),
+        g.contact(&rotation[1], [-n[0], -n[1], -n[2]]),
+    ];
+    let both = if c.kind == CollisionKind::GrainGrain { 1.0 } else { 0.0 };
+    let inv_m = 1.0 / g.mass_kg;
+    let sphere = inv_m * (1.0 + both);
+    let inv_m_eff = sphere + contact[0].compliance + both * contact[1].compliance;
+    let impulse_scale = sphere / inv_m_eff;
+    let inv_r_star = 1.0 / contact[0].radius_m + both / contact[1].radius_m;
+    let r_ratio = (1.0 + both) / (g.radius_m * inv_r_star);
+    ShapeDraw {
+        rotation,
+        contact,
+        impulse_scale,
+        ln_duration_shift: 0.4 * fastmath::ln(impulse_scale) - 0.2 * fastmath::ln(r_ratio),
+    }
+}
+
+/// Grain `s` of collision `c` as a shaped grain (`shape::GrainBody::sound`), drawn as `d`,
+/// after the impulse `impulse_ns`: grain 0 pushed along `n`; grain 1 the second grain
+/// (pushed along `-n`), or on the ground grain 0's image (seed 002 §5.2.2: the field of the
+/// grain mirrored in the contact plane, heard from the mirrored listener).
+#[inline(always)]
+pub fn shaped_pulse(k: &Constants, c: &Collision, s: usize, d: &ShapeDraw, impulse_ns: f32) -> SpherePulse {
+    let g = &k.grain;
+    let image = s == 1 && c.kind == CollisionKind::GrainSurface;
+    let own = if image { 0 } else { s };
+    let (q, gc) = (&d.rotation[own], &d.contact[own]);
+    let n = c.normal;
+    // the grain's centre: the contact point less the contact's offset from the centre
+    let x = shape::mul(q, gc.x);
+    let mut centre: [f32; 3] = std::array::from_fn(|j| c.position[j] - x[j]);
+    if image {
+        // mirrored in the contact plane through the contact point
+        let h = (0..3).map(|j| (centre[j] - c.position[j]) * n[j]).sum::<f32>();
+        centre = std::array::from_fn(|j| centre[j] - 2.0 * h * n[j]);
+    }
+    let mut dir: [f32; 3] = std::array::from_fn(|j| k.listener[j] - centre[j]);
+    let r = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2])
+        .sqrt()
+        .max(g.radius_m * 1.01);
+    let inv_r = 1.0 / r;
+    // cosine between the push and the way to the listener (for inspection)
+    let sign = if s == 1 { -1.0 } else { 1.0 };
+    let cos_theta = sign * (n[0] * dir[0] + n[1] * dir[1] + n[2] * dir[2]) * inv_r;
+    if image {
+        // the image's field at the listener is the grain's at the mirrored direction
+        let h = dir[0] * n[0] + dir[1] * n[1] + dir[2] * n[2];
+        dir = std::array::from_fn(|j| dir[j] - 2.0 * h * n[j]);
+    }
+    let dir_body = shape::mul_t(q, dir.map(|x| x * inv_r));
+    let j = impulse_ns * c.weight;
+    let [a0, a1, a2] = g.sound(gc, dir_body, inv_r, j);
+    SpherePulse {
+        distance_m: r,
+        cos_theta,
+        delta_v: j / g.mass_kg,
+        time: c.time + (r - g.radius_m) * k.samples_per_m,
+        a0,
+        a1,
+        a2,
     }
 }
 
@@ -360,7 +493,7 @@ pub fn render_one(
     let p = physics(k, c);
     for (ring, gain) in grains.into_iter().zip(p.pan) {
         for s in p.heard() {
-            add_pulse(kernels, p.ln_duration, s.time, (s.a0, s.a1), gain, ring, origin);
+            add_pulse(kernels, p.ln_duration, s.time, [s.a0, s.a1, s.a2], gain, ring, origin);
         }
     }
     if let Some(f) = p.cup {
@@ -368,7 +501,7 @@ pub fn render_one(
             kernels,
             f.ln_duration,
             f.time,
-            (f.amplitude, 0.0),
+            [f.amplitude, 0.0, 0.0],
             1.0,
             &mut cup[f.bus],
             origin,
@@ -385,7 +518,7 @@ pub fn add_pulse(
     kernels: &PulseKernels,
     ln_duration: f32,
     time: f32,
-    (a0, a1): (f32, f32),
+    amplitudes: kernels::Amplitudes,
     gain: f32,
     ring: &mut [f32],
     origin: usize,
@@ -394,7 +527,7 @@ pub fn add_pulse(
     let whole = time.floor();
     let pulse = kernels.select_ln(ln_duration, time - whole);
     let mut taps = vec![0.0f32; pulse.taps()];
-    kernels.accumulate(pulse, a0, a1, &mut taps);
+    kernels.accumulate(pulse, amplitudes, &mut taps);
     // the kernel's tap i lands on the sample whole + i - HALF
     let start = origin + whole as usize - HALF;
     for (i, x) in taps.iter().enumerate() {
@@ -428,6 +561,7 @@ mod tests {
         let grain = Body::sphere(GrainMaterial::GlassBeads2.data().elastic, 1e-3);
         Scene {
             grain,
+            shape: Shape::Sphere,
             partner: grain,
             cup: Body::plane(CupMaterial::Steel.data().elastic),
             surface: Body::plane(crate::materials::SurfaceMaterial::Wood.data().elastic),

@@ -49,6 +49,9 @@ pub mod preset;
 pub mod render;
 pub mod scene;
 pub mod settings;
+pub mod shape;
+#[rustfmt::skip]
+mod shape_table;
 pub mod simd;
 pub mod stream;
 pub mod surface;

@@ -211,6 +211,7 @@ impl ContactSetup {
         let (d, th) = (self.distance_m, self.angle_rad);
         Scene {
             grain: self.body_a(),
+            shape: granary_engine::shape::Shape::Sphere,
             partner: self.body_b(),
             cup: self.body_b(),
             surface: self.body_b(),
@@ -336,7 +337,7 @@ impl ContactSetup {
             // long enough that no pulse wraps around to the start: tap i of a pulse lands
             // on sample floor(time) + i
             let mut buf = vec![0.0f32; n + s.time as usize + kernels.taps()];
-            collision::add_pulse(&kernels, p.ln_duration, s.time, (s.a0, s.a1), 1.0, &mut buf, HALF);
+            collision::add_pulse(&kernels, p.ln_duration, s.time, [s.a0, s.a1, s.a2], 1.0, &mut buf, HALF);
             let mut filter = SphereFilter::new(sample_rate, sphere.radius_m);
             for (o, x) in out.iter_mut().zip(&buf) {
                 *o += filter.process(*x);

@@ -1,0 +1,451 @@
+//! Grains that are not spheres (seed 001, Chadwick, Zheng & James, *Precomputed Acceleration
+//! Noise*, §4; docs/grains.md).
+//!
+//! The offline crate `grains/` solves the wave equation round each shape for a pulse in each
+//! of its six rigid-body degrees of freedom and stores the fields (`assets/grains/`). A
+//! contact lasts tens of microseconds, far longer than the air takes to cross a grain, so at
+//! audio frequencies a field is its first time moments (`granary_grains::moments`): per
+//! degree of freedom a near-field dipole `N`, a far-field dipole `F` and, for a spin, a
+//! far-field quadrupole `Q`. `shape_table.rs` holds them per shape, generated from the assets
+//! (checked by grains/tests/engine_table.rs), per power of the grain's equivalent-volume
+//! diameter `d`; `GrainBody` scales them to a grain and `GrainBody::sound` sums them.
+//!
+//! A collision (`GrainBody::contact`): the grain's orientation is a uniform random rotation
+//! (Shoemake 1992), drawn from a hash of the collision (so the same collision always draws
+//! the same orientation, whatever the host's blocks). The grain touches where its surface's
+//! outward normal is against the push; the point, its curvature and the grain's response use
+//! the ellipsoid with the grain's inertia (for an ellipsoid exact; for the disc, bean and stone
+//! the ellipsoid of the same second moments). The impulse `j` along the normal gives
+//!
+//! - `Δv = j n / m` and `Δω = I⁻¹ (x × n) j` (`x` the contact point from the centre of mass),
+//! - an effective mass `1/m_eff = Σ (1/m + (x × n)ᵀ I⁻¹ (x × n))` over the bodies that move:
+//!   a grain hit off its centre spins and takes less impulse than a sphere;
+//! - a Hertz contact whose radius is the geometric mean of the principal radii of curvature at
+//!   the contact (PAN eq. 7: `tau ∝ m_eff^(2/5) R^(-1/5) v^(-1/5)`), so a rice grain hit on its
+//!   end rings shorter than one hit on its side.
+//!
+//! The pressure, seed 001 eq. 18–20 reduced to moments (`granary_grains::moments`):
+//!
+//! ```text
+//! p(t) = Σ_f [ N_f(r̂) a_f(t')/r² + F_f(r̂) a_f'(t')/r + Q_f(r̂) a_f''(t')/r ]
+//! ```
+//!
+//! over the six accelerations `a_f` (which all have the contact's half-sine in time, PAN eq.
+//! 6, so `N`, `F`, `Q` become three amplitudes of the band-limited pulse, its derivative and
+//! its second derivative: `kernels`). A sphere (and every grain that behaves like one: the
+//! cube, whose dipole is isotropic, whose spins push no dipole and whose equivalent ellipsoid
+//! is a sphere) keeps the closed form of `accel_noise` (`GrainBody::shaped` is false); the
+//! cube's dipole is the asset's, 11 % above a sphere's of its volume (`dipole_scale`).
+
+use crate::fastmath;
+use crate::materials::GrainMaterial;
+pub use crate::shape_table::SHAPES;
+
+/// One shape's reduced fields and mass properties (`shape_table.rs`), each divided by the
+/// power of the equivalent-volume diameter `d` it scales with. Body frame: origin at the
+/// centre of mass, axes those of `granary_grains::shape`. Degrees of freedom in the order
+/// x, y, z; rows index the degree of freedom, columns the direction `r̂`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapeData {
+    pub name: &'static str,
+    /// Volume / d³ (π/6 to the voxel sums' accuracy).
+    pub volume_per_d3: f64,
+    /// Inertia per unit density / d⁵ (m⁵ / m⁵).
+    pub inertia_per_d5: [[f64; 3]; 3],
+    /// The solver's low-frequency dipole D_ij / d³ (the far field of a translation along j is
+    /// ρ0 D_ij r̂_i ȧ_j / (c r)).
+    pub dipole_per_d3: [[f64; 3]; 3],
+    /// Near field per m/s² (translations, / d³) and per rad/s² (rotations, / d⁴): `N_f(r̂) =
+    /// r̂ · row f`, Pa m².
+    pub near_t: [[f64; 3]; 3],
+    pub near_r: [[f64; 3]; 3],
+    /// Dipole far field, `F_f(r̂) = r̂ · row f`, Pa m s (translations / d³, rotations / d⁴).
+    pub far_t: [[f64; 3]; 3],
+    pub far_r: [[f64; 3]; 3],
+    /// Quadrupole far field of the rotations, `Q_f(r̂) = r̂ᵀ quad_r[f] r̂`, Pa m s² / d⁵.
+    pub quad_r: [[[f64; 3]; 3]; 3],
+}
+
+/// A grain's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Shape {
+    #[default]
+    Sphere,
+    Rice,
+    Lentil,
+    Disc,
+    Bean,
+    Cube,
+    Stone,
+}
+
+impl Shape {
+    /// In the table's order.
+    pub const ALL: [Shape; 7] = [
+        Shape::Sphere,
+        Shape::Rice,
+        Shape::Lentil,
+        Shape::Disc,
+        Shape::Bean,
+        Shape::Cube,
+        Shape::Stone,
+    ];
+
+    pub fn data(self) -> &'static ShapeData {
+        &SHAPES[self as usize]
+    }
+
+    /// Stable identifier (the asset's name).
+    pub fn id(self) -> &'static str {
+        self.data().name
+    }
+
+    pub fn from_id(id: &str) -> Option<Shape> {
+        Shape::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// What the shape is (docs/grains.md, "The shapes", with the sources).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Shape::Sphere => "sphere",
+            Shape::Rice => "prolate spheroid, length/width 3.5 (long axis x)",
+            Shape::Lentil => "oblate spheroid, diameter/thickness 2.75 (axis z)",
+            Shape::Disc => "flat cylinder, diameter/thickness 3 (axis z)",
+            Shape::Bean => "ellipsoid 10 : 7.5 : 8 cut flat, with a groove (flat side -z)",
+            Shape::Cube => "cube",
+            Shape::Stone => "ellipsoid 1 : 0.75 : 0.55 with a smooth ±15 % perturbation",
+        }
+    }
+
+    /// The shape of a grain material's grains.
+    pub fn of(material: GrainMaterial) -> Shape {
+        match material {
+            GrainMaterial::Sugar | GrainMaterial::Salt => Shape::Cube,
+            GrainMaterial::Rice => Shape::Rice,
+            GrainMaterial::Lentils => Shape::Lentil,
+            GrainMaterial::CoffeeBeans => Shape::Bean,
+            GrainMaterial::PlasticDiscs4 => Shape::Disc,
+            GrainMaterial::Gravel => Shape::Stone,
+            GrainMaterial::FineSand
+            | GrainMaterial::GlassBeads05
+            | GrainMaterial::GlassBeads1
+            | GrainMaterial::GlassBeads2
+            | GrainMaterial::SteelShot1 => Shape::Sphere,
+        }
+    }
+}
+
+type M3 = [[f32; 3]; 3];
+
+/// A shape at a grain's size and density: what a collision reads (f32, SI units).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GrainBody {
+    pub shape: Shape,
+    /// Equivalent-volume radius, m, and mass, kg.
+    pub radius_m: f32,
+    pub mass_kg: f32,
+    /// False: the grain renders as a sphere (`accel_noise`) with its dipole times
+    /// `dipole_scale` (the module doc); true: `contact` and `sound`.
+    pub shaped: bool,
+    pub dipole_scale: f32,
+    /// Inverse inertia tensor, body frame, 1/(kg m²).
+    pub inv_inertia: M3,
+    /// The equivalent ellipsoid `xᵀ S⁻¹ x = 1` (`S`, m²) and `sqrt(det S)`, m³.
+    pub ellipsoid: M3,
+    pub sqrt_det: f32,
+    /// `N`, `F` rows per degree of freedom (Tx Ty Tz Rx Ry Rz) and the spins' `Q`, scaled to
+    /// the grain (`ShapeData`).
+    pub near: [[f32; 3]; 6],
+    pub far: [[f32; 3]; 6],
+    pub quad: [M3; 3],
+}
+
+impl GrainBody {
+    /// `shape` with equivalent-volume diameter `diameter_m` and density `density` (kg/m³).
+    pub fn new(shape: Shape, diameter_m: f32, density: f32) -> GrainBody {
+        let s = shape.data();
+        let d = diameter_m as f64;
+        let rho = density as f64;
+        let (d3, d4, d5) = (d.powi(3), d.powi(4), d.powi(5));
+        let volume = s.volume_per_d3 * d3;
+        let inertia = s.inertia_per_d5.map(|r| r.map(|x| x * d5 * rho));
+        let mass = rho * volume;
+        // the ellipsoid of the same second moments: J = ∫ x xᵀ dm / m = (tr(I)/2) 1 - I (per
+        // unit mass), and an ellipsoid's J is diag(a², b², c²)/5, so S = 5 J
+        let tr = inertia[0][0] + inertia[1][1] + inertia[2][2];
+        let ellipsoid: [[f64; 3]; 3] = std::array::from_fn(|i| {
+            std::array::from_fn(|j| 5.0 * ((if i == j { tr / 2.0 } else { 0.0 }) - inertia[i][j]) / mass)
+        });
+        let scale = |m: &[[f64; 3]; 3], k: f64| m.map(|r| r.map(|x| (x * k) as f32));
+        let (nt, nr) = (scale(&s.near_t, d3), scale(&s.near_r, d4));
+        let (ft, fr) = (scale(&s.far_t, d3), scale(&s.far_r, d4));
+        let isotropic = matches!(shape, Shape::Sphere | Shape::Cube);
+        let dipole = (s.dipole_per_d3[0][0] + s.dipole_per_d3[1][1] + s.dipole_per_d3[2][2]) / 3.0;
+        GrainBody {
+            shape,
+            radius_m: 0.5 * diameter_m,
+            mass_kg: mass as f32,
+            shaped: !isotropic,
+            // a sphere's D is a³/2 = d³/16: the closed form for spheres, the asset's otherwise
+            dipole_scale: if shape == Shape::Sphere {
+                1.0
+            } else {
+                (16.0 * dipole) as f32
+            },
+            inv_inertia: inverse(&inertia).map(|r| r.map(|x| x as f32)),
+            ellipsoid: ellipsoid.map(|r| r.map(|x| x as f32)),
+            sqrt_det: det(&ellipsoid).max(0.0).sqrt() as f32,
+            near: [nt[0], nt[1], nt[2], nr[0], nr[1], nr[2]],
+            far: [ft[0], ft[1], ft[2], fr[0], fr[1], fr[2]],
+            quad: s.quad_r.map(|q| scale(&q, d5)),
+        }
+    }
+
+    /// The grain's part in a collision that pushes it along the world unit vector `push`:
+    /// its orientation `q` (body to world, `rotation`), and where and how it is touched.
+    #[inline(always)]
+    pub fn contact(&self, q: &M3, push: [f32; 3]) -> GrainContact {
+        // the push in the body frame; the contact is where the outward normal is -push
+        let n = mul_t(q, push);
+        let m = [-n[0], -n[1], -n[2]];
+        // the ellipsoid's point with outward normal m: x = S m / sqrt(mᵀ S m)
+        let sm = mul(&self.ellipsoid, m);
+        let h2 = (m[0] * sm[0] + m[1] * sm[1] + m[2] * sm[2]).max(1e-30);
+        let inv_h = 1.0 / h2.sqrt();
+        let x = [sm[0] * inv_h, sm[1] * inv_h, sm[2] * inv_h];
+        // the product of the principal radii of curvature there is det S / (mᵀ S m)², so
+        // their geometric mean is sqrt(det S) / (mᵀ S m)
+        let radius = self.sqrt_det / h2;
+        // torque arm per unit impulse, and the spin it gives
+        let u = cross(x, n);
+        let spin = mul(&self.inv_inertia, u);
+        GrainContact {
+            n,
+            x,
+            radius_m: radius,
+            compliance: u[0] * spin[0] + u[1] * spin[1] + u[2] * spin[2],
+            spin,
+        }
+    }
+
+    /// The amplitudes `[a0, a1, a2]` of the band-limited pulse, its derivative and its second
+    /// derivative (`kernels`) for a grain touched as `c`, heard at distance `1/inv_r` (m) in body-frame direction `dir` (unit), after an impulse `j` (N s, times
+    /// the collision's weight): the module doc's sum, with `a_f = Δv_f` or `Δω_f` times the
+    /// unit-area pulse.
+    #[inline(always)]
+    pub fn sound(&self, c: &GrainContact, dir: [f32; 3], inv_r: f32, j: f32) -> [f32; 3] {
+        let inv_m = 1.0 / self.mass_kg;
+        let dv = [c.n[0] * inv_m, c.n[1] * inv_m, c.n[2] * inv_m];
+        let dw = c.spin;
+        let dot = |v: [f32; 3]| dir[0] * v[0] + dir[1] * v[1] + dir[2] * v[2];
+        let mut near = 0.0;
+        let mut far = 0.0;
+        for f in 0..3 {
+            near += dot(self.near[f]) * dv[f] + dot(self.near[f + 3]) * dw[f];
+            far += dot(self.far[f]) * dv[f] + dot(self.far[f + 3]) * dw[f];
+        }
+        let mut quad = 0.0;
+        for f in 0..3 {
+            quad += dot(mul(&self.quad[f], dir)) * dw[f];
+        }
+        [near * j * inv_r * inv_r, far * j * inv_r, quad * j * inv_r]
+    }
+}
+
+/// Where and how a collision touches a grain (`GrainBody::contact`), body frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GrainContact {
+    /// The push's direction (unit).
+    pub n: [f32; 3],
+    /// The contact point from the centre of mass, m.
+    pub x: [f32; 3],
+    /// Geometric mean of the principal radii of curvature there, m.
+    pub radius_m: f32,
+    /// `(x × n)ᵀ I⁻¹ (x × n)`, 1/kg: the spin's share of the grain's compliance.
+    pub compliance: f32,
+    /// `I⁻¹ (x × n)`: the spin per unit impulse, rad/s per N s.
+    pub spin: [f32; 3],
+}
+
+/// A 32-bit integer hash (Wellons' "lowbias32"): full avalanche, cheap in SIMD lanes.
+#[inline(always)]
+pub fn hash32(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^ (x >> 16)
+}
+
+/// A uniform random rotation (body to world) from the hash `h` (Shoemake, "Uniform random
+/// rotations", Graphics Gems III, 1992: a unit quaternion from three uniforms).
+#[inline(always)]
+pub fn rotation(h: u32) -> M3 {
+    let unit = |x: u32| (x >> 8) as f32 * (1.0 / 16_777_216.0);
+    let h1 = hash32(h ^ 0x68e3_1da4);
+    let h2 = hash32(h ^ 0xb529_7a4d);
+    let h3 = hash32(h ^ 0x1b56_c4e9);
+    let u1 = unit(h1);
+    // angles in [-pi, pi): uniform all the same
+    let t1 = (unit(h2) - 0.5) * std::f32::consts::TAU;
+    let t2 = (unit(h3) - 0.5) * std::f32::consts::TAU;
+    let (s1, c1) = fastmath::sin_cos(t1);
+    let (s2, c2) = fastmath::sin_cos(t2);
+    let (a, b) = ((1.0 - u1).max(0.0).sqrt(), u1.sqrt());
+    let (w, x, y, z) = (b * c2, a * s1, a * c1, b * s2);
+    [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - w * z),
+            2.0 * (x * z + w * y),
+        ],
+        [
+            2.0 * (x * y + w * z),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - w * x),
+        ],
+        [
+            2.0 * (x * z - w * y),
+            2.0 * (y * z + w * x),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ]
+}
+
+/// `m v`.
+#[inline(always)]
+pub fn mul(m: &M3, v: [f32; 3]) -> [f32; 3] {
+    std::array::from_fn(|i| m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2])
+}
+
+/// `mᵀ v`.
+#[inline(always)]
+pub fn mul_t(m: &M3, v: [f32; 3]) -> [f32; 3] {
+    std::array::from_fn(|i| m[0][i] * v[0] + m[1][i] * v[1] + m[2][i] * v[2])
+}
+
+#[inline(always)]
+pub fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn det(m: &[[f64; 3]; 3]) -> f64 {
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+}
+
+fn inverse(m: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    let d = det(m);
+    let c = |i: usize, j: usize| {
+        let (r0, r1) = ((i + 1) % 3, (i + 2) % 3);
+        let (c0, c1) = ((j + 1) % 3, (j + 2) % 3);
+        m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0]
+    };
+    // the inverse is the transposed cofactor matrix over the determinant
+    std::array::from_fn(|i| std::array::from_fn(|j| c(j, i) / d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_in_shape_order() {
+        for s in Shape::ALL {
+            assert_eq!(Shape::from_id(s.id()), Some(s));
+        }
+    }
+
+    #[test]
+    fn rotations_are_rotations() {
+        for h in 0..1000u32 {
+            let q = rotation(hash32(h));
+            for i in 0..3 {
+                for j in 0..3 {
+                    let dot: f32 = (0..3).map(|k| q[k][i] * q[k][j]).sum();
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!((dot - want).abs() < 1e-5, "{h}: {q:?}");
+                }
+            }
+            let d = det(&q.map(|r| r.map(|x| x as f64)));
+            assert!((d - 1.0).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn rotations_are_uniform() {
+        // a uniform rotation carries +z to a uniform direction: its z component is uniform
+        // on [-1, 1] (mean 0, mean square 1/3)
+        let n = 20_000;
+        let (mut m1, mut m2) = (0.0f64, 0.0f64);
+        for h in 0..n {
+            let z = rotation(hash32(h))[2][2] as f64;
+            m1 += z;
+            m2 += z * z;
+        }
+        assert!((m1 / n as f64).abs() < 0.02, "{}", m1 / n as f64);
+        assert!((m2 / n as f64 - 1.0 / 3.0).abs() < 0.01, "{}", m2 / n as f64);
+    }
+
+    #[test]
+    fn sphere_contact_is_a_sphere() {
+        let g = GrainBody::new(Shape::Sphere, 2e-3, 2500.0);
+        let q = rotation(hash32(7));
+        let c = g.contact(&q, [0.0, 0.0, 1.0]);
+        assert!((c.radius_m - 1e-3).abs() < 1e-8, "{}", c.radius_m);
+        assert!(c.compliance.abs() < 1e-6 / g.mass_kg);
+        let mass = 2500.0 * std::f32::consts::PI / 6.0 * 8e-9;
+        assert!((g.mass_kg / mass - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn rice_hit_off_centre_spins_and_is_sharper_at_the_end() {
+        let g = GrainBody::new(Shape::Rice, 2.8e-3, 1450.0);
+        let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        // pushed along its long axis (x): hit on its tip, no spin, small radius
+        let tip = g.contact(&id, [1.0, 0.0, 0.0]);
+        // pushed across it: hit on its side, no spin, large radius
+        let side = g.contact(&id, [0.0, 0.0, 1.0]);
+        // pushed at 45 degrees: off the centre line, it spins
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        let oblique = g.contact(&id, [s, 0.0, s]);
+        assert!(tip.compliance.abs() < 1e-3 / g.mass_kg && side.compliance.abs() < 1e-3 / g.mass_kg);
+        assert!(
+            oblique.compliance > 0.3 / g.mass_kg,
+            "{}",
+            oblique.compliance * g.mass_kg
+        );
+        assert!(oblique.spin[1].abs() > 0.0 && oblique.spin[0] == 0.0);
+        // a prolate spheroid of semi-axes a > b = c has both principal radii b²/a at its tip;
+        // at its side a²/b (along it) and b (round it), whose geometric mean is a
+        let e = g.ellipsoid;
+        let (a, b) = (e[0][0].sqrt(), e[1][1].sqrt());
+        assert!(
+            (tip.radius_m - b * b / a).abs() < 1e-3 * b,
+            "{} {}",
+            tip.radius_m,
+            b * b / a
+        );
+        assert!((side.radius_m - a).abs() < 1e-3 * a, "{} {a}", side.radius_m);
+    }
+
+    #[test]
+    fn a_translating_grain_sounds_as_its_dipole() {
+        // the near field of a push along the body's x axis, heard on that axis, is
+        // rho0 D_xx dv / r^2 (seed 002 eq. 16 with D for a³/2)
+        let g = GrainBody::new(Shape::Rice, 2.8e-3, 1450.0);
+        let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let c = g.contact(&id, [1.0, 0.0, 0.0]);
+        let r = 0.3;
+        let [a0, a1, a2] = g.sound(&c, [1.0, 0.0, 0.0], 1.0 / r, 1e-6);
+        let dxx = Shape::Rice.data().dipole_per_d3[0][0] as f32 * 2.8e-3f32.powi(3);
+        let want = crate::materials::AIR_DENSITY * dxx * (1e-6 / g.mass_kg) / (r * r);
+        assert!((a0 / want - 1.0).abs() < 0.01, "{a0} {want}");
+        assert!((a1 / (want * r / crate::materials::SPEED_OF_SOUND) - 1.0).abs() < 0.01);
+        assert!(a2.abs() < 1e-6 * a1.abs());
+    }
+}
