@@ -212,7 +212,14 @@ fn an_injected_collision_sounds_as_the_exact_rigid_sphere_solution_below_the_ban
         ),
         (GrainMaterial::SteelShot1, 2.0, 44_100.0, CollisionKind::GrainGrain, 2.0),
         (GrainMaterial::GlassBeads1, 1.0, 96_000.0, CollisionKind::GrainCup, 0.3),
-        (GrainMaterial::Gravel, 1.0, 48_000.0, CollisionKind::GrainGrain, 1.0),
+        // a large sphere (6 mm; gravel is a shaped stone, `shape`)
+        (
+            GrainMaterial::GlassBeads2,
+            3.0,
+            48_000.0,
+            CollisionKind::GrainGrain,
+            1.0,
+        ),
     ];
     for (grain, size, fs, kind, v0) in cases {
         let settings = quiet(grain, size);

@@ -1,11 +1,16 @@
 //! `granary inspect grain --material M`: a grain as the engine renders it — its shape, size,
 //! volume, mass, inertia tensor and the low-frequency far-field dipole coefficient of each
 //! body axis, D_i in m³ (far field p ≈ ρ0 · D_i · cos θ · (da_i/dt)(t − r/c) / (c · r)).
-//! Every grain is a rigid sphere today; the dipole coefficient of a translating sphere is
-//! D = a³/2 (seed 002, eq. 16: p = ρ0 a³ cos θ (da/dt) / (2 c r) in the far field) and a
-//! rotating sphere radiates nothing (its surface moves tangentially).
+//! A sphere's are closed forms: D = a³/2 (seed 002, eq. 16: p = ρ0 a³ cos θ (da/dt) / (2 c r)
+//! in the far field), and a rotating sphere radiates nothing (its surface moves tangentially).
+//! Other shapes (`engine::shape`) come from the precomputed assets (`assets/grains/`, seed 001
+//! §4) through the engine's shape table, scaled to the grain's size and density: the dipole
+//! the wave solver measured, and what a spin radiates — a dipole for a shape without a centre
+//! of symmetry (the bean, the stone), otherwise only the quadrupole.
 
+use granary_engine::materials::{AIR_DENSITY, SPEED_OF_SOUND};
 use granary_engine::params::ParamValues;
+use granary_engine::shape::Shape;
 use serde::Serialize;
 use std::io::Write;
 
@@ -26,7 +31,9 @@ pub struct GrainArgs {
 pub struct GrainReport {
     pub material: String,
     pub shape: &'static str,
-    /// Diameter, m.
+    /// What the shape is (body axes).
+    pub geometry: &'static str,
+    /// Diameter of the sphere of the same volume, m.
     pub diameter_m: f64,
     pub volume_m3: f64,
     pub density_kg_m3: f64,
@@ -35,8 +42,13 @@ pub struct GrainReport {
     pub inertia_kg_m2: [[f64; 3]; 3],
     /// Far-field dipole coefficient of each body axis's translation, m³.
     pub dipole_translation_m3: [f64; 3],
-    /// ... and of each rotation, m³ (a sphere's: 0).
-    pub dipole_rotation_m3: [f64; 3],
+    /// The far-field dipole of a spin about each body axis, m⁴ (p ≈ ρ0 |D| cos θ' (dα/dt)
+    /// / (c r) per rad/s², θ' from the dipole's own axis; zero for a centrally symmetric
+    /// shape).
+    pub dipole_rotation_m4: [f64; 3],
+    /// The far-field quadrupole of a spin about each axis, m⁵: the largest of `c² Q(r̂)/ρ0`
+    /// over directions (`engine::shape`; p = ρ0 D (d²α/dt²) / (c² r) there).
+    pub quadrupole_rotation_m5: [f64; 3],
 }
 
 /// The report of a sphere of `radius_m` and `density`.
@@ -49,13 +61,54 @@ pub fn sphere(material: &str, radius_m: f64, density: f64) -> GrainReport {
     GrainReport {
         material: material.to_string(),
         shape: "sphere",
+        geometry: Shape::Sphere.describe(),
         diameter_m: 2.0 * radius_m,
         volume_m3: volume,
         density_kg_m3: density,
         mass_kg: mass,
         inertia_kg_m2: [[i, 0.0, 0.0], [0.0, i, 0.0], [0.0, 0.0, i]],
         dipole_translation_m3: [d; 3],
-        dipole_rotation_m3: [0.0; 3],
+        dipole_rotation_m4: [0.0; 3],
+        quadrupole_rotation_m5: [0.0; 3],
+    }
+}
+
+/// The report of a grain of `shape` (not a sphere) of equivalent-volume diameter
+/// `diameter_m` and `density`, from the engine's shape table.
+pub fn shaped(material: &str, shape: Shape, diameter_m: f64, density: f64) -> GrainReport {
+    let t = shape.data();
+    let d = diameter_m;
+    let (d3, d4, d5) = (d.powi(3), d.powi(4), d.powi(5));
+    let volume = t.volume_per_d3 * d3;
+    let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    // the largest eigenvalue magnitude of a symmetric 3x3 by power iteration
+    let largest = |q: [[f64; 3]; 3]| {
+        let mut v = [0.577, 0.578, 0.576];
+        let mut lambda = 0.0;
+        for _ in 0..200 {
+            let w: [f64; 3] = std::array::from_fn(|i| q[i][0] * v[0] + q[i][1] * v[1] + q[i][2] * v[2]);
+            lambda = norm(w);
+            if lambda == 0.0 {
+                break;
+            }
+            v = w.map(|x| x / lambda);
+        }
+        lambda
+    };
+    let c = SPEED_OF_SOUND as f64;
+    let rho0 = AIR_DENSITY as f64;
+    GrainReport {
+        material: material.to_string(),
+        shape: shape.id(),
+        geometry: shape.describe(),
+        diameter_m: d,
+        volume_m3: volume,
+        density_kg_m3: density,
+        mass_kg: density * volume,
+        inertia_kg_m2: t.inertia_per_d5.map(|r| r.map(|x| x * d5 * density)),
+        dipole_translation_m3: [0, 1, 2].map(|i| t.dipole_per_d3[i][i] * d3),
+        dipole_rotation_m4: t.far_r.map(|r| norm(r) * d4 * c / rho0),
+        quadrupole_rotation_m5: t.quad_r.map(|q| largest(q) * d5 * c * c / rho0),
     }
 }
 
@@ -66,11 +119,11 @@ pub fn report(args: &GrainArgs) -> Result<GrainReport, String> {
     v.set_text("grain_size", &args.grain_size.to_string())
         .map_err(|e| format!("--grain-size: {e}"))?;
     let s = v.to_settings();
-    Ok(sphere(
-        &args.material,
-        s.grain_radius_m() as f64,
-        s.grain_density() as f64,
-    ))
+    let (radius, density) = (s.grain_radius_m() as f64, s.grain_density() as f64);
+    Ok(match Shape::of(s.grain_material) {
+        Shape::Sphere => sphere(&args.material, radius, density),
+        shape => shaped(&args.material, shape, 2.0 * radius, density),
+    })
 }
 
 pub fn run(args: &GrainArgs, out: &mut dyn Write) -> Result<(), String> {
@@ -80,25 +133,40 @@ pub fn run(args: &GrainArgs, out: &mut dyn Write) -> Result<(), String> {
         writeln!(out, "{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?).map_err(io)?;
         return Ok(());
     }
-    writeln!(out, "{}: a rigid {} (every grain is one today)", r.material, r.shape).map_err(io)?;
+    writeln!(out, "{}: a rigid {} ({})", r.material, r.shape, r.geometry).map_err(io)?;
     let rows = [
-        ("diameter", r.diameter_m, "m"),
+        ("equivalent-volume diameter", r.diameter_m, "m"),
         ("volume", r.volume_m3, "m^3"),
         ("density", r.density_kg_m3, "kg/m^3"),
         ("mass", r.mass_kg, "kg"),
-        ("inertia about each axis (2/5 m a^2)", r.inertia_kg_m2[0][0], "kg m^2"),
     ];
     for (what, value, unit) in rows {
         writeln!(out, "{what:<40}{value:.4e} {unit}").map_err(io)?;
     }
-    for (axis, (t, rot)) in ["x", "y", "z"]
-        .iter()
-        .zip(r.dipole_translation_m3.iter().zip(r.dipole_rotation_m3))
-    {
+    for (axis, row) in ["x", "y", "z"].iter().zip(r.inertia_kg_m2) {
+        let what = format!("inertia tensor, row {axis}");
+        writeln!(out, "{what:<40}{:.4e} {:.4e} {:.4e} kg m^2", row[0], row[1], row[2]).map_err(io)?;
+    }
+    let how = if r.shape == "sphere" {
+        "a^3/2: seed 002 eq. 16"
+    } else {
+        "from the wave solver, assets/grains"
+    };
+    for (i, axis) in ["x", "y", "z"].iter().enumerate() {
         let what = format!("dipole coefficient D_{axis}");
         writeln!(
             out,
-            "{what:<40}{t:.4e} m^3 (translation, a^3/2: seed 002 eq. 16), {rot:.1} (rotation)"
+            "{what:<40}{:.4e} m^3 (translation, {how})",
+            r.dipole_translation_m3[i]
+        )
+        .map_err(io)?;
+    }
+    for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+        let what = format!("spin about {axis}");
+        writeln!(
+            out,
+            "{what:<40}dipole {:.3e} m^4, quadrupole {:.3e} m^5",
+            r.dipole_rotation_m4[i], r.quadrupole_rotation_m5[i]
         )
         .map_err(io)?;
     }
@@ -119,7 +187,38 @@ mod tests {
         assert!((r.inertia_kg_m2[2][2] / (0.4 * 1.047_197_6e-5 * 1e-6) - 1.0).abs() < 1e-7);
         assert_eq!(r.inertia_kg_m2[0][1], 0.0);
         assert_eq!(r.dipole_translation_m3, [5e-10; 3]);
-        assert_eq!(r.dipole_rotation_m3, [0.0; 3]);
+        assert_eq!(r.dipole_rotation_m4, [0.0; 3]);
+    }
+
+    #[test]
+    fn shaped_grains_carry_their_assets_dipoles() {
+        let args = |m: &str| GrainArgs {
+            material: m.into(),
+            grain_size: 1.0,
+            json: false,
+        };
+        // rice: a prolate spheroid, long axis x, pushed broadside it radiates more (Lamb's
+        // added mass, docs/grains.md: D 9.95e-10 m^3 along x, 1.73e-9 across)
+        let rice = report(&args("rice")).unwrap();
+        assert_eq!(rice.shape, "rice");
+        assert!((rice.dipole_translation_m3[0] / 9.947e-10 - 1.0).abs() < 1e-3);
+        assert!((rice.dipole_translation_m3[1] / 1.7306e-9 - 1.0).abs() < 1e-3);
+        // equal volume: the 2.8 mm sphere's mass; inertia smallest about the long axis
+        let v = std::f64::consts::PI / 6.0 * 2.8e-3f64.powi(3);
+        assert!((rice.volume_m3 / v - 1.0).abs() < 1e-3);
+        assert!(rice.inertia_kg_m2[0][0] < 0.2 * rice.inertia_kg_m2[1][1]);
+        // centrally symmetric: its spins push no dipole, but spun across its length it
+        // radiates a quadrupole; spun about its length, nothing
+        assert!(rice.dipole_rotation_m4.iter().all(|&x| x < 1e-9 * 1.7e-9 * 2.8e-3));
+        assert!(rice.quadrupole_rotation_m5[1] > 1e6 * rice.quadrupole_rotation_m5[0]);
+        // the bean has no centre of symmetry: a spin pushes a dipole
+        let bean = report(&args("coffee_beans")).unwrap();
+        assert!(bean.dipole_rotation_m4[0] > 1e-3 * bean.dipole_translation_m3[0] * 7e-3);
+        // glass beads stay exact spheres
+        let glass = report(&args("glass_beads_1mm")).unwrap();
+        assert_eq!(glass.shape, "sphere");
+        let a = glass.diameter_m / 2.0;
+        assert!((glass.dipole_translation_m3[2] / (0.5 * a.powi(3)) - 1.0).abs() < 1e-12);
     }
 
     #[test]
