@@ -233,6 +233,7 @@ impl GrainBody {
     /// the collision's weight): the module doc's sum, with `a_f = Δv_f` or `Δω_f` times the
     /// unit-area pulse.
     #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // f indexes the six rows and two vectors
     pub fn sound(&self, c: &GrainContact, dir: [f32; 3], inv_r: f32, j: f32) -> [f32; 3] {
         let inv_m = 1.0 / self.mass_kg;
         let dv = [c.n[0] * inv_m, c.n[1] * inv_m, c.n[2] * inv_m];

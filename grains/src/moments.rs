@@ -198,47 +198,6 @@ impl Reduced {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weights_cover_the_sphere() {
-        let w = weights(11, 20);
-        let total: f64 = w.iter().sum();
-        assert!((total - 4.0 * std::f64::consts::PI).abs() < 1e-12, "{total}");
-    }
-
-    #[test]
-    fn psi_moments() {
-        // the Mitchell–Netravali cubic B = 2/3, C = 1/6: variance B/2... checked numerically
-        // against a fine midpoint sum
-        let n = 400_000;
-        let step = 4.0 / n as f64;
-        let mid: f64 = (0..n)
-            .map(|i| {
-                let x = -2.0 + (i as f64 + 0.5) * step;
-                x * x * psi(x, 1.0) * step
-            })
-            .sum();
-        assert!(
-            (psi_second_moment() - mid).abs() < 1e-9,
-            "{} {mid}",
-            psi_second_moment()
-        );
-    }
-
-    #[test]
-    fn moments_of_a_single_pulse() {
-        // one coefficient of 1 at tau = 3 dt: area dt, mean 3 dt, second moment (9 + s2) dt^3
-        let s2 = psi_second_moment();
-        let m = series_moments(&[0.0, 0.0, 1.0], 1, 0.5, s2);
-        assert!((m[0] - 0.5).abs() < 1e-15);
-        assert!((m[1] - 0.5 * 1.5).abs() < 1e-15);
-        assert!((m[2] - 0.5 * (2.25 + s2 * 0.25)).abs() < 1e-15);
-    }
-}
-
 /// The engine's shape table (`engine/src/shape_table.rs`), generated from the assets: per
 /// shape, the asset's mass properties and its `Reduced` fields, each divided by the power of
 /// the equivalent-volume diameter `d` it scales with (module `asset`'s scaling law: a grain `s`
@@ -287,4 +246,45 @@ pub fn engine_table(assets: &[(crate::shape::ShapeKind, Asset)]) -> String {
     }
     writeln!(s, "];").unwrap();
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_cover_the_sphere() {
+        let w = weights(11, 20);
+        let total: f64 = w.iter().sum();
+        assert!((total - 4.0 * std::f64::consts::PI).abs() < 1e-12, "{total}");
+    }
+
+    #[test]
+    fn psi_moments() {
+        // the Mitchell–Netravali cubic B = 2/3, C = 1/6: variance B/2... checked numerically
+        // against a fine midpoint sum
+        let n = 400_000;
+        let step = 4.0 / n as f64;
+        let mid: f64 = (0..n)
+            .map(|i| {
+                let x = -2.0 + (i as f64 + 0.5) * step;
+                x * x * psi(x, 1.0) * step
+            })
+            .sum();
+        assert!(
+            (psi_second_moment() - mid).abs() < 1e-9,
+            "{} {mid}",
+            psi_second_moment()
+        );
+    }
+
+    #[test]
+    fn moments_of_a_single_pulse() {
+        // one coefficient of 1 at tau = 3 dt: area dt, mean 3 dt, second moment (9 + s2) dt^3
+        let s2 = psi_second_moment();
+        let m = series_moments(&[0.0, 0.0, 1.0], 1, 0.5, s2);
+        assert!((m[0] - 0.5).abs() < 1e-15);
+        assert!((m[1] - 0.5 * 1.5).abs() < 1e-15);
+        assert!((m[2] - 0.5 * (2.25 + s2 * 0.25)).abs() < 1e-15);
+    }
 }

@@ -4,6 +4,8 @@
 //! sphere's rotations are silent, and a spinning rice grain radiates the quadrupole of its
 //! long axis.
 
+#![allow(clippy::needless_range_loop)] // axes index the matrices
+
 use granary_grains::asset::{file_name, Asset};
 use granary_grains::moments::{engine_table, Reduced};
 use granary_grains::shape::ShapeKind;
