@@ -107,6 +107,8 @@ pub struct GranaryParams {
     pub friction_level: FloatParam,
     #[id = "quality"]
     pub quality: IntParam,
+    #[id = "grain_shape"]
+    pub grain_shape: IntParam,
     #[persist = "editor_size"]
     pub editor_size: Mutex<EditorSize>,
 }
@@ -255,6 +257,7 @@ impl Default for GranaryParams {
             shake_rate: float_param("shake_rate"),
             friction_level: float_param("friction_level"),
             quality: enum_param("quality"),
+            grain_shape: enum_param("grain_shape"),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
@@ -294,6 +297,7 @@ impl GranaryParams {
             Param::ShakeRate => float(&self.shake_rate),
             Param::FrictionLevel => float(&self.friction_level),
             Param::Quality => choice(&self.quality),
+            Param::GrainShape => choice(&self.grain_shape),
         }
     }
 
@@ -326,7 +330,10 @@ mod tests {
     use super::*;
     use granary_engine::cups::CupShape;
     use granary_engine::materials::{CupMaterial, GrainMaterial};
-    use granary_engine::params::{cup_shape_choice, CUP_IDS, CUP_SHAPE_IDS, GRAIN_IDS, SPECS};
+    use granary_engine::params::{
+        cup_shape_choice, grain_shape_choice, CUP_IDS, CUP_SHAPE_IDS, GRAIN_IDS, GRAIN_SHAPE_IDS, SPECS,
+    };
+    use granary_engine::shape::Shape;
 
     #[test]
     fn ids_are_frozen() {
@@ -360,6 +367,7 @@ mod tests {
             "shake_rate",
             "friction_level",
             "quality",
+            "grain_shape",
         ];
         let ids: Vec<_> = SPECS.iter().map(|s| s.id).collect();
         assert_eq!(ids, frozen);
@@ -380,6 +388,11 @@ mod tests {
             assert_eq!(cup_shape_choice(i + 1), Some(*s));
         }
         assert_eq!(cup_shape_choice(0), None);
+        for (i, s) in Shape::ALL.iter().enumerate() {
+            assert_eq!(GRAIN_SHAPE_IDS[i + 1], s.id());
+            assert_eq!(grain_shape_choice(i + 1), Some(*s));
+        }
+        assert_eq!(grain_shape_choice(0), None);
     }
 
     #[test]

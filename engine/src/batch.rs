@@ -73,7 +73,7 @@ impl RenderParams {
         let grain = Body::sphere(elastic, s.grain_radius_m());
         let scene = Scene {
             grain,
-            shape: crate::shape::Shape::of(s.grain_material),
+            shape: s.resolved_grain_shape(),
             partner: grain,
             cup: Body::plane(s.cup_material.data().elastic),
             surface: Body::plane(s.surface_material.data().elastic),

@@ -11,6 +11,7 @@
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
 use crate::cups::CupShape;
+use crate::shape::Shape;
 use crate::gesture::Gesture;
 use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use crate::{PourTarget, Quality, Settings, TriggerMode};
@@ -94,6 +95,7 @@ pub enum Param {
     ShakeRate,
     FrictionLevel,
     Quality,
+    GrainShape,
 }
 
 impl Param {
@@ -200,13 +202,29 @@ pub const CUP_SHAPE_IDS: [&str; CupShape::ALL.len() + 1] = {
     out
 };
 
+/// `auto`, then the shapes of `Shape::ALL` (`Shape::id`; assets/grains).
+pub const GRAIN_SHAPE_IDS: [&str; Shape::ALL.len() + 1] = {
+    let mut out = ["auto"; Shape::ALL.len() + 1];
+    let mut i = 0;
+    while i < Shape::ALL.len() {
+        out[i + 1] = Shape::ALL[i].id();
+        i += 1;
+    }
+    out
+};
+
+/// The grain shape of a `grain_shape` choice index (0 = auto: the material's own).
+pub fn grain_shape_choice(index: usize) -> Option<Shape> {
+    index.checked_sub(1).and_then(|i| Shape::ALL.get(i).copied())
+}
+
 /// The cup shape of a `cup_shape` choice index (0 = auto: the material's usual shape).
 pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
     index.checked_sub(1).and_then(|i| CupShape::ALL.get(i).copied())
 }
 
 /// Every parameter, in display order: the one definition of each.
-pub const SPECS: [Spec; 28] = [
+pub const SPECS: [Spec; 29] = [
     Spec {
         param: Param::GrainMaterial,
         id: "grain_material",
@@ -585,6 +603,17 @@ pub const SPECS: [Spec; 28] = [
         },
         doc: "realtime: dense pours rendered as energy-preserving groups (a few per cent of a core); reference: every collision one by one (for the final bounce); auto: realtime while playing, reference when the host bounces offline and in granary render",
     },
+    Spec {
+        param: Param::GrainShape,
+        id: "grain_shape",
+        name: "Grain shape",
+        unit: "",
+        kind: Kind::Enum {
+            ids: &GRAIN_SHAPE_IDS,
+            default: 0,
+        },
+        doc: "The grains' shape (precomputed acceleration noise, assets/grains; same volume); auto: the material's own (rice a rod, lentils a lens, sugar and salt cubes, sand and beads spheres)",
+    },
 ];
 
 pub fn spec(id: &str) -> Option<&'static Spec> {
@@ -601,6 +630,8 @@ pub fn choice_name(id: &str, index: usize) -> &'static str {
         "pour_target" => ["Cup", "Surface"].get(index).copied().unwrap_or("?"),
         "gesture" => Gesture::ALL.get(index).map(|g| g.name()).unwrap_or("?"),
         "quality" => ["Auto", "Realtime", "Reference"].get(index).copied().unwrap_or("?"),
+        "grain_shape" if index == 0 => "Auto",
+        "grain_shape" => grain_shape_choice(index).map(Shape::name).unwrap_or("?"),
         "cup_shape" if index == 0 => "Auto",
         "cup_shape" => cup_shape_choice(index).map(CupShape::name).unwrap_or("?"),
         _ => "?",
@@ -935,6 +966,7 @@ impl ParamValues {
             cup_material: CupMaterial::ALL[self.choice_of(P::CupMaterial)],
             cup_size: self.si(P::CupSize),
             cup_shape: cup_shape_choice(self.choice_of(P::CupShape)),
+            grain_shape: grain_shape_choice(self.choice_of(P::GrainShape)),
             fill: self.si(P::Fill),
             auto_fill: self[P::AutoFill] == Plain::Bool(true),
             pour_rate_g_s: self.si(P::PourRate),

@@ -6,6 +6,7 @@ use crate::cups::CupShape;
 use crate::gesture::Gesture;
 use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use crate::params::ParamValues;
+use crate::shape::Shape;
 
 /// How the pour is triggered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -68,6 +69,8 @@ pub struct Settings {
     pub cup_size: f32,
     /// The cup's shape (its finite-element model); `None`: the material's usual shape.
     pub cup_shape: Option<CupShape>,
+    /// The grains' shape (`shape`); `None`: the material's own.
+    pub grain_shape: Option<Shape>,
     /// Fill level at pour start, 0..1.
     pub fill: f32,
     /// The cup fills as grains arrive.
@@ -186,6 +189,11 @@ impl Settings {
     /// The cup shape in use: the chosen one, or the material's usual shape.
     pub fn resolved_cup_shape(&self) -> CupShape {
         self.cup_shape.unwrap_or_else(|| CupShape::usual_for(self.cup_material))
+    }
+
+    /// The grain shape in use: the chosen one, or the material's own (`Shape::of`).
+    pub fn resolved_grain_shape(&self) -> Shape {
+        self.grain_shape.unwrap_or_else(|| Shape::of(self.grain_material))
     }
 
     /// Grain radius, m: half the material's nominal diameter times `grain_size`.

@@ -96,8 +96,21 @@ impl Shape {
     }
 
     /// Stable identifier (the asset's name).
-    pub fn id(self) -> &'static str {
-        self.data().name
+    pub const fn id(self) -> &'static str {
+        SHAPES[self as usize].name
+    }
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Sphere => "Sphere",
+            Shape::Rice => "Rice grain",
+            Shape::Lentil => "Lentil",
+            Shape::Disc => "Disc",
+            Shape::Bean => "Bean",
+            Shape::Cube => "Cube",
+            Shape::Stone => "Stone",
+        }
     }
 
     pub fn from_id(id: &str) -> Option<Shape> {

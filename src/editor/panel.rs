@@ -28,7 +28,7 @@ macro_rules! groups {
 }
 
 groups! {
-    "Grain" => [grain_material, grain_size, density],
+    "Grain" => [grain_material, grain_shape, grain_size, density],
     "Cup" => [cup_material, cup_shape, cup_size, fill, auto_fill],
     "Pour" => [pour_rate, fall_height, flow_variation, aim, trigger_mode, seed],
     "Gesture" => [gesture, gesture_amount, shake_rate],
