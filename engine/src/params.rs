@@ -11,9 +11,9 @@
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
 use crate::cups::CupShape;
-use crate::shape::Shape;
 use crate::gesture::Gesture;
 use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
+use crate::shape::Shape;
 use crate::{PourTarget, Quality, Settings, TriggerMode};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
