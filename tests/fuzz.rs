@@ -20,6 +20,7 @@ use granary_engine::cups::CupShape;
 use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
 use granary_engine::gesture::Gesture;
 use granary_engine::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
+use granary_engine::shape::Shape;
 use granary_engine::{Engine, Outputs, PourTarget, Quality, Settings, TriggerMode, LIMITER_CEILING};
 use nice_assert_no_alloc::assert_no_alloc;
 use rand::{Rng, SeedableRng};
@@ -123,6 +124,11 @@ fn random_settings(rng: &mut Xoshiro256PlusPlus) -> Settings {
             None
         } else {
             Some(CupShape::ALL[rng.random_range(0..CupShape::ALL.len())])
+        },
+        grain_shape: if rng.random_bool(0.5) {
+            None
+        } else {
+            Some(Shape::ALL[rng.random_range(0..Shape::ALL.len())])
         },
     }
 }
