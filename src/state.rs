@@ -276,11 +276,11 @@ mod tests {
             let err = check_plugin_state(&s).unwrap_err().to_string();
             assert!(err.contains("not a version number"), "{err}");
         }
-        let mut newer = with("grain_shape", ParamValue::I32(2));
+        let mut newer = with("grain_wetness", ParamValue::F32(0.2));
         newer.version = "3.0.0".into();
         let err = check_plugin_state(&newer).unwrap_err().to_string();
         assert!(
-            err.contains("saved by Granary 3.0.0, newer than this build") && err.contains("`grain_shape`"),
+            err.contains("saved by Granary 3.0.0, newer than this build") && err.contains("`grain_wetness`"),
             "{err}"
         );
     }
