@@ -208,6 +208,7 @@ fn inspect_rejects_bad_values_with_exit_code_2() {
         &["inspect", "contact", "--a", "ceramic", "--v0", "1"],
         &["inspect", "contact", "--a", "sugar", "--v0", "1", "--distance", "0"],
         &["inspect", "contact", "--a", "sugar", "--v0", "1", "--angle", "200"],
+        &["inspect", "contact", "--a", "rice", "--v0", "1", "--shape", "banana"],
     ] {
         let out = granary(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -216,6 +217,35 @@ fn inspect_rejects_bad_values_with_exit_code_2() {
     }
     // a missing required value is clap's usage error (also exit code 2)
     assert_eq!(granary(&["inspect", "contact", "--a", "sugar"]).status.code(), Some(2));
+}
+
+#[test]
+fn inspect_contact_takes_a_grain_shape() {
+    // rice on a wooden plane, as rice grains turned at random: less impulse than the spheres
+    // of its volume on average (a grain hit off its centre spins), never more; contact times
+    // spread with where it is hit; the listener hears a spread of peaks
+    let out = granary(&[
+        "inspect", "contact", "--a", "rice", "--b", "plane:wood", "--v0", "1", "--shape", "auto", "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["shape"];
+    assert_eq!(s["shape"], "rice", "{v}");
+    let f = |x: &serde_json::Value, i: usize| x.as_array().unwrap()[i].as_f64().unwrap();
+    let ratio = &s["impulse_over_spheres"];
+    assert!(f(ratio, 0) > 0.1 && f(ratio, 2) <= 1.0 && f(ratio, 1) < 0.8, "{s}");
+    let t = &s["contact_time_s"];
+    assert!(f(t, 2) > 1.3 * f(t, 0), "{s}");
+    let p = &s["peak_pressure_pa"];
+    assert!(f(p, 2) > 1.5 * f(p, 0) && f(p, 0) > 0.0, "{s}");
+    // the default stays a sphere, with no shape report
+    let out = granary(&["inspect", "contact", "--a", "rice", "--v0", "1", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["shape"].is_null(), "{v}");
+    // the text names the shape
+    let out = granary(&["inspect", "contact", "--a", "lentils", "--v0", "1", "--shape", "lentil"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("as lentil: 1000 orientations"), "{text}");
 }
 
 #[test]

@@ -72,6 +72,7 @@ fn single(v0: f64, distance: f64, angle_deg: f64) -> ContactSetup {
         restitution: 1.0,
         distance_m: distance,
         angle_rad: angle_deg.to_radians(),
+        shape: granary_engine::shape::Shape::Sphere,
     }
 }
 
@@ -118,6 +119,7 @@ fn pair_is_two_opposite_pulses_nearer_sphere_first() {
         restitution: 1.0,
         distance_m: 0.3,
         angle_rad: 0.0,
+        shape: granary_engine::shape::Shape::Sphere,
     };
     let a = setup.source_a();
     let b = setup.source_b().unwrap();
@@ -221,6 +223,7 @@ fn glass_pair(v0: f64) -> ContactSetup {
         restitution: 1.0,
         distance_m: 0.15,
         angle_rad: 0.3,
+        shape: granary_engine::shape::Shape::Sphere,
     }
 }
 
@@ -290,6 +293,7 @@ fn band_limited_rendering_does_not_alias() {
         restitution: 0.5,
         distance_m: 0.15,
         angle_rad: 0.0,
+        shape: granary_engine::shape::Shape::Sphere,
     };
     let continuous_fs = 2.0e6;
     let span = 0.004;

@@ -5,7 +5,8 @@ use super::table::{
     ground_ball_drop, loglog_slope, pan_ball_bearing_time_scale_s, table_6_1, GROUND_BALL_DROP_TC_S,
     PAN_BALL_BEARING_H_S,
 };
-use granary_engine::materials::Elastic;
+use granary_engine::materials::{Elastic, GrainMaterial};
+use granary_engine::shape::Shape;
 use granary_engine::params::show_number;
 use std::io::Write;
 use std::path::PathBuf;
@@ -93,6 +94,11 @@ pub struct ContactArgs {
     /// Angle between the collision normal (A's acceleration) and the listener, degrees, within [0, 180].
     #[arg(long, default_value_t = 0.0)]
     pub angle: f64,
+    /// A's shape (and B's, if B is a sphere): sphere, rice, lentil, disc, bean, cube, stone, or
+    /// auto (A's grain material's own). Not a sphere: the collision over 1000 orientations is
+    /// added (impulse, contact time, peak pressure, against spheres of the same volume).
+    #[arg(long, default_value = "sphere")]
+    pub shape: String,
     /// One JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -257,6 +263,15 @@ impl ContactArgs {
             restitution: self.restitution,
             distance_m: self.distance,
             angle_rad: self.angle.to_radians(),
+            shape: match self.shape.trim() {
+                "auto" => GrainMaterial::from_id(self.a.trim()).map(Shape::of).unwrap_or(Shape::Sphere),
+                id => Shape::from_id(id).ok_or_else(|| {
+                    ContactError::Combination(format!(
+                        "--shape {id}: unknown shape (auto, {})",
+                        Shape::ALL.map(Shape::id).join(", ")
+                    ))
+                })?,
+            },
         };
         setup.validate()?;
         let t = setup.contact().duration_s as f64;
@@ -325,6 +340,25 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
                     opt(r.peak_pressure_pair_pa, "Pa")
                 )
                 .map_err(io)?;
+                if let Some(s) = &r.shape {
+                    writeln!(
+                        out,
+                        "as {}: {} orientations (the figures above: spheres of the same volume)",
+                        s.shape, s.orientations
+                    )
+                    .map_err(io)?;
+                    let [lo, mean, hi] = s.impulse_over_spheres;
+                    writeln!(out, "  impulse over the spheres'           {lo:.3} to {hi:.3}, mean {mean:.3}").map_err(io)?;
+                    let [lo, mid, hi] = s.contact_time_s;
+                    writeln!(out, "  contact time                        {lo:.4e} to {hi:.4e} s, median {mid:.4e}").map_err(io)?;
+                    let [p10, p50, p90] = s.peak_pressure_pa;
+                    writeln!(
+                        out,
+                        "  peak pressure (engine, 96 kHz)      {p10:.4e} / {p50:.4e} / {p90:.4e} Pa (10th, 50th, 90th percentile); spheres {:.4e} Pa",
+                        s.peak_pressure_spheres_pa
+                    )
+                    .map_err(io)?;
+                }
             }
             if let Some(path) = &args.plot {
                 super::plot::collision_waveform(&setup, args.plot_rate, path).map_err(|e| e.to_string())?;

@@ -10,6 +10,7 @@
 //! grain–cup collision when B is a plane.
 
 use granary_engine::accel_noise::{SphereFilter, SphereSource};
+use granary_engine::shape::Shape;
 use granary_engine::collision::{self, CollisionPulses, Constants, Scene};
 use granary_engine::contact::{effective, hertz_peak_force, Body, Contact};
 use granary_engine::generator::{Collision, CollisionKind};
@@ -116,6 +117,10 @@ pub struct ContactSetup {
     pub distance_m: f64,
     /// Between A's acceleration and the direction to the listener, rad.
     pub angle_rad: f64,
+    /// A's shape (`engine::shape`), and B's when B is a sphere: a grain–grain collision's
+    /// grains are alike. Not a sphere: the report adds the collision over many orientations
+    /// (`ShapeReport`); its other figures are the spheres of the same volume's.
+    pub shape: Shape,
 }
 
 impl ContactSetup {
@@ -211,7 +216,7 @@ impl ContactSetup {
         let (d, th) = (self.distance_m, self.angle_rad);
         Scene {
             grain: self.body_a(),
-            shape: granary_engine::shape::Shape::Sphere,
+            shape: self.shape,
             partner: self.body_b(),
             cup: self.body_b(),
             surface: self.body_b(),
@@ -284,9 +289,15 @@ impl ContactSetup {
 
     /// Everything `granary inspect contact` prints.
     pub fn report(&self) -> ContactReport {
-        let c = self.contact();
-        let a_src = self.source_a();
-        let b_src = self.source_b();
+        // the closed forms are a sphere's: a shaped grain's figures are the spheres' of its
+        // volume, beside its own over many orientations (`shape_report`)
+        let base = ContactSetup {
+            shape: Shape::Sphere,
+            ..*self
+        };
+        let c = base.contact();
+        let a_src = base.source_a();
+        let b_src = base.source_b();
         let pair = b_src.map(|b_src| {
             // both waves, on one time grid spanning both arrivals and their ringing
             let l = SPEED_OF_SOUND as f64 / a_src.radius_m.min(b_src.radius_m);
@@ -299,10 +310,11 @@ impl ContactSetup {
             pa.iter().zip(&pb).fold(0.0f64, |m, (x, y)| m.max((x + y).abs()))
         });
         ContactReport {
+            shape: self.shape_report(),
             contact_time_s: c.duration_s as f64,
             impulse_n_s: c.impulse_ns as f64,
             peak_force_n: c.peak_force_n as f64,
-            hertz_peak_force_n: self.hertz_peak_force(),
+            hertz_peak_force_n: base.hertz_peak_force(),
             peak_accel_a_m_s2: a_src.peak_accel,
             peak_accel_b_m_s2: b_src.map(|b| b.peak_accel),
             peak_pressure_pa: a_src.peak_pressure(),
@@ -331,28 +343,104 @@ impl ContactSetup {
     pub fn render(&self, sample_rate: f32, onset_phase: f32, n: usize) -> Vec<f32> {
         let kernels = PulseKernels::new(sample_rate, Isa::detect());
         let k = self.constants(sample_rate);
-        let p = collision::physics(&k, &self.collision(onset_phase));
-        let mut out = vec![0.0f32; n];
-        for (sphere, s) in k.spheres.iter().zip(p.heard()) {
-            // long enough that no pulse wraps around to the start: tap i of a pulse lands
-            // on sample floor(time) + i
-            let mut buf = vec![0.0f32; n + s.time as usize + kernels.taps()];
-            collision::add_pulse(&kernels, p.ln_duration, s.time, [s.a0, s.a1, s.a2], 1.0, &mut buf, HALF);
-            let mut filter = SphereFilter::new(sample_rate, sphere.radius_m);
-            for (o, x) in out.iter_mut().zip(&buf) {
-                *o += filter.process(*x);
-            }
-        }
-        out
+        render_collision(&kernels, &k, &self.collision(onset_phase), n)
     }
 
     /// Where the contact starts in `render`'s output, in samples.
     pub const RENDER_ONSET: usize = HALF;
+
+    /// A shaped grain's collision (`shape` not a sphere) drawn in `SHAPE_ORIENTATIONS`
+    /// orientations (each collision draws its grains' own: `engine::collision::draw_shapes`),
+    /// rendered as the engine does at 96 kHz, against the spheres of the same volume.
+    pub fn shape_report(&self) -> Option<ShapeReport> {
+        if self.shape == Shape::Sphere {
+            return None;
+        }
+        let fs = 96_000.0;
+        let kernels = PulseKernels::new(fs, Isa::detect());
+        let k = self.constants(fs);
+        let n = 256 + (self.distance_m * fs as f64 / SPEED_OF_SOUND as f64) as usize;
+        let peak = |k: &Constants, c: &Collision| {
+            render_collision(&kernels, k, c, n)
+                .iter()
+                .fold(0.0f64, |m, x| m.max(x.abs() as f64))
+        };
+        let spheres = ContactSetup {
+            shape: Shape::Sphere,
+            ..*self
+        };
+        let sphere_peak = peak(&spheres.constants(fs), &spheres.collision(0.0));
+        let (mut ratio, mut time, mut pressure) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..SHAPE_ORIENTATIONS {
+            // another orientation: the draw hashes the collision's position (a nanometre apart)
+            let mut c = self.collision(0.0);
+            c.position[0] = i as f32 * 1e-9;
+            ratio.push(collision::draw_shapes(&k, &c).impulse_scale as f64);
+            time.push(collision::physics(&k, &c).duration_s(fs));
+            pressure.push(peak(&k, &c));
+        }
+        let sorted = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let at = |v: &[f64], q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+        let (ratio, time, pressure) = (sorted(ratio), sorted(time), sorted(pressure));
+        Some(ShapeReport {
+            shape: self.shape.id(),
+            orientations: SHAPE_ORIENTATIONS,
+            impulse_over_spheres: [ratio[0], ratio.iter().sum::<f64>() / ratio.len() as f64, at(&ratio, 1.0)],
+            contact_time_s: [time[0], at(&time, 0.5), at(&time, 1.0)],
+            peak_pressure_pa: [at(&pressure, 0.1), at(&pressure, 0.5), at(&pressure, 0.9)],
+            peak_pressure_spheres_pa: sphere_peak,
+        })
+    }
+}
+
+/// Orientations `ContactSetup::shape_report` draws.
+pub const SHAPE_ORIENTATIONS: usize = 1000;
+
+/// A shaped grain's collision over many orientations (`ContactSetup::shape_report`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ShapeReport {
+    pub shape: &'static str,
+    pub orientations: usize,
+    /// The impulse over the spheres' of the same volume: least, mean, most (a grain hit off
+    /// its centre spins and takes less).
+    pub impulse_over_spheres: [f64; 3],
+    /// Contact time, s: shortest, median, longest (Hertz with the curvature where it is hit).
+    pub contact_time_s: [f64; 3],
+    /// Peak pressure of A and B as the engine renders them at 96 kHz through the radiation
+    /// filter, Pa: 10th percentile, median, 90th percentile.
+    pub peak_pressure_pa: [f64; 3],
+    /// The same for the spheres of the same volume.
+    pub peak_pressure_spheres_pa: f64,
+}
+
+/// Collision `c` as the engine renders it with the constants `k` (`ContactSetup::render`):
+/// each grain's pulse through the band-limited kernels and its radiation filter, `n` samples.
+fn render_collision(kernels: &PulseKernels, k: &Constants, c: &Collision, n: usize) -> Vec<f32> {
+    let sample_rate = kernels.sample_rate();
+    let p = collision::physics(k, c);
+    let mut out = vec![0.0f32; n];
+    for (sphere, s) in k.spheres.iter().zip(p.heard()) {
+        // long enough that no pulse wraps around to the start: tap i of a pulse lands
+        // on sample floor(time) + i
+        let mut buf = vec![0.0f32; n + s.time as usize + kernels.taps()];
+        collision::add_pulse(kernels, p.ln_duration, s.time, [s.a0, s.a1, s.a2], 1.0, &mut buf, HALF);
+        let mut filter = SphereFilter::new(sample_rate, sphere.radius_m);
+        for (o, x) in out.iter_mut().zip(&buf) {
+            *o += filter.process(*x);
+        }
+    }
+    out
 }
 
 /// What `granary inspect contact` prints. Units in the field names.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ContactReport {
+    /// A shaped grain over many orientations (`--shape`); `None` for spheres. The other
+    /// figures are then the spheres' of the same volume.
+    pub shape: Option<ShapeReport>,
     pub contact_time_s: f64,
     pub impulse_n_s: f64,
     /// Peak of the half-sine the engine renders (PAN eq. 10: its area is the impulse).

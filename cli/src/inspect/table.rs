@@ -51,6 +51,7 @@ pub fn table_6_1_setup(v0: f64) -> ContactSetup {
         restitution: 1.0,
         distance_m: 0.15,
         angle_rad: 0.0,
+        shape: granary_engine::shape::Shape::Sphere,
     }
 }
 
@@ -136,6 +137,7 @@ pub fn ground_ball_drop() -> ContactSetup {
         restitution: 0.5,
         distance_m: 0.2,
         angle_rad: 0.0,
+        shape: granary_engine::shape::Shape::Sphere,
     }
 }
 
