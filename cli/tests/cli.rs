@@ -225,7 +225,17 @@ fn inspect_contact_takes_a_grain_shape() {
     // of its volume on average (a grain hit off its centre spins), never more; contact times
     // spread with where it is hit; the listener hears a spread of peaks
     let out = granary(&[
-        "inspect", "contact", "--a", "rice", "--b", "plane:wood", "--v0", "1", "--shape", "auto", "--json",
+        "inspect",
+        "contact",
+        "--a",
+        "rice",
+        "--b",
+        "plane:wood",
+        "--v0",
+        "1",
+        "--shape",
+        "auto",
+        "--json",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

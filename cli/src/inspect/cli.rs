@@ -6,8 +6,8 @@ use super::table::{
     PAN_BALL_BEARING_H_S,
 };
 use granary_engine::materials::{Elastic, GrainMaterial};
-use granary_engine::shape::Shape;
 use granary_engine::params::show_number;
+use granary_engine::shape::Shape;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -264,7 +264,9 @@ impl ContactArgs {
             distance_m: self.distance,
             angle_rad: self.angle.to_radians(),
             shape: match self.shape.trim() {
-                "auto" => GrainMaterial::from_id(self.a.trim()).map(Shape::of).unwrap_or(Shape::Sphere),
+                "auto" => GrainMaterial::from_id(self.a.trim())
+                    .map(Shape::of)
+                    .unwrap_or(Shape::Sphere),
                 id => Shape::from_id(id).ok_or_else(|| {
                     ContactError::Combination(format!(
                         "--shape {id}: unknown shape (auto, {})",
@@ -348,9 +350,17 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
                     )
                     .map_err(io)?;
                     let [lo, mean, hi] = s.impulse_over_spheres;
-                    writeln!(out, "  impulse over the spheres'           {lo:.3} to {hi:.3}, mean {mean:.3}").map_err(io)?;
+                    writeln!(
+                        out,
+                        "  impulse over the spheres'           {lo:.3} to {hi:.3}, mean {mean:.3}"
+                    )
+                    .map_err(io)?;
                     let [lo, mid, hi] = s.contact_time_s;
-                    writeln!(out, "  contact time                        {lo:.4e} to {hi:.4e} s, median {mid:.4e}").map_err(io)?;
+                    writeln!(
+                        out,
+                        "  contact time                        {lo:.4e} to {hi:.4e} s, median {mid:.4e}"
+                    )
+                    .map_err(io)?;
                     let [p10, p50, p90] = s.peak_pressure_pa;
                     writeln!(
                         out,

@@ -10,13 +10,13 @@
 //! grain–cup collision when B is a plane.
 
 use granary_engine::accel_noise::{SphereFilter, SphereSource};
-use granary_engine::shape::Shape;
 use granary_engine::collision::{self, CollisionPulses, Constants, Scene};
 use granary_engine::contact::{effective, hertz_peak_force, Body, Contact};
 use granary_engine::generator::{Collision, CollisionKind};
 use granary_engine::kernels::{PulseKernels, HALF};
 use granary_engine::materials::{CupMaterial, Elastic, GrainMaterial, SPEED_OF_SOUND};
 use granary_engine::params::show_number;
+use granary_engine::shape::Shape;
 use granary_engine::simd::Isa;
 use serde::Serialize;
 
@@ -388,7 +388,11 @@ impl ContactSetup {
         Some(ShapeReport {
             shape: self.shape.id(),
             orientations: SHAPE_ORIENTATIONS,
-            impulse_over_spheres: [ratio[0], ratio.iter().sum::<f64>() / ratio.len() as f64, at(&ratio, 1.0)],
+            impulse_over_spheres: [
+                ratio[0],
+                ratio.iter().sum::<f64>() / ratio.len() as f64,
+                at(&ratio, 1.0),
+            ],
             contact_time_s: [time[0], at(&time, 0.5), at(&time, 1.0)],
             peak_pressure_pa: [at(&pressure, 0.1), at(&pressure, 0.5), at(&pressure, 0.9)],
             peak_pressure_spheres_pa: sphere_peak,
