@@ -331,9 +331,12 @@ fn band_limited_rendering_does_not_alias() {
     }
 }
 
+/// A dense pour of rice-sized grains, heard as spheres (the thesis's grains, whose dipole
+/// points along the normal; a rice grain's points along its own axes too, `shape`).
 fn dense_pour_settings() -> Settings {
     Settings {
         grain_material: GrainMaterial::Rice,
+        grain_shape: Some(granary_engine::shape::Shape::Sphere),
         pour_rate_g_s: 80.0,
         fill: 0.3,
         auto_fill: false,

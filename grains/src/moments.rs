@@ -1,89 +1,63 @@
-//! The low-frequency reduction of an asset: what the engine evaluates per collision.
+//! The audio-band reduction of an asset: what the engine evaluates per collision.
 //!
 //! A grain's contact lasts tens of microseconds; the asset's pulse `h` is a few microseconds
 //! and its series `q_k(τ)` (seed 001 eq. 20 and 22) last about the time sound takes to cross
-//! the grain. At audio frequencies the response to a contact's acceleration `a(t)` is then
-//! given by the first time moments of the series. With seed 001 eq. 18–19 (an acceleration is
-//! a sum of pulses ψ(t − jh; h), each of area `h`), the pressure at distance `R` in body-frame
-//! direction `r̂` is
+//! the grain. With seed 001 eq. 18–19 (an acceleration is a sum of pulses ψ(t − jh; h), each
+//! of area `h`), the pressure at distance `R` in body-frame direction `r̂` for an acceleration
+//! `a(t)` smooth on the scale of `h` is
 //!
 //! ```text
-//! p(t) = (1/h) Σ_k (1/R^k) ∫ q_k(r̂, τ) a(t' − τ) dτ,            t' = t − R/c
-//!      ≈ (1/h) Σ_k (1/R^k) [M0 a(t') − M1 a'(t') + (M2/2) a''(t') − …]
+//! p(t) = (1/h) Σ_k (1/R^k) ∫ q_k(r̂, τ) a(t' − τ) dτ,     t' = t − R/c (R from the centre of mass)
 //! ```
 //!
-//! with `Mn[q] = ∫ τ^n q(τ) dτ`. For a rigid body the `1/R` term has no mean (`M0[q_1] = 0`,
-//! the fit's constraint; `fit`), so at the listener's distances (`R` ≫ the grain) three terms
-//! carry the sound:
+//! and each convolution, for a contact whose spectrum lies in the audio band, is a short
+//! Taylor series in the derivatives of `a`. The engine keeps four terms per degree of freedom:
 //!
-//! - near field: `N(r̂) a(t')/R²`, `N = M0[q_2]/h` (Pa m² per m/s²: the incompressible flow's
-//!   dipole, `ρ0 D cosθ` for a translating sphere, seed 002 eq. 16);
-//! - dipole far field: `F(r̂) a'(t')/R`, `F = −M1[q_1]/h` (`ρ0 D cosθ / c` for the sphere);
-//! - quadrupole far field: `Q(r̂) a''(t')/R`, `Q = M2[q_1]/(2h)`: a spinning grain that is
-//!   centrally symmetric (an ellipsoid, a disc, a cube) pushes no net dipole, its far field is
-//!   this term.
+//! - near field `N(r̂) a(t')/R²` (the incompressible flow's dipole: `ρ0 D cosθ` for a
+//!   translating sphere, seed 002 eq. 16);
+//! - its derivative `N1(r̂) a'(t')/R²` (a spin's intermediate field, the dipole's delay);
+//! - the dipole far field `F(r̂) a'(t')/R` (`ρ0 D cosθ / c` for the sphere);
+//! - the second-order far field `Q(r̂) a''(t')/R`: a spinning, centrally symmetric grain's
+//!   quadrupole, and a translating grain's own extent (its near side is heard first).
 //!
-//! Per degree of freedom, `N` and `F` are dipole patterns (`r̂ · vector`: the l = 1 part of a
-//! potential flow's far expansion) and `Q` is a quadratic form `r̂ᵀ S r̂` (l = 0 and 2); each
-//! is fitted by least squares over the asset's direction grid with solid-angle weights, and
-//! `Reduced::residual` says how much of each pattern the fit leaves out.
-//!
-//! The moments about `τ = 0` (the pulse centre at the retarded time `t − R/c` measured from the
-//! centre of mass). `M2` of a translation also holds the dipole's delay (a dipole pattern);
-//! the quadratic fit keeps only its l = 0, 2 parts, as it should.
+//! They are not the raw moments `∫ τ^n q(τ) dτ`: the fitted series carry a faint tail over
+//! tens of microseconds, which the second moment weights by τ² (a spin's quadrupole came out
+//! three times too large that way). Instead, per direction, the series are driven by a
+//! reference contact (a raised cosine of `REFERENCE_CONTACT_S`, whose spectrum fills the audio
+//! band) and the terms fitted to the response by least squares in time (`y_1 ≈ F a' + Q a''`,
+//! `y_2 ≈ N a + N1 a'`); then over directions, `N` and `F` as dipole patterns `r̂ · v` (a
+//! potential flow's far expansion), `N1` and `Q` as the general quadratic
+//! `v · (x, y, z, x², y², z², xy, xz, yz)` (l ≤ 2), with solid-angle weights.
+//! `Reduced::residual` says what each fit leaves out; grains/tests/engine_table.rs checks the
+//! result against the assets' own series for other contacts, distances and directions.
 
 use crate::asset::{direction, Asset};
-use crate::pulse::psi;
+
+/// Duration of the reference contact the terms are fitted to, s: a raised cosine whose main
+/// lobe reaches 25 kHz (rice's contacts last 15–33 µs, a coffee bean's up to 100 µs).
+pub const REFERENCE_CONTACT_S: f64 = 80e-6;
+
+/// The basis of the quadratic patterns: `(x, y, z, x², y², z², xy, xz, yz)` of the unit
+/// direction (l = 0 through the trace, 1 and 2).
+pub fn quadratic_basis(d: [f64; 3]) -> [f64; 9] {
+    [d[0], d[1], d[2], d[0] * d[0], d[1] * d[1], d[2] * d[2], d[0] * d[1], d[0] * d[2], d[1] * d[2]]
+}
 
 /// The reduction of one asset: per degree of freedom (`shape::Motion::ALL`: Tx, Ty, Tz, Rx,
-/// Ry, Rz), the near and dipole far-field vectors and the quadrupole tensor, in the body frame.
-/// Translations per m/s², rotations per rad/s².
+/// Ry, Rz), body frame. Translations per m/s², rotations per rad/s².
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reduced {
-    /// `N(r̂) = r̂ · near[f]`, Pa m² per unit acceleration (translations: Pa m² s²/m).
+    /// `N(r̂) = r̂ · near[f]`, Pa m² per unit acceleration.
     pub near: [[f64; 3]; 6],
-    /// `F(r̂) = r̂ · far[f]`, Pa m s per unit acceleration.
+    /// `N1(r̂) = quadratic_basis(r̂) · near_d[f]`, Pa m² s.
+    pub near_d: [[f64; 9]; 6],
+    /// `F(r̂) = r̂ · far[f]`, Pa m s.
     pub far: [[f64; 3]; 6],
-    /// `Q(r̂) = r̂ᵀ quad[f] r̂` (symmetric), Pa m s² per unit acceleration.
-    pub quad: [[[f64; 3]; 3]; 6],
-    /// Weighted rms of what each fit leaves out over its pattern's rms: near, far, quad.
-    pub residual: [[f64; 3]; 6],
-}
-
-/// `∫ x² ψ(x; 1) dx` (seed 001 eq. 17): the pulse's own second moment in units of its width.
-pub fn psi_second_moment() -> f64 {
-    // Simpson over [-2, 2], the support; psi is a piecewise cubic, so this is exact to
-    // rounding with breakpoints on the nodes
-    let n = 4000;
-    let step = 4.0 / n as f64;
-    let mut sum = 0.0;
-    for i in 0..=n {
-        let x = -2.0 + i as f64 * step;
-        let w = if i == 0 || i == n {
-            1.0
-        } else if i % 2 == 1 {
-            4.0
-        } else {
-            2.0
-        };
-        sum += w * x * x * psi(x, 1.0);
-    }
-    sum * step / 3.0
-}
-
-/// Moments `M0, M1, M2` (s, s², s³ times the coefficients' unit) of `q(τ) = Σ_j c_j ψ(τ − τ_j;
-/// Δt)` with `τ_j = (first + j) Δt` (seed 001 eq. 22): `∫ψ(·; Δt) = Δt`, its mean is its centre,
-/// its variance `σ² Δt²`.
-pub fn series_moments(c: &[f32], first: i64, dt: f64, sigma2: f64) -> [f64; 3] {
-    let mut m = [0.0; 3];
-    for (j, &cj) in c.iter().enumerate() {
-        let tau = (first + j as i64) as f64 * dt;
-        let cj = cj as f64 * dt;
-        m[0] += cj;
-        m[1] += cj * tau;
-        m[2] += cj * (tau * tau + sigma2 * dt * dt);
-    }
-    m
+    /// `Q(r̂) = quadratic_basis(r̂) · quad[f]`, Pa m s².
+    pub quad: [[f64; 9]; 6],
+    /// Relative rms of what the fits leave out, over the directions (solid-angle weights):
+    /// in time (far, near), then over directions (N, N1, F, Q).
+    pub residual: [[f64; 6]; 6],
 }
 
 /// Solid-angle weights of the asset's grid directions: a band of `dθ` round each θ node (half
@@ -148,51 +122,83 @@ impl Reduced {
     /// The reduction of `asset` (module doc).
     pub fn of(asset: &Asset) -> Reduced {
         let h = &asset.header;
-        let sigma2 = psi_second_moment();
         let (nt, np) = (h.n_theta, h.n_phi);
         let w = weights(nt, np);
         let dirs: Vec<[f64; 3]> = (0..nt)
             .flat_map(|i| (0..np).map(move |j| direction(i, j, nt, np)))
             .collect();
         let linear: Vec<Vec<f64>> = (0..3).map(|a| dirs.iter().map(|d| d[a]).collect()).collect();
-        // r̂ᵀ S r̂ with S symmetric: xx, yy, zz, 2xy, 2xz, 2yz
-        let pairs = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
-        let quadratic: Vec<Vec<f64>> = pairs
-            .iter()
-            .map(|&(a, b)| {
-                let f = if a == b { 1.0 } else { 2.0 };
-                dirs.iter().map(|d| f * d[a] * d[b]).collect()
-            })
+        let quadratic: Vec<Vec<f64>> = (0..9)
+            .map(|b| dirs.iter().map(|d| quadratic_basis(*d)[b]).collect())
             .collect();
+        // the reference contact and its derivatives
+        let tau = REFERENCE_CONTACT_S;
+        let om = std::f64::consts::PI / tau;
+        let inside = |t: f64| (0.0..=tau).contains(&t);
+        let a = |t: f64| if inside(t) { (om * t).sin().powi(2) } else { 0.0 };
+        let da = |t: f64| if inside(t) { om * (2.0 * om * t).sin() } else { 0.0 };
+        let dda = |t: f64| if inside(t) { 2.0 * om * om * (2.0 * om * t).cos() } else { 0.0 };
+        // the response's times: from the series' first coefficient to the contact's end
+        // plus the series' length, every quarter coefficient interval
+        let first = h.first as f64 * h.dt_s;
+        let last = (h.first + h.coefficients as i64) as f64 * h.dt_s;
+        let step = 0.25 * h.dt_s;
+        let times: Vec<f64> = (0..)
+            .map(|i| first + i as f64 * step)
+            .take_while(|t| *t <= tau + last)
+            .collect();
+        let taus: Vec<f64> = (0..h.coefficients).map(|j| (h.first + j as i64) as f64 * h.dt_s).collect();
+        // y = (dt/h) Σ_j c_j a(t - tau_j): each coefficient's psi(.; dt) is narrow against a
+        let response = |c: &[f32]| -> Vec<f64> {
+            times
+                .iter()
+                .map(|t| {
+                    c.iter().zip(&taus).map(|(cj, tj)| *cj as f64 * a(t - tj)).sum::<f64>() * h.dt_s / h.pulse_h_s
+                })
+                .collect()
+        };
+        let basis_of = |f: &dyn Fn(f64) -> f64| -> Vec<f64> { times.iter().map(|t| f(*t)).collect() };
+        let (ba, bda, bdda) = (basis_of(&a), basis_of(&da), basis_of(&dda));
+        let unit = vec![1.0; times.len()];
         let mut out = Reduced {
             near: [[0.0; 3]; 6],
+            near_d: [[0.0; 9]; 6],
             far: [[0.0; 3]; 6],
-            quad: [[[0.0; 3]; 3]; 6],
-            residual: [[0.0; 3]; 6],
+            quad: [[0.0; 9]; 6],
+            residual: [[0.0; 6]; 6],
         };
         for f in 0..6 {
-            let mut near = Vec::with_capacity(dirs.len());
-            let mut far = Vec::with_capacity(dirs.len());
-            let mut quad = Vec::with_capacity(dirs.len());
+            let (mut n0, mut n1, mut f1, mut q2) = (vec![], vec![], vec![], vec![]);
+            let (mut res_far, mut res_near, mut tot_far, mut tot_near) = (0.0, 0.0, 0.0, 0.0);
             for i in 0..nt {
                 for j in 0..np {
-                    let m1 = series_moments(asset.coefficients(f, i, j, 0), h.first, h.dt_s, sigma2);
-                    let m2 = series_moments(asset.coefficients(f, i, j, 1), h.first, h.dt_s, sigma2);
-                    near.push(m2[0] / h.pulse_h_s);
-                    far.push(-m1[1] / h.pulse_h_s);
-                    quad.push(m1[2] / (2.0 * h.pulse_h_s));
+                    let wd = w[i * np + j];
+                    let y1 = response(asset.coefficients(f, i, j, 0));
+                    let y2 = response(asset.coefficients(f, i, j, 1));
+                    let (c1, r1) = fit(&[bda.clone(), bdda.clone()], &y1, &unit);
+                    let (c2, r2) = fit(&[ba.clone(), bda.clone()], &y2, &unit);
+                    let e1: f64 = y1.iter().map(|y| y * y).sum();
+                    let e2: f64 = y2.iter().map(|y| y * y).sum();
+                    res_far += wd * r1 * r1 * e1;
+                    tot_far += wd * e1;
+                    res_near += wd * r2 * r2 * e2;
+                    tot_near += wd * e2;
+                    f1.push(c1[0]);
+                    q2.push(c1[1]);
+                    n0.push(c2[0]);
+                    n1.push(c2[1]);
                 }
             }
-            let (n, rn) = fit(&linear, &near, &w);
-            let (fa, rf) = fit(&linear, &far, &w);
-            let (q, rq) = fit(&quadratic, &quad, &w);
+            let rel = |r: f64, t: f64| if t > 0.0 { (r / t).sqrt() } else { 0.0 };
+            let (n, rn) = fit(&linear, &n0, &w);
+            let (nd, rnd) = fit(&quadratic, &n1, &w);
+            let (fa, rf) = fit(&linear, &f1, &w);
+            let (q, rq) = fit(&quadratic, &q2, &w);
             out.near[f] = [n[0], n[1], n[2]];
             out.far[f] = [fa[0], fa[1], fa[2]];
-            for (p, &(a, b)) in pairs.iter().enumerate() {
-                out.quad[f][a][b] = q[p];
-                out.quad[f][b][a] = q[p];
-            }
-            out.residual[f] = [rn, rf, rq];
+            out.near_d[f] = std::array::from_fn(|b| nd[b]);
+            out.quad[f] = std::array::from_fn(|b| q[b]);
+            out.residual[f] = [rel(res_far, tot_far), rel(res_near, tot_near), rn, rnd, rf, rq];
         }
         out
     }
@@ -201,9 +207,10 @@ impl Reduced {
 /// The engine's shape table (`engine/src/shape_table.rs`), generated from the assets: per
 /// shape, the asset's mass properties and its `Reduced` fields, each divided by the power of
 /// the equivalent-volume diameter `d` it scales with (module `asset`'s scaling law: a grain `s`
-/// times larger has `s³` times the translational near and dipole far fields, `s⁴` the
-/// rotational ones and `s⁵` the rotational quadrupole), so the engine scales them to any grain
-/// size. `assets` lists `(kind, asset)` in the engine's order (`ShapeKind::ALL`).
+/// times larger, driven `s` times longer, has `s` times the pressure at `s` times the distance
+/// per m/s², `s²` per rad/s²; so `N` and `F` scale as `d³` for a translation and `d⁴` for a
+/// rotation, `N1` and `Q`, one derivative more, as `d⁴` and `d⁵`), so the engine scales them
+/// to any grain size. `assets` lists `(kind, asset)` in the engine's order (`ShapeKind::ALL`).
 pub fn engine_table(assets: &[(crate::shape::ShapeKind, Asset)]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -230,18 +237,18 @@ pub fn engine_table(assets: &[(crate::shape::ShapeKind, Asset)]) -> String {
         writeln!(s, "        inertia_per_d5: {},", m3(h.mass.inertia_m5, d5)).unwrap();
         writeln!(s, "        dipole_per_d3: {},", m3(h.dipole_m3, d3)).unwrap();
         let rows = |x: &[[f64; 3]; 6], lo: usize, k: f64| m3([x[lo], x[lo + 1], x[lo + 2]], k);
+        let v9 = |v: [f64; 9], k: f64| format!("[{}]", v.map(|x| format!("{:?}", x / k)).join(", "));
+        let rows9 = |x: &[[f64; 9]; 6], lo: usize, k: f64| {
+            format!("[{}, {}, {}]", v9(x[lo], k), v9(x[lo + 1], k), v9(x[lo + 2], k))
+        };
         writeln!(s, "        near_t: {},", rows(&r.near, 0, d3)).unwrap();
         writeln!(s, "        near_r: {},", rows(&r.near, 3, d4)).unwrap();
+        writeln!(s, "        near_d_t: {},", rows9(&r.near_d, 0, d4)).unwrap();
+        writeln!(s, "        near_d_r: {},", rows9(&r.near_d, 3, d5)).unwrap();
         writeln!(s, "        far_t: {},", rows(&r.far, 0, d3)).unwrap();
         writeln!(s, "        far_r: {},", rows(&r.far, 3, d4)).unwrap();
-        writeln!(
-            s,
-            "        quad_r: [{}, {}, {}],",
-            m3(r.quad[3], d5),
-            m3(r.quad[4], d5),
-            m3(r.quad[5], d5)
-        )
-        .unwrap();
+        writeln!(s, "        quad_t: {},", rows9(&r.quad, 0, d4)).unwrap();
+        writeln!(s, "        quad_r: {},", rows9(&r.quad, 3, d5)).unwrap();
         writeln!(s, "    }},").unwrap();
     }
     writeln!(s, "];").unwrap();
@@ -259,32 +266,4 @@ mod tests {
         assert!((total - 4.0 * std::f64::consts::PI).abs() < 1e-12, "{total}");
     }
 
-    #[test]
-    fn psi_moments() {
-        // the Mitchell–Netravali cubic B = 2/3, C = 1/6: variance B/2... checked numerically
-        // against a fine midpoint sum
-        let n = 400_000;
-        let step = 4.0 / n as f64;
-        let mid: f64 = (0..n)
-            .map(|i| {
-                let x = -2.0 + (i as f64 + 0.5) * step;
-                x * x * psi(x, 1.0) * step
-            })
-            .sum();
-        assert!(
-            (psi_second_moment() - mid).abs() < 1e-9,
-            "{} {mid}",
-            psi_second_moment()
-        );
-    }
-
-    #[test]
-    fn moments_of_a_single_pulse() {
-        // one coefficient of 1 at tau = 3 dt: area dt, mean 3 dt, second moment (9 + s2) dt^3
-        let s2 = psi_second_moment();
-        let m = series_moments(&[0.0, 0.0, 1.0], 1, 0.5, s2);
-        assert!((m[0] - 0.5).abs() < 1e-15);
-        assert!((m[1] - 0.5 * 1.5).abs() < 1e-15);
-        assert!((m[2] - 0.5 * (2.25 + s2 * 0.25)).abs() < 1e-15);
-    }
 }
