@@ -460,7 +460,9 @@ pub fn shaped_pulse(k: &Constants, c: &Collision, s: usize, d: &ShapeDraw, impul
         distance_m: r,
         cos_theta,
         delta_v: j / g.mass_kg,
-        time: c.time + (r - g.radius_m) * k.samples_per_m,
+        // the fitted terms' retarded time is from the centre of mass (`shape`): the near side's
+        // earlier arrival is in their derivatives
+        time: c.time + r * k.samples_per_m,
         a0,
         a1,
         a2,

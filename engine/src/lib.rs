@@ -266,7 +266,7 @@ impl Engine {
             injected: Vec::with_capacity(INJECT_CAPACITY),
             mask: ring - 1,
             clock: 0,
-            sphere_filter: [SphereFilter::new(sample_rate, settings.grain_radius_m()); 2],
+            sphere_filter: [SphereFilter::new(sample_rate, settings.radiation_radius_m()); 2],
             sphere_radius: settings.grain_radius_m(),
             modal: ModalBank::new(sample_rate, isa),
             modal_dc: DcBlocker::new(sample_rate),
@@ -458,7 +458,7 @@ impl Engine {
         self.pending.clear();
         self.pending_done = 0;
         self.injected.clear();
-        self.sphere_radius = self.settings.grain_radius_m();
+        self.sphere_radius = self.settings.radiation_radius_m();
         for f in &mut self.sphere_filter {
             f.set(self.sample_rate, self.sphere_radius);
             f.reset();
@@ -861,9 +861,9 @@ impl Engine {
         self.scene.set_stream(self.stream_params());
         self.pour = self.scene.step(&input);
         let gestures = self.step_gestures();
-        if s.grain_radius_m() != self.sphere_radius {
-            // the sphere-radiation filter depends only on the grain radius
-            self.sphere_radius = s.grain_radius_m();
+        if s.radiation_radius_m() != self.sphere_radius {
+            // the sphere-radiation filter depends only on the grain radius (and shape)
+            self.sphere_radius = s.radiation_radius_m();
             for f in &mut self.sphere_filter {
                 f.set(self.sample_rate, self.sphere_radius);
             }

@@ -196,6 +196,18 @@ impl Settings {
         self.grain_shape.unwrap_or_else(|| Shape::of(self.grain_material))
     }
 
+    /// The radius of the sphere-radiation filter `B` the grains' sound goes through
+    /// (`accel_noise::SphereFilter`), m: the grain's, or for a grain with its own field
+    /// (`Shape::has_own_field`) a micrometre, where B is 1 in the audio band: the fitted
+    /// terms (`shape`) already hold the grain's size.
+    pub fn radiation_radius_m(&self) -> f32 {
+        if self.resolved_grain_shape().has_own_field() {
+            1e-6
+        } else {
+            self.grain_radius_m()
+        }
+    }
+
     /// Grain radius, m: half the material's nominal diameter times `grain_size`.
     pub fn grain_radius_m(&self) -> f32 {
         0.5 * self.grain_material.data().diameter_m * self.grain_size

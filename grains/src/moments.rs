@@ -40,7 +40,17 @@ pub const REFERENCE_CONTACT_S: f64 = 80e-6;
 /// The basis of the quadratic patterns: `(x, y, z, x², y², z², xy, xz, yz)` of the unit
 /// direction (l = 0 through the trace, 1 and 2).
 pub fn quadratic_basis(d: [f64; 3]) -> [f64; 9] {
-    [d[0], d[1], d[2], d[0] * d[0], d[1] * d[1], d[2] * d[2], d[0] * d[1], d[0] * d[2], d[1] * d[2]]
+    [
+        d[0],
+        d[1],
+        d[2],
+        d[0] * d[0],
+        d[1] * d[1],
+        d[2] * d[2],
+        d[0] * d[1],
+        d[0] * d[2],
+        d[1] * d[2],
+    ]
 }
 
 /// The reduction of one asset: per degree of freedom (`shape::Motion::ALL`: Tx, Ty, Tz, Rx,
@@ -137,7 +147,13 @@ impl Reduced {
         let inside = |t: f64| (0.0..=tau).contains(&t);
         let a = |t: f64| if inside(t) { (om * t).sin().powi(2) } else { 0.0 };
         let da = |t: f64| if inside(t) { om * (2.0 * om * t).sin() } else { 0.0 };
-        let dda = |t: f64| if inside(t) { 2.0 * om * om * (2.0 * om * t).cos() } else { 0.0 };
+        let dda = |t: f64| {
+            if inside(t) {
+                2.0 * om * om * (2.0 * om * t).cos()
+            } else {
+                0.0
+            }
+        };
         // the response's times: from the series' first coefficient to the contact's end
         // plus the series' length, every quarter coefficient interval
         let first = h.first as f64 * h.dt_s;
@@ -147,14 +163,14 @@ impl Reduced {
             .map(|i| first + i as f64 * step)
             .take_while(|t| *t <= tau + last)
             .collect();
-        let taus: Vec<f64> = (0..h.coefficients).map(|j| (h.first + j as i64) as f64 * h.dt_s).collect();
+        let taus: Vec<f64> = (0..h.coefficients)
+            .map(|j| (h.first + j as i64) as f64 * h.dt_s)
+            .collect();
         // y = (dt/h) Σ_j c_j a(t - tau_j): each coefficient's psi(.; dt) is narrow against a
         let response = |c: &[f32]| -> Vec<f64> {
             times
                 .iter()
-                .map(|t| {
-                    c.iter().zip(&taus).map(|(cj, tj)| *cj as f64 * a(t - tj)).sum::<f64>() * h.dt_s / h.pulse_h_s
-                })
+                .map(|t| c.iter().zip(&taus).map(|(cj, tj)| *cj as f64 * a(t - tj)).sum::<f64>() * h.dt_s / h.pulse_h_s)
                 .collect()
         };
         let basis_of = |f: &dyn Fn(f64) -> f64| -> Vec<f64> { times.iter().map(|t| f(*t)).collect() };
@@ -265,5 +281,4 @@ mod tests {
         let total: f64 = w.iter().sum();
         assert!((total - 4.0 * std::f64::consts::PI).abs() < 1e-12, "{total}");
     }
-
 }

@@ -46,7 +46,7 @@ pub struct GrainReport {
     /// / (c r) per rad/s², θ' from the dipole's own axis; zero for a centrally symmetric
     /// shape).
     pub dipole_rotation_m4: [f64; 3],
-    /// The far-field quadrupole of a spin about each axis, m⁵: the largest of `c² Q(r̂)/ρ0`
+    /// The second-order far field of a spin about each axis, m⁵: the largest of `c² Q(r̂)/ρ0`
     /// over directions (`engine::shape`; p = ρ0 D (d²α/dt²) / (c² r) there).
     pub quadrupole_rotation_m5: [f64; 3],
 }
@@ -81,19 +81,29 @@ pub fn shaped(material: &str, shape: Shape, diameter_m: f64, density: f64) -> Gr
     let (d3, d4, d5) = (d.powi(3), d.powi(4), d.powi(5));
     let volume = t.volume_per_d3 * d3;
     let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    // the largest eigenvalue magnitude of a symmetric 3x3 by power iteration
-    let largest = |q: [[f64; 3]; 3]| {
-        let mut v = [0.577, 0.578, 0.576];
-        let mut lambda = 0.0;
-        for _ in 0..200 {
-            let w: [f64; 3] = std::array::from_fn(|i| q[i][0] * v[0] + q[i][1] * v[1] + q[i][2] * v[2]);
-            lambda = norm(w);
-            if lambda == 0.0 {
-                break;
-            }
-            v = w.map(|x| x / lambda);
-        }
-        lambda
+    // the largest |Q(r̂)| over directions (a Fibonacci sphere of 2000 points)
+    let largest = |q: [f64; 9]| {
+        let n = 2000;
+        (0..n)
+            .map(|i| {
+                let z = 1.0 - (2.0 * i as f64 + 1.0) / n as f64;
+                let rho = (1.0 - z * z).sqrt();
+                let phi = i as f64 * 2.399_963_229_728_653;
+                let d = [rho * phi.cos(), rho * phi.sin(), z];
+                let b = [
+                    d[0],
+                    d[1],
+                    d[2],
+                    d[0] * d[0],
+                    d[1] * d[1],
+                    d[2] * d[2],
+                    d[0] * d[1],
+                    d[0] * d[2],
+                    d[1] * d[2],
+                ];
+                q.iter().zip(b).map(|(a, b)| a * b).sum::<f64>().abs()
+            })
+            .fold(0.0f64, f64::max)
     };
     let c = SPEED_OF_SOUND as f64;
     let rho0 = AIR_DENSITY as f64;
