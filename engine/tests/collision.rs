@@ -161,7 +161,7 @@ fn injected_collisions_through_the_engine_are_render_one() {
             count += n;
             (0..n).map(|_| random_collision(&mut rng)).collect()
         });
-        let want = reference(&r, fs, settings.grain_radius_m());
+        let want = reference(&r, fs, settings.radiation_radius_m());
         let mut worst = 0.0f32;
         for (got, want) in r.grains.iter().zip(&want) {
             let scale = peak(want);
