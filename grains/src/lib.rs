@@ -15,6 +15,7 @@ pub mod asset;
 pub mod fdtd;
 pub mod fit;
 pub mod moments;
+pub mod plots;
 pub mod pulse;
 pub mod reference;
 pub mod shape;

@@ -1,7 +1,8 @@
 //! `cargo run --release -p granary-grains -- assets/grains [SHAPE...]`: precomputes the
 //! acceleration-noise assets (all shapes when none is named) at `Settings::ASSET`.
 //! `... -- --engine-table engine/src/shape_table.rs` writes the engine's shape table from the
-//! committed assets (`moments::engine_table`).
+//! committed assets (`moments::engine_table`); `... -- --plots docs` the validation plots of
+//! docs/grains.md (`plots`).
 
 use granary_grains::asset::{file_name, precompute, Asset, Settings};
 use granary_grains::moments;
@@ -11,6 +12,21 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--plots") {
+        args.next();
+        let dir = args.next().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("docs"));
+        let assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/grains"));
+        return match granary_grains::plots::write(&assets, &dir) {
+            Ok(()) => {
+                println!("wrote {0}/grains_sphere.png, {0}/grains_rice.png", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if args.peek().map(String::as_str) == Some("--engine-table") {
         args.next();
         return engine_table(args.next().map(PathBuf::from));
