@@ -31,7 +31,11 @@ fn draw(path: &Path, caption: &str, x_desc: &str, y_desc: &str, lines: &[Line]) 
         .iter()
         .flat_map(|l| &l.3)
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.0), b.max(p.0)));
-    let peak = lines.iter().flat_map(|l| &l.3).fold(0.0f64, |m, p| m.max(p.1.abs())).max(1e-30);
+    let peak = lines
+        .iter()
+        .flat_map(|l| &l.3)
+        .fold(0.0f64, |m, p| m.max(p.1.abs()))
+        .max(1e-30);
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
@@ -56,7 +60,9 @@ fn draw(path: &Path, caption: &str, x_desc: &str, y_desc: &str, lines: &[Line]) 
             // every other short run of points: a dashed line
             let runs: Vec<Vec<(f64, f64)>> = points.chunks(6).step_by(2).map(|c| c.to_vec()).collect();
             for run in &runs[1..] {
-                chart.draw_series(LineSeries::new(run.clone(), style)).map_err(|e| err(&e))?;
+                chart
+                    .draw_series(LineSeries::new(run.clone(), style))
+                    .map_err(|e| err(&e))?;
             }
             chart
                 .draw_series(LineSeries::new(runs[0].clone(), style))
@@ -95,11 +101,23 @@ pub fn write(assets: &Path, dir: &Path) -> Result<(), String> {
         let n = 400;
         let (t0, dt) = (r / c - 3.0 * h, 12.0 * h / n as f64);
         let exact = sphere_pressure(a, r, 1.0, h, t0, dt, n);
-        let fitted: Vec<f64> = (0..n).map(|i| sphere.pressure(2, [0.0, 0.0, r], t0 + i as f64 * dt)).collect();
+        let fitted: Vec<f64> = (0..n)
+            .map(|i| sphere.pressure(2, [0.0, 0.0, r], t0 + i as f64 * dt))
+            .collect();
         let peak = exact.iter().fold(0.0f64, |m, p| m.max(p.abs()));
         let us = |i: usize| (t0 + i as f64 * dt - r / c) * 1e6;
-        lines.push((color, false, format!("exact rigid sphere, {} cm", r * 100.0), exact.iter().enumerate().map(|(i, p)| (us(i), p / peak)).collect()));
-        lines.push((color, true, format!("precomputed asset, {} cm", r * 100.0), fitted.iter().enumerate().map(|(i, p)| (us(i), p / peak)).collect()));
+        lines.push((
+            color,
+            false,
+            format!("exact rigid sphere, {} cm", r * 100.0),
+            exact.iter().enumerate().map(|(i, p)| (us(i), p / peak)).collect(),
+        ));
+        lines.push((
+            color,
+            true,
+            format!("precomputed asset, {} cm", r * 100.0),
+            fitted.iter().enumerate().map(|(i, p)| (us(i), p / peak)).collect(),
+        ));
     }
     draw(
         &dir.join("grains_sphere.png"),
@@ -115,9 +133,27 @@ pub fn write(assets: &Path, dir: &Path) -> Result<(), String> {
     let red = Reduced::of(&rice);
     let tau = 40e-6;
     let w = std::f64::consts::PI / tau;
-    let acc = move |t: f64| if (0.0..=tau).contains(&t) { (w * t).sin().powi(2) } else { 0.0 };
-    let dacc = move |t: f64| if (0.0..=tau).contains(&t) { w * (2.0 * w * t).sin() } else { 0.0 };
-    let ddacc = move |t: f64| if (0.0..=tau).contains(&t) { 2.0 * w * w * (2.0 * w * t).cos() } else { 0.0 };
+    let acc = move |t: f64| {
+        if (0.0..=tau).contains(&t) {
+            (w * t).sin().powi(2)
+        } else {
+            0.0
+        }
+    };
+    let dacc = move |t: f64| {
+        if (0.0..=tau).contains(&t) {
+            w * (2.0 * w * t).sin()
+        } else {
+            0.0
+        }
+    };
+    let ddacc = move |t: f64| {
+        if (0.0..=tau).contains(&t) {
+            2.0 * w * w * (2.0 * w * t).cos()
+        } else {
+            0.0
+        }
+    };
     let r = 0.1;
     let rh = rice.header.pulse_h_s;
     let dot = |v: &[f64], d: &[f64]| v.iter().zip(d).map(|(a, b)| a * b).sum::<f64>();
