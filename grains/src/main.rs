@@ -16,6 +16,10 @@ fn main() -> ExitCode {
         args.next();
         let dir = args.next().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("docs"));
         let assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/grains"));
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            eprintln!("{}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
         return match granary_grains::plots::write(&assets, &dir) {
             Ok(()) => {
                 println!("wrote {0}/grains_sphere.png, {0}/grains_rice.png", dir.display());

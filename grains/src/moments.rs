@@ -37,6 +37,40 @@ use crate::asset::{direction, Asset};
 /// lobe reaches 25 kHz (rice's contacts last 15–33 µs, a coffee bean's up to 100 µs).
 pub const REFERENCE_CONTACT_S: f64 = 80e-6;
 
+/// A smooth contact's acceleration: `sin²(π t/τ)` on `[0, τ]` (unit peak), zero outside.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaisedCosine {
+    /// τ, s.
+    pub duration_s: f64,
+}
+
+impl RaisedCosine {
+    /// `[a(t), a'(t), a''(t)]` (per s⁰, s⁻¹, s⁻²).
+    pub fn derivatives(&self, t: f64) -> [f64; 3] {
+        let tau = self.duration_s;
+        if !(0.0..=tau).contains(&t) {
+            return [0.0; 3];
+        }
+        let w = std::f64::consts::PI / tau;
+        [
+            (w * t).sin().powi(2),
+            w * (2.0 * w * t).sin(),
+            2.0 * w * w * (2.0 * w * t).cos(),
+        ]
+    }
+}
+
+/// The asset's own pressure (Pa per unit acceleration) of field `f` at body-frame point `x`
+/// and time `t` for the acceleration `contact` (PAN eq. 18–19: `a(t) ≈ Σ_j a(j h) ψ(t − j h;
+/// h)`, each pulse's field by `Asset::pressure`, eq. 20 and 22).
+pub fn asset_pressure(asset: &Asset, f: usize, x: [f64; 3], contact: &RaisedCosine, t: f64) -> f64 {
+    let h = asset.header.pulse_h_s;
+    let last = ((contact.duration_s + 2.0 * h) / h).ceil() as i64;
+    (-2..=last)
+        .map(|j| contact.derivatives(j as f64 * h)[0] * asset.pressure(f, x, t - j as f64 * h))
+        .sum()
+}
+
 /// The basis of the quadratic patterns: `(x, y, z, x², y², z², xy, xz, yz)` of the unit
 /// direction (l = 0 through the trace, 1 and 2).
 pub fn quadratic_basis(d: [f64; 3]) -> [f64; 9] {
@@ -129,6 +163,18 @@ fn fit(basis: &[Vec<f64>], y: &[f64], w: &[f64]) -> (Vec<f64>, f64) {
 }
 
 impl Reduced {
+    /// The engine's pressure (Pa per unit acceleration) of field `f` at distance `r` (m) in
+    /// body-frame direction `d` (unit), for an acceleration whose value and derivatives at the
+    /// retarded time `t − r/c` are `a` (`[a, a', a'']`): the module doc's four terms.
+    pub fn pressure(&self, f: usize, d: [f64; 3], r: f64, a: [f64; 3]) -> f64 {
+        let dot = |v: &[f64], w: &[f64]| v.iter().zip(w).map(|(p, q)| p * q).sum::<f64>();
+        let b = quadratic_basis(d);
+        dot(&self.near[f], &d) * a[0] / (r * r)
+            + dot(&self.near_d[f], &b) * a[1] / (r * r)
+            + dot(&self.far[f], &d) * a[1] / r
+            + dot(&self.quad[f], &b) * a[2] / r
+    }
+
     /// The reduction of `asset` (module doc).
     pub fn of(asset: &Asset) -> Reduced {
         let h = &asset.header;
@@ -141,19 +187,14 @@ impl Reduced {
         let quadratic: Vec<Vec<f64>> = (0..9)
             .map(|b| dirs.iter().map(|d| quadratic_basis(*d)[b]).collect())
             .collect();
-        // the reference contact and its derivatives
-        let tau = REFERENCE_CONTACT_S;
-        let om = std::f64::consts::PI / tau;
-        let inside = |t: f64| (0.0..=tau).contains(&t);
-        let a = |t: f64| if inside(t) { (om * t).sin().powi(2) } else { 0.0 };
-        let da = |t: f64| if inside(t) { om * (2.0 * om * t).sin() } else { 0.0 };
-        let dda = |t: f64| {
-            if inside(t) {
-                2.0 * om * om * (2.0 * om * t).cos()
-            } else {
-                0.0
-            }
+        // the reference contact
+        let contact = RaisedCosine {
+            duration_s: REFERENCE_CONTACT_S,
         };
+        let tau = contact.duration_s;
+        let a = |t: f64| contact.derivatives(t)[0];
+        let da = |t: f64| contact.derivatives(t)[1];
+        let dda = |t: f64| contact.derivatives(t)[2];
         // the response's times: from the series' first coefficient to the contact's end
         // plus the series' length, every quarter coefficient interval
         let first = h.first as f64 * h.dt_s;

@@ -3,7 +3,7 @@
 //! broadside pushes, the asset's whole series against the engine's four terms.
 
 use crate::asset::{file_name, Asset};
-use crate::moments::{quadratic_basis, Reduced};
+use crate::moments::{asset_pressure, RaisedCosine, Reduced};
 use crate::reference::sphere_pressure;
 use crate::shape::ShapeKind;
 use crate::SPEED_OF_SOUND;
@@ -131,32 +131,9 @@ pub fn write(assets: &Path, dir: &Path) -> Result<(), String> {
     //    against the engine's four terms
     let rice = read(ShapeKind::Rice)?;
     let red = Reduced::of(&rice);
-    let tau = 40e-6;
-    let w = std::f64::consts::PI / tau;
-    let acc = move |t: f64| {
-        if (0.0..=tau).contains(&t) {
-            (w * t).sin().powi(2)
-        } else {
-            0.0
-        }
-    };
-    let dacc = move |t: f64| {
-        if (0.0..=tau).contains(&t) {
-            w * (2.0 * w * t).sin()
-        } else {
-            0.0
-        }
-    };
-    let ddacc = move |t: f64| {
-        if (0.0..=tau).contains(&t) {
-            2.0 * w * w * (2.0 * w * t).cos()
-        } else {
-            0.0
-        }
-    };
+    let contact = RaisedCosine { duration_s: 40e-6 };
+    let tau = contact.duration_s;
     let r = 0.1;
-    let rh = rice.header.pulse_h_s;
-    let dot = |v: &[f64], d: &[f64]| v.iter().zip(d).map(|(a, b)| a * b).sum::<f64>();
     let (s20, c20) = 20f64.to_radians().sin_cos();
     let mut lines: Vec<Line> = Vec::new();
     for (field, d, color, what) in [
@@ -166,19 +143,12 @@ pub fn write(assets: &Path, dir: &Path) -> Result<(), String> {
         let n = 300;
         let (t0, dt) = (r / c - 20e-6, (tau + 60e-6) / n as f64);
         let x = d.map(|v| v * r);
-        let b = quadratic_basis(d);
         let us = |t: f64| (t - r / c) * 1e6;
         let (mut asset, mut terms) = (Vec::new(), Vec::new());
         for i in 0..n {
             let t = t0 + i as f64 * dt;
-            let want: f64 = (-2..=((tau + 2.0 * rh) / rh).ceil() as i64)
-                .map(|j| acc(j as f64 * rh) * rice.pressure(field, x, t - j as f64 * rh))
-                .sum();
-            let tr = t - r / c;
-            let got = dot(&red.near[field], &d) * acc(tr) / (r * r)
-                + dot(&red.near_d[field], &b) * dacc(tr) / (r * r)
-                + dot(&red.far[field], &d) * dacc(tr) / r
-                + dot(&red.quad[field], &b) * ddacc(tr) / r;
+            let want = asset_pressure(&rice, field, x, &contact, t);
+            let got = red.pressure(field, d, r, contact.derivatives(t - r / c));
             // per 1000 m/s^2 of peak acceleration, in mPa
             asset.push((us(t), want * 1e3 * 1e3));
             terms.push((us(t), got * 1e3 * 1e3));

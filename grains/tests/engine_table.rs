@@ -7,7 +7,7 @@
 #![allow(clippy::needless_range_loop)] // axes index the matrices
 
 use granary_grains::asset::{file_name, Asset};
-use granary_grains::moments::{engine_table, quadratic_basis, Reduced};
+use granary_grains::moments::{asset_pressure, engine_table, RaisedCosine, Reduced};
 use granary_grains::shape::ShapeKind;
 use granary_grains::{AIR_DENSITY, SPEED_OF_SOUND};
 use std::path::PathBuf;
@@ -87,17 +87,6 @@ fn sphere_rotations_are_silent_and_rice_spins_as_a_quadrupole() {
     assert!(norm(&rice.quad[3]) < 1e-4 * xz, "{:e}", norm(&rice.quad[3]));
 }
 
-/// The pressure of `asset`'s field `f` at body-frame point `x` for the acceleration `a(t)`
-/// (per unit), as PAN eq. 18–19 compose it: `a(t) ≈ Σ_j a(j h) ψ(t − j h; h)`, each pulse's
-/// field by `Asset::pressure`.
-fn asset_response(asset: &Asset, f: usize, x: [f64; 3], a: &dyn Fn(f64) -> f64, span: f64, t: f64) -> f64 {
-    let h = asset.header.pulse_h_s;
-    let (lo, hi) = ((-2.0 * h / h).floor() as i64, ((span + 2.0 * h) / h).ceil() as i64);
-    (lo..=hi)
-        .map(|j| a(j as f64 * h) * asset.pressure(f, x, t - j as f64 * h))
-        .sum()
-}
-
 #[test]
 fn the_engine_terms_reproduce_the_assets_for_other_contacts_distances_and_directions() {
     // A raised-cosine acceleration of 40 and 150 us (a short contact and a soft one) in each
@@ -120,7 +109,6 @@ fn the_engine_terms_reproduce_the_assets_for_other_contacts_distances_and_direct
         let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
         d.map(|x| x / n)
     });
-    let dot = |v: &[f64], d: &[f64]| v.iter().zip(d).map(|(a, b)| a * b).sum::<f64>();
     // worst errors: [translations, rotations] for the soft contact, then the short one
     let mut worst = [[0.0f64; 2]; 2];
     for kind in [
@@ -138,28 +126,7 @@ fn the_engine_terms_reproduce_the_assets_for_other_contacts_distances_and_direct
         let i_max = (0..3).map(|k| hdr.mass.inertia_m5[k][k]).fold(0.0f64, f64::max);
         let spin_per_push = hdr.mass.volume_m3 * hdr.bounding_radius_m / i_max;
         for (which, tau) in [(0, 150e-6), (1, 40e-6)] {
-            let w = std::f64::consts::PI / tau;
-            let a = move |t: f64| {
-                if (0.0..=tau).contains(&t) {
-                    (w * t).sin().powi(2)
-                } else {
-                    0.0
-                }
-            };
-            let da = move |t: f64| {
-                if (0.0..=tau).contains(&t) {
-                    w * (2.0 * w * t).sin()
-                } else {
-                    0.0
-                }
-            };
-            let dda = move |t: f64| {
-                if (0.0..=tau).contains(&t) {
-                    2.0 * w * w * (2.0 * w * t).cos()
-                } else {
-                    0.0
-                }
-            };
+            let contact = RaisedCosine { duration_s: tau };
             for r in [0.1, 1.0] {
                 let n = 300;
                 let dt = (tau + 60e-6) / n as f64;
@@ -168,15 +135,10 @@ fn the_engine_terms_reproduce_the_assets_for_other_contacts_distances_and_direct
                 for (field, row) in e.iter_mut().enumerate() {
                     for (k, d) in dirs.iter().enumerate() {
                         let x = d.map(|v| v * r);
-                        let b = quadratic_basis(*d);
                         for i in 0..n {
                             let t = r / c - 20e-6 + i as f64 * dt;
-                            let want = asset_response(asset, field, x, &a, tau, t);
-                            let tr = t - r / c;
-                            let got = dot(&red.near[field], d) * a(tr) / (r * r)
-                                + dot(&red.near_d[field], &b) * da(tr) / (r * r)
-                                + dot(&red.far[field], d) * da(tr) / r
-                                + dot(&red.quad[field], &b) * dda(tr) / r;
+                            let want = asset_pressure(asset, field, x, &contact, t);
+                            let got = red.pressure(field, *d, r, contact.derivatives(t - r / c));
                             row[k].0 += (got - want).powi(2);
                             row[k].1 += want * want;
                         }
