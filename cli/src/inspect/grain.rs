@@ -10,7 +10,7 @@
 
 use granary_engine::materials::{AIR_DENSITY, SPEED_OF_SOUND};
 use granary_engine::params::ParamValues;
-use granary_engine::shape::Shape;
+use granary_engine::shape::{quadratic, Shape};
 use serde::Serialize;
 use std::io::Write;
 
@@ -89,19 +89,8 @@ pub fn shaped(material: &str, shape: Shape, diameter_m: f64, density: f64) -> Gr
                 let z = 1.0 - (2.0 * i as f64 + 1.0) / n as f64;
                 let rho = (1.0 - z * z).sqrt();
                 let phi = i as f64 * 2.399_963_229_728_653;
-                let d = [rho * phi.cos(), rho * phi.sin(), z];
-                let b = [
-                    d[0],
-                    d[1],
-                    d[2],
-                    d[0] * d[0],
-                    d[1] * d[1],
-                    d[2] * d[2],
-                    d[0] * d[1],
-                    d[0] * d[2],
-                    d[1] * d[2],
-                ];
-                q.iter().zip(b).map(|(a, b)| a * b).sum::<f64>().abs()
+                let b = quadratic([rho * phi.cos(), rho * phi.sin(), z].map(|x| x as f32));
+                q.iter().zip(b).map(|(a, b)| a * b as f64).sum::<f64>().abs()
             })
             .fold(0.0f64, f64::max)
     };
