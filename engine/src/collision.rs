@@ -266,7 +266,8 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
         };
     }
     // the force pulse into the cup, heard after the cup's travel time
-    let cup = cup_push(k, c).map(|(bus, amplitude)| match c.kind {
+    let scale = draw.as_ref().map_or(1.0, |d| d.impulse_scale);
+    let cup = cup_push_scaled(k, c, scale).map(|(bus, amplitude)| match c.kind {
         CollisionKind::GrainCup => CupPulse {
             time: c.time + k.cup_delay,
             amplitude,
@@ -299,9 +300,20 @@ pub fn physics(k: &Constants, c: &Collision) -> CollisionPulses {
 /// stands for (`Collision::bed_weight`; 0: it writes none).
 #[inline]
 pub fn cup_push(k: &Constants, c: &Collision) -> Option<(usize, f32)> {
+    let scale = if k.grain.shaped {
+        draw_shapes(k, c).impulse_scale
+    } else {
+        1.0
+    };
+    cup_push_scaled(k, c, scale)
+}
+
+/// `cup_push` for a collision whose shaped grains' draw (`draw_shapes`) gave the impulse
+/// scale `scale` (unread for spheres): `physics` has drawn them already.
+fn cup_push_scaled(k: &Constants, c: &Collision, scale: f32) -> Option<(usize, f32)> {
     let mut impulse_ns = k.impulse_per_v[c.kind as usize] * c.v0.max(1e-9);
     if k.grain.shaped {
-        impulse_ns *= draw_shapes(k, c).impulse_scale;
+        impulse_ns *= scale;
     }
     let impulse_ns = impulse_ns * c.weight;
     match c.kind {
