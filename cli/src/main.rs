@@ -49,8 +49,9 @@ enum Command {
     ///
     /// spectrum: the largest |B - A| in dB over the third-octave bands, band powers from one
     /// FFT of each whole file (channels added). envelope: the largest |B - A| in dB of the
-    /// 50 ms RMS levels (both channels), over the windows where either file is within 60 dB
-    /// of the louder file's loudest window. crest: for each octave band from 125 Hz to 16 kHz
+    /// 50 ms RMS levels (both channels), over the windows where either file is within 20 dB
+    /// of the louder file's loudest window (the pour's body, not its sparse first and last
+    /// grains). crest: for each octave band from 125 Hz to 16 kHz
     /// (cut from the FFT), the peak / RMS of its 50 ms envelope; the largest |B/A - 1| over
     /// the bands within 60 dB of the loudest band.
     ///
