@@ -94,14 +94,14 @@ fn rice_series_and_terms_hold_beyond_the_fitted_radii() {
             );
             // seen (docs/grains.md): spins' asset 19-20 %, 8 %, 2.5 % for 150, 80, 40 us; the
             // terms with the near field 11 %, 17 %, 28 % (ka: rice's 6.5 mm reach 1 at 17 kHz);
-            // translations' asset 1.1 %, 0.7 %, 0.7 %, terms 1 %, 3 %, 10 %
+            // translations' asset (two terms) 3.9 %, 2.9 %, 1.9 %; terms 1 %, 3 %, 10 %
             let (asset_limit, terms_limit) = match (field >= 3, (tau * 1e6).round() as i64) {
                 (true, 150) => (0.25, 0.15),
                 (true, 80) => (0.11, 0.22),
                 (true, _) => (0.04, 0.33),
-                (false, 150) => (0.02, 0.02),
-                (false, 80) => (0.02, 0.04),
-                (false, _) => (0.02, 0.13),
+                (false, 150) => (0.06, 0.02),
+                (false, 80) => (0.06, 0.04),
+                (false, _) => (0.06, 0.13),
             };
             assert!(ea < asset_limit && e3 < terms_limit, "{motion:?} {tau}: {ea} {e3}");
         }
