@@ -28,7 +28,10 @@
 //! `y_2 ≈ N a + N1 a'`); then over directions, `N` and `F` as dipole patterns `r̂ · v` (a
 //! potential flow's far expansion), `N1` and `Q` as the general quadratic
 //! `v · (x, y, z, x², y², z², xy, xz, yz)` (l ≤ 2), with solid-angle weights.
-//! `Reduced::residual` says what each fit leaves out; grains/tests/engine_table.rs checks the
+//! The assets' third radial term `q_3` (the static near field in `1/R^3`: a spin's quadrupole,
+//! `-rho0 r^T M r a / R^3` with `M` the header's `spin_quadrupole_m5`) has no engine term and
+//! is not reduced; at 1 m it is negligible, at 0.1 m it matters below about 1 kHz
+//! (docs/grains.md, "At run time"). `Reduced::residual` says what each fit leaves out; grains/tests/engine_table.rs checks the
 //! result against the assets' own series for other contacts, distances and directions.
 
 use crate::asset::{direction, Asset};
