@@ -7,7 +7,8 @@
 //! audio band a field is a short series in the acceleration's derivatives
 //! (`granary_grains::moments`, fitted to the assets' response to a contact): per degree of
 //! freedom a near field `N`, its derivative term `N1`, a far-field dipole `F` and a
-//! second-order far field `Q` (a spin's quadrupole, a grain's own extent). `shape_table.rs`
+//! second-order far field `Q` (a spin's quadrupole, a grain's own extent), and per rotation a
+//! spin's static near field `N3` in `1/r³`. `shape_table.rs`
 //! holds them per shape, generated from the assets (checked by grains/tests/engine_table.rs),
 //! per power of the grain's equivalent-volume diameter `d`; `GrainBody` scales them to a grain
 //! and `GrainBody::sound` sums them.
@@ -30,9 +31,15 @@
 //!
 //! ```text
 //! p(t) = Σ_f [ N_f(r̂) a_f(t')/r² + (N1_f(r̂)/r² + F_f(r̂)/r) a_f'(t') + Q_f(r̂) a_f''(t')/r ]
+//!        + Σ_rotations N3_f(r̂) a_f(t')/r³
 //! ```
 //!
 //! with `t' = t − r/c` and `r` from the centre of mass, over the six accelerations `a_f`
+//! (`N3 = −ρ0 r̂ᵀ M r̂`, `M` the spin's static quadrupole measured in the solver: the flow
+//! round a grain turning at `Ω` has the potential `Ω r̂ᵀMr̂/r³` and the pressure `−ρ0 ∂φ/∂t`;
+//! granary_grains::fdtd::spin_quadrupoles, reference::ellipsoid_spin_quadrupole after Lamb
+//! §115; docs/grains.md, "At run time". `N1` and `Q` are the same `M` radiated as an l = 2
+//! wave; at 0.1 m `N3` equals the far field at 950 Hz)
 //! (which all have the contact's half-sine in time, PAN eq. 6, so the terms become three
 //! amplitudes of the band-limited pulse, its derivative and its second derivative:
 //! `kernels`). The grains' sound then skips the spheres' radiation filter `B`
@@ -74,6 +81,10 @@ pub struct ShapeData {
     /// rotations / d⁵).
     pub quad_t: [[f64; 9]; 3],
     pub quad_r: [[f64; 9]; 3],
+    /// A spin's static near field, `N3_f(r̂) = quadratic(r̂) · row f = −ρ0 r̂ᵀ M_f r̂` (`M_f`
+    /// the asset's `spin_quadrupole_m5`), Pa m³ per rad/s², / d⁵ (rotations only: the
+    /// translations' static field is the dipole's `N`).
+    pub near3_r: [[f64; 9]; 3],
 }
 
 /// The directional basis of `N1` and `Q`: `(x, y, z, x², y², z², xy, xz, yz)` of a unit
@@ -206,6 +217,8 @@ pub struct GrainBody {
     pub near_d: [[f32; 9]; 6],
     pub far: [[f32; 3]; 6],
     pub quad: [[f32; 9]; 6],
+    /// `N3` rows of the rotations (Rx Ry Rz), scaled to the grain.
+    pub near3: [[f32; 9]; 3],
 }
 
 impl GrainBody {
@@ -230,6 +243,7 @@ impl GrainBody {
         let scale9 = |m: &[[f64; 9]; 3], k: f64| m.map(|r| r.map(|x| (x * k) as f32));
         let (ndt, ndr) = (scale9(&s.near_d_t, d4), scale9(&s.near_d_r, d5));
         let (qt, qr) = (scale9(&s.quad_t, d4), scale9(&s.quad_r, d5));
+        let near3 = scale9(&s.near3_r, d5);
         let isotropic = !shape.has_own_field();
         let dipole = (s.dipole_per_d3[0][0] + s.dipole_per_d3[1][1] + s.dipole_per_d3[2][2]) / 3.0;
         GrainBody {
@@ -250,6 +264,7 @@ impl GrainBody {
             near_d: [ndt[0], ndt[1], ndt[2], ndr[0], ndr[1], ndr[2]],
             far: [ft[0], ft[1], ft[2], fr[0], fr[1], fr[2]],
             quad: [qt[0], qt[1], qt[2], qr[0], qr[1], qr[2]],
+            near3,
         }
     }
 
@@ -301,15 +316,20 @@ impl GrainBody {
         let q = quadratic(dir);
         let dot3 = |v: &[f32; 3]| dir[0] * v[0] + dir[1] * v[1] + dir[2] * v[2];
         let dot9 = |v: &[f32; 9]| v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>();
-        let (mut near, mut near_d, mut far, mut quad) = (0.0, 0.0, 0.0, 0.0);
+        let (mut near, mut near_d, mut far, mut quad, mut near3) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for f in 0..6 {
             near += dot3(&self.near[f]) * w[f];
             near_d += dot9(&self.near_d[f]) * w[f];
             far += dot3(&self.far[f]) * w[f];
             quad += dot9(&self.quad[f]) * w[f];
         }
+        for f in 0..3 {
+            near3 += dot9(&self.near3[f]) * w[3 + f];
+        }
         let (j_r, j_r2) = (j * inv_r, j * inv_r * inv_r);
-        [near * j_r2, far * j_r + near_d * j_r2, quad * j_r]
+        let j_r3 = j_r2 * inv_r;
+        // the spin's static near field rides on the same pulse as the dipole's near field
+        [near * j_r2 + near3 * j_r3, far * j_r + near_d * j_r2, quad * j_r]
     }
 }
 
@@ -509,5 +529,26 @@ mod tests {
         // the far field, and the near field's derivative term (under 3 % at 0.3 m)
         let far = want * r / crate::materials::SPEED_OF_SOUND;
         assert!((a1 / far - 1.0).abs() < 0.05, "{a1} {far}");
+    }
+
+    #[test]
+    fn a_spinning_grain_has_the_static_near_field_of_its_radiated_quadrupole() {
+        // rice (long axis x) spun about y, heard in the xz plane: its quadrupole's static near
+        // field N3 a/r³ (from the measured M) and the l = 2 wave's intermediate term N1 a'/r²
+        // (fitted to the assets' series) are the same M: N3 = c N1 (docs/grains.md), and
+        // both are there (rice spins push no dipole: N and F of a spin are nil)
+        let g = GrainBody::new(Shape::Rice, 2.8e-3, 1450.0);
+        let c = GrainContact {
+            spin: [0.0, 1.0, 0.0],
+            ..GrainContact::default()
+        };
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        let r = 0.1;
+        let [a0, a1, _] = g.sound(&c, [s, 0.0, s], 1.0 / r, 1e-6);
+        let ratio = a0 * r / (crate::materials::SPEED_OF_SOUND * a1);
+        assert!(a0 != 0.0 && (ratio - 1.0).abs() < 0.05, "{a0} {a1} {ratio}");
+        // and it falls as 1/r³
+        let [b0, _, _] = g.sound(&c, [s, 0.0, s], 1.0 / (2.0 * r), 1e-6);
+        assert!((b0 * 8.0 / a0 - 1.0).abs() < 1e-3, "{a0} {b0}");
     }
 }

@@ -4,8 +4,8 @@
 //! Format (version `FORMAT_VERSION`): one line of UTF-8 JSON (`AssetHeader`), a newline, then
 //! `payload_values` little-endian `f32` coefficients `q[field][theta][phi][term][j]` (fields
 //! Tx, Ty, Tz, Rx, Ry, Rz as `Motion::ALL`; terms k = 1..N; coefficient j at retarded time
-//! `(first + j) dt`). Binary because the coefficients are 80–165 thousand numbers per
-//! shape: as f32 they are 0.3–0.7 MB (under the 2 MB budget) where decimal JSON would be
+//! `(first + j) dt`). Binary because the coefficients are 190–380 thousand numbers per
+//! shape: as f32 they are 0.75–1.5 MB (under the 2 MB budget) where decimal JSON would be
 //! about 3x larger; f32 keeps 7 digits, far below the solver's percent-level error; the
 //! header stays readable and versioned. Writing is deterministic (scalar single-threaded
 //! solver, fixed settings).
@@ -18,7 +18,7 @@
 //! the pressure at `s R` and `s t` for translations and `s^2` times for rotations (per
 //! rad/s^2).
 
-use crate::fdtd::{sphere_rule, GridSpec, Motion, Solver};
+use crate::fdtd::{quadrupole_from_integrals, sphere_rule, GridSpec, Motion, Solver};
 use crate::fit::{FitError, FitSpec, RadialFit};
 use crate::pulse::psi;
 use crate::shape::{MassProperties, Shape, ShapeKind};
@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Version of the file layout; bump on any change to the header's meaning or the payload order.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Settings of a precomputation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -42,8 +42,14 @@ pub struct Settings {
     /// Polar angles (including both poles) and azimuths of the direction grid.
     pub n_theta: usize,
     pub n_phi: usize,
-    /// Radial terms `N` and radii `M` (seed 001: 2 and 5, `R_i = 2R 2^((i-1)/4)`).
+    /// Radial terms `N` and radii `M` (seed 001: 2 and 5, `R_i = 2R 2^((i-1)/4)`). `terms` is
+    /// the rotations' (3: a spinning grain's field is a quadrupole, whose static part decays
+    /// as `1/R^3`) and the files'; the translations are fitted with `translation_terms` (2:
+    /// exact for their dipole; a third term made the sphere's series extrapolated to 0.1 m
+    /// depend on the grid, 6.8 % between 16 and 20 cells per diameter against 1.5 %) and
+    /// their last terms stored as zeros.
     pub terms: usize,
+    pub translation_terms: usize,
     pub radii: usize,
     /// Simulated time after the pulse reaches the outermost radius, in bounding radii / c.
     pub tail_radii: f64,
@@ -57,7 +63,8 @@ impl Settings {
         pulse_diameters: 0.25,
         n_theta: 11,
         n_phi: 20,
-        terms: 2,
+        terms: 3,
+        translation_terms: 2,
         radii: 5,
         tail_radii: 8.0,
     };
@@ -92,6 +99,13 @@ pub struct AssetHeader {
     pub n_phi: usize,
     /// Low-frequency dipole coefficients `D[i][j]`, m^3 (`fdtd::dipole_coefficients`).
     pub dipole_m3: [[f64; 3]; 3],
+    /// Static spin quadrupoles `M[i]` (m^5) of the rotations about the body axes
+    /// (`fdtd::spin_quadrupoles`), measured in the same runs.
+    pub spin_quadrupole_m5: [[[f64; 3]; 3]; 3],
+    /// Static l = 1 moments of the rotations, m^4 (as `dipole_m3`, per rad/s; zero for a
+    /// centrally symmetric grain). With `dipole_m3` they fix the first moment of every
+    /// field's `q_1` (`FitSpec::fit_with_first_moments`).
+    pub spin_dipole_m4: [[f64; 3]; 3],
     /// Relative rms residual of the fit at the sampled radii, per field.
     pub fit_residual: [f64; 6],
     /// Grid: cell side (m), cells per axis, absorbing cells, voxel volume (m^3).
@@ -155,12 +169,15 @@ pub fn precompute(shape: &Shape, settings: Settings) -> Result<Asset, AssetError
         }
     }
     let series_probes = probes.len();
-    // the dipole quadrature on the innermost radius (`fdtd::dipole_coefficients`)
+    // the dipole and spin quadrupole quadrature on the innermost radius
+    // (`fdtd::dipole_coefficients`, `fdtd::spin_quadrupoles`)
     let rule = sphere_rule(8);
     probes.extend(rule.iter().map(|(u, _)| u.map(|x| x * radii[0])));
     let duration = 4.0 * h + (r_out + settings.tail_radii * big_r) / c;
     let mut series = Vec::new(); // [field * directions + direction][radius][sample]
     let mut dipole = [[0.0; 3]; 3];
+    let mut quadrupole = [[[0.0; 3]; 3]; 3];
+    let mut spin_dipole = [[0.0; 3]; 3];
     let mut samples = 0;
     let mut t0 = 0.0;
     for motion in Motion::ALL {
@@ -174,15 +191,25 @@ pub fn precompute(shape: &Shape, settings: Settings) -> Result<Asset, AssetError
                     .collect::<Vec<_>>(),
             );
         }
-        if let Motion::Translation(i) = motion {
-            for (n, (u, w)) in rule.iter().enumerate() {
-                let integral: f64 = rec.pressure[series_probes + n].iter().sum::<f64>() * rec.dt;
-                for j in 0..3 {
-                    dipole[i][j] += 3.0 * radii[0] * radii[0] / (4.0 * std::f64::consts::PI * AIR_DENSITY * h)
-                        * w
-                        * u[j]
-                        * integral;
-                }
+        let integrals: Vec<f64> = rec.pressure[series_probes..]
+            .iter()
+            .map(|p| p.iter().sum::<f64>() * rec.dt)
+            .collect();
+        // the static l = 1 moment of every field (`fdtd::dipole_coefficients`): a
+        // translation's dipole D (m^3), a rotation's own (m^4; zero for a centrally symmetric
+        // grain)
+        let mut l1 = [0.0; 3];
+        for ((u, w), integral) in rule.iter().zip(&integrals) {
+            for j in 0..3 {
+                l1[j] +=
+                    3.0 * radii[0] * radii[0] / (4.0 * std::f64::consts::PI * AIR_DENSITY * h) * w * u[j] * integral;
+            }
+        }
+        match motion {
+            Motion::Translation(i) => dipole[i] = l1,
+            Motion::Rotation(i) => {
+                spin_dipole[i] = l1;
+                quadrupole[i] = quadrupole_from_integrals(&rule, &integrals, radii[0], h);
             }
         }
     }
@@ -195,9 +222,40 @@ pub fn precompute(shape: &Shape, settings: Settings) -> Result<Asset, AssetError
         body_radius: big_r,
         truncation: 1e-8,
     };
-    let fit = fit_spec.fit(&series)?;
-    let residual = fit_residual(&fit, &fit_spec, &series, nt * np);
+    // q_1's first moment per field and direction: -rho0 (l = 1 moment . u) h / c
+    // (`FitSpec::fit_with_first_moments`)
+    let first_moments: Vec<f64> = Motion::ALL
+        .iter()
+        .enumerate()
+        .flat_map(|(f, _)| {
+            let l1 = if f < 3 { dipole[f] } else { spin_dipole[f - 3] };
+            (0..nt * np).map(move |d| {
+                let u = direction(d / np, d % np, nt, np);
+                -AIR_DENSITY * (l1[0] * u[0] + l1[1] * u[1] + l1[2] * u[2]) * h / c
+            })
+        })
+        .collect();
+    // translations with their own number of terms, rotations with `terms`; one set of
+    // coefficients of `terms` terms (the translations' last ones zero)
+    let split = 3 * nt * np;
+    let translations = FitSpec {
+        terms: settings.translation_terms,
+        ..fit_spec.clone()
+    }
+    .fit_with_first_moments(&series[..split], &first_moments[..split])?;
+    let mut fit = fit_spec.fit_with_first_moments(&series[split..], &first_moments[split..])?;
     let nj = fit.q[0][0].len();
+    let mut q_all: Vec<Vec<Vec<f64>>> = translations
+        .q
+        .into_iter()
+        .map(|mut terms| {
+            terms.resize(settings.terms, vec![0.0; nj]);
+            terms
+        })
+        .collect();
+    q_all.append(&mut fit.q);
+    fit.q = q_all;
+    let residual = fit_residual(&fit, &fit_spec, &series, nt * np);
     let mut q = Vec::with_capacity(fit.q.len() * settings.terms * nj);
     for per_direction in &fit.q {
         for term in per_direction {
@@ -221,6 +279,8 @@ pub fn precompute(shape: &Shape, settings: Settings) -> Result<Asset, AssetError
         n_theta: nt,
         n_phi: np,
         dipole_m3: dipole,
+        spin_quadrupole_m5: quadrupole,
+        spin_dipole_m4: spin_dipole,
         fit_residual: residual,
         grid: spec,
         voxel_volume_m3: solver.voxel_volume(),

@@ -453,3 +453,49 @@ pub fn dipole_coefficients(solver: &Solver, h: f64, radius: f64, duration: f64) 
     }
     d
 }
+
+/// Static spin quadrupoles `M[i]` (m^5, symmetric and traceless) of the grain: a rotation
+/// about body axis `i` at angular velocity `Omega` leaves the incompressible flow whose far
+/// potential's l = 2 part is `phi = Omega r^T M[i] r / r^5`; its near pressure is `-rho0 r^T
+/// M[i] r alpha(t) / r^5` and, radiated (the outgoing l = 2 solution `r^2 (r^-1 d/dr)^2
+/// (f(t - r/c)/r)`), the whole low-frequency field of a spinning centrally symmetric grain is
+///
+/// ```text
+/// p = -rho0 r̂^T M r̂ (alpha(t')/r^3 + alpha'(t')/(c r^2) + alpha''(t')/(3 c^2 r)),  t' = t - r/c
+/// ```
+///
+/// (a rotating body keeps its volume and, centrally symmetric, its centre: no l = 0 or 1).
+/// Measured as `dipole_coefficients` measures `D`, with no low-frequency approximation: the
+/// time integral of the pressure is `-rho0 h phi(r)` (the body ends the pulse turning at
+/// `int psi = h` rad/s), whose l = 2 part is exactly `h r̂^T M r̂ / r^3` at every radius
+/// outside the bounding sphere; projected on `u_j u_k - delta_jk/3` (`int (r̂^T M r̂)(u_j u_k -
+/// delta_jk/3) dOmega = 8 pi M_jk / 15` for traceless `M`). Ellipsoids: reference.rs
+/// `ellipsoid_spin_quadrupole` (Lamb §115).
+pub fn spin_quadrupoles(solver: &Solver, h: f64, radius: f64, duration: f64) -> [[[f64; 3]; 3]; 3] {
+    let rule = sphere_rule(8);
+    let probes: Vec<[f64; 3]> = rule.iter().map(|(u, _)| u.map(|x| x * radius)).collect();
+    let mut m = [[[0.0; 3]; 3]; 3];
+    for (i, mi) in m.iter_mut().enumerate() {
+        let rec = solver.run(Motion::Rotation(i), h, duration, h / 4.0, 0.9, &probes);
+        let integrals: Vec<f64> = rec.pressure.iter().map(|p| p.iter().sum::<f64>() * rec.dt).collect();
+        *mi = quadrupole_from_integrals(&rule, &integrals, radius, h);
+    }
+    m
+}
+
+/// The l = 2 projection of `spin_quadrupoles`: `M_jk = -15 r^3 / (8 pi rho0 h) sum_w w P (u_j
+/// u_k - delta_jk/3)` from the time integrals `P` (Pa s) of the pressure at `radius` (m) on the
+/// sphere rule `rule`, for a pulse of area `h` (rad/s).
+pub fn quadrupole_from_integrals(rule: &[([f64; 3], f64)], integrals: &[f64], radius: f64, h: f64) -> [[f64; 3]; 3] {
+    let k = -15.0 * radius.powi(3) / (8.0 * std::f64::consts::PI * AIR_DENSITY * h);
+    let mut m = [[0.0; 3]; 3];
+    for ((u, w), p) in rule.iter().zip(integrals) {
+        for j in 0..3 {
+            for l in 0..3 {
+                let delta = if j == l { 1.0 / 3.0 } else { 0.0 };
+                m[j][l] += k * w * p * (u[j] * u[l] - delta);
+            }
+        }
+    }
+    m
+}

@@ -11,7 +11,8 @@
 //! ```
 //!
 //! and each convolution, for a contact whose spectrum lies in the audio band, is a short
-//! Taylor series in the derivatives of `a`. The engine keeps four terms per degree of freedom:
+//! Taylor series in the derivatives of `a`. The engine keeps four terms per degree of freedom
+//! (and a fifth per rotation, below):
 //!
 //! - near field `N(r̂) a(t')/R²` (the incompressible flow's dipole: `ρ0 D cosθ` for a
 //!   translating sphere, seed 002 eq. 16);
@@ -28,8 +29,18 @@
 //! `y_2 ≈ N a + N1 a'`); then over directions, `N` and `F` as dipole patterns `r̂ · v` (a
 //! potential flow's far expansion), `N1` and `Q` as the general quadratic
 //! `v · (x, y, z, x², y², z², xy, xz, yz)` (l ≤ 2), with solid-angle weights.
-//! `Reduced::residual` says what each fit leaves out; grains/tests/engine_table.rs checks the
-//! result against the assets' own series for other contacts, distances and directions.
+//!
+//! A fifth term carries the assets' third radial term `q_3` for the spins: a spin's static
+//! near field `N3(r̂) a(t')/R³` with `N3 = −ρ0 r̂ᵀ M r̂` (`M` the header's
+//! `spin_quadrupole_m5`, measured in the solver, `fdtd::spin_quadrupoles`; Lamb's rotating
+//! ellipsoid, `reference::ellipsoid_spin_quadrupole`: the flow's potential `Ω r̂ᵀMr̂/r³`, its
+//! pressure `−ρ0 ∂φ/∂t`). It is taken from `M`, not fitted: `N1` and `Q` are the same `M`
+//! radiated as an l = 2 wave (`−ρ0 r̂ᵀMr̂/c` and `/(3c²)`, grains/tests/engine_table.rs), and
+//! at 0.1 m this term equals the spin's far field at 950 Hz (docs/grains.md, "At run time").
+//! A translation's `q_3` (a non-symmetric grain's static quadrupole under a push) has no
+//! term. `Reduced::residual` says what each fit leaves out; grains/tests/engine_table.rs
+//! checks the result against the assets' own series for other contacts, distances and
+//! directions.
 
 use crate::asset::{direction, Asset};
 
@@ -99,6 +110,9 @@ pub struct Reduced {
     pub far: [[f64; 3]; 6],
     /// `Q(r̂) = quadratic_basis(r̂) · quad[f]`, Pa m s².
     pub quad: [[f64; 9]; 6],
+    /// A spin's static near field `N3(r̂) = quadratic_basis(r̂) · near3[f] = −ρ0 r̂ᵀ M r̂`
+    /// (`M` the header's `spin_quadrupole_m5`), Pa m³ per rad/s²; zero for the translations.
+    pub near3: [[f64; 9]; 6],
     /// Relative rms of what the fits leave out, over the directions (solid-angle weights):
     /// in time (far, near), then over directions (N, N1, F, Q).
     pub residual: [[f64; 6]; 6],
@@ -165,11 +179,12 @@ fn fit(basis: &[Vec<f64>], y: &[f64], w: &[f64]) -> (Vec<f64>, f64) {
 impl Reduced {
     /// The engine's pressure (Pa per unit acceleration) of field `f` at distance `r` (m) in
     /// body-frame direction `d` (unit), for an acceleration whose value and derivatives at the
-    /// retarded time `t − r/c` are `a` (`[a, a', a'']`): the module doc's four terms.
+    /// retarded time `t − r/c` are `a` (`[a, a', a'']`): the module doc's five terms.
     pub fn pressure(&self, f: usize, d: [f64; 3], r: f64, a: [f64; 3]) -> f64 {
         let dot = |v: &[f64], w: &[f64]| v.iter().zip(w).map(|(p, q)| p * q).sum::<f64>();
         let b = quadratic_basis(d);
-        dot(&self.near[f], &d) * a[0] / (r * r)
+        dot(&self.near3[f], &b) * a[0] / (r * r * r)
+            + dot(&self.near[f], &d) * a[0] / (r * r)
             + dot(&self.near_d[f], &b) * a[1] / (r * r)
             + dot(&self.far[f], &d) * a[1] / r
             + dot(&self.quad[f], &b) * a[2] / r
@@ -222,8 +237,12 @@ impl Reduced {
             near_d: [[0.0; 9]; 6],
             far: [[0.0; 3]; 6],
             quad: [[0.0; 9]; 6],
+            near3: [[0.0; 9]; 6],
             residual: [[0.0; 6]; 6],
         };
+        for (m, row) in h.spin_quadrupole_m5.iter().zip(&mut out.near3[3..]) {
+            *row = near3_of(m);
+        }
         for f in 0..6 {
             let (mut n0, mut n1, mut f1, mut q2) = (vec![], vec![], vec![], vec![]);
             let (mut res_far, mut res_near, mut tot_far, mut tot_near) = (0.0, 0.0, 0.0, 0.0);
@@ -261,13 +280,30 @@ impl Reduced {
     }
 }
 
+/// `N3` of a static spin quadrupole `M` (m⁵, symmetric) in the basis `quadratic_basis`:
+/// `−ρ0 r̂ᵀ M r̂ = −ρ0 (M_xx x² + M_yy y² + M_zz z² + 2 M_xy xy + 2 M_xz xz + 2 M_yz yz)`.
+pub fn near3_of(m: &[[f64; 3]; 3]) -> [f64; 9] {
+    let k = -crate::AIR_DENSITY;
+    [
+        0.0,
+        0.0,
+        0.0,
+        k * m[0][0],
+        k * m[1][1],
+        k * m[2][2],
+        k * (m[0][1] + m[1][0]),
+        k * (m[0][2] + m[2][0]),
+        k * (m[1][2] + m[2][1]),
+    ]
+}
+
 /// The engine's shape table (`engine/src/shape_table.rs`), generated from the assets: per
 /// shape, the asset's mass properties and its `Reduced` fields, each divided by the power of
 /// the equivalent-volume diameter `d` it scales with (module `asset`'s scaling law: a grain `s`
 /// times larger, driven `s` times longer, has `s` times the pressure at `s` times the distance
 /// per m/s², `s²` per rad/s²; so `N` and `F` scale as `d³` for a translation and `d⁴` for a
-/// rotation, `N1` and `Q`, one derivative more, as `d⁴` and `d⁵`), so the engine scales them
-/// to any grain size. `assets` lists `(kind, asset)` in the engine's order (`ShapeKind::ALL`).
+/// rotation, `N1` and `Q`, one derivative more, as `d⁴` and `d⁵`, and a spin's `N3`, one power
+/// of `R` more, as `d⁵` like `M`), so the engine scales them to any grain size. `assets` lists `(kind, asset)` in the engine's order (`ShapeKind::ALL`).
 pub fn engine_table(assets: &[(crate::shape::ShapeKind, Asset)]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -306,6 +342,7 @@ pub fn engine_table(assets: &[(crate::shape::ShapeKind, Asset)]) -> String {
         writeln!(s, "        far_r: {},", rows(&r.far, 3, d4)).unwrap();
         writeln!(s, "        quad_t: {},", rows9(&r.quad, 0, d4)).unwrap();
         writeln!(s, "        quad_r: {},", rows9(&r.quad, 3, d5)).unwrap();
+        writeln!(s, "        near3_r: {},", rows9(&r.near3, 3, d5)).unwrap();
         writeln!(s, "    }},").unwrap();
     }
     writeln!(s, "];").unwrap();

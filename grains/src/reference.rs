@@ -101,6 +101,56 @@ pub fn ellipsoid_dipole(axes: [f64; 3], axis: usize) -> f64 {
     v / (2.0 * std::f64::consts::PI * (2.0 - alpha))
 }
 
+/// `chi(lambda) = int_lambda^inf du / ((a_j^2 + u) (a_k^2 + u) Delta(u))` (m^-5) of an
+/// ellipsoid with semi-axes `axes`, `Delta = sqrt((a^2+u)(b^2+u)(c^2+u))`: the ellipsoidal
+/// harmonic of Lamb, *Hydrodynamics* §115, that multiplies `x_j x_k` in the potential of a
+/// rotating ellipsoid. 64-point Gauss–Legendre in `w = 1/sqrt(1 + (u - lambda) / m^2)`, `m^2 =
+/// lambda + ` the largest squared semi-axis, as `lamb_integrals`.
+pub fn ellipsoid_chi(axes: [f64; 3], j: usize, k: usize, lambda: f64) -> f64 {
+    let m2 = lambda + axes.iter().fold(0.0f64, |m, x| m.max(x * x));
+    let mut out = 0.0;
+    for (x, weight) in crate::fdtd::gauss_legendre(64) {
+        let w = 0.5 * (x + 1.0);
+        let u = lambda + m2 * (1.0 / (w * w) - 1.0);
+        let du = 2.0 * m2 / (w * w * w) * 0.5 * weight;
+        let e = axes.map(|x| x * x + u);
+        out += du / (e[j] * e[k] * (e[0] * e[1] * e[2]).sqrt());
+    }
+    out
+}
+
+/// The constant `C` (m^5 per rad/s) of the incompressible flow round an ellipsoid with
+/// semi-axes `axes` rotating about its semi-axis `axis` (i) at unit angular velocity:
+/// `phi = C x_j x_k chi(lambda)` with `(i, j, k)` cyclic, `chi` as `ellipsoid_chi` and
+/// `lambda` the confocal coordinate of the point.
+///
+/// Derived here (the rotating case of Lamb, *Hydrodynamics* §115, which prints it as
+/// `-(b^2 - c^2)^2 abc / (2 (b^2 - c^2) + (b^2 + c^2)(beta0 - gamma0))`): `x_j x_k chi` is
+/// harmonic outside the ellipsoid; on its surface (`lambda = 0`, outward normal `N = (x/a^2,
+/// y/b^2, z/c^2)`, `grad lambda . N = 2`, `chi'(0) = -1/(a_j^2 a_k^2 abc)`) the normal
+/// derivative is `C x_j x_k (chi(0) (a_j^2 + a_k^2) - 2/(abc)) / (a_j^2 a_k^2)`; the rigid
+/// rotation's normal velocity is `(e_i x r) . N = x_j x_k (a_j^2 - a_k^2) / (a_j^2 a_k^2)`;
+/// equal when `C = (a_j^2 - a_k^2) / (chi(0) (a_j^2 + a_k^2) - 2/(abc))`. (With `chi(0) =
+/// (gamma0 - beta0) / (abc (b^2 - c^2))` for i = x this is Lamb's form.) A body of revolution
+/// spun about its axis (`a_j = a_k`) has `C = 0`: it moves no air.
+pub fn ellipsoid_rotation_constant(axes: [f64; 3], axis: usize) -> f64 {
+    let (j, k) = ((axis + 1) % 3, (axis + 2) % 3);
+    let (aj2, ak2) = (axes[j] * axes[j], axes[k] * axes[k]);
+    let abc = axes[0] * axes[1] * axes[2];
+    (aj2 - ak2) / (ellipsoid_chi(axes, j, k, 0.0) * (aj2 + ak2) - 2.0 / abc)
+}
+
+/// Static spin quadrupole `M` (m^5) of an ellipsoid rotating about its semi-axis `axis` (i):
+/// the far potential per unit angular velocity is `phi = r^T M r / r^5` with `M` symmetric,
+/// traceless, and here only `M_jk = M_kj` non-zero (`(i, j, k)` cyclic); returns `M_jk`.
+/// From `ellipsoid_rotation_constant`: `chi(lambda) -> (2/5) r^-5` far away (`lambda -> r^2`),
+/// so `phi -> (2C/5) x_j x_k / r^5` and `M_jk = C/5`. The pressure follows as for the dipole:
+/// `p = -rho0 dphi/dt`, near field `-rho0 r^T M r alpha(t) / r^5` (alpha the angular
+/// acceleration; `fdtd::spin_quadrupoles` measures it so).
+pub fn ellipsoid_spin_quadrupole(axes: [f64; 3], axis: usize) -> f64 {
+    ellipsoid_rotation_constant(axes, axis) / 5.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +179,55 @@ mod tests {
         let p = sphere_pressure(a, r, 0.5, h, 0.0, 1.0, 1);
         let want = AIR_DENSITY * a.powi(3) * 0.5 * psi(0.0, h) / (2.0 * r * r);
         assert!((p[0] / want - 1.0).abs() < 0.01, "{} {want}", p[0]);
+    }
+
+    #[test]
+    fn rotating_ellipsoid_potential_meets_the_boundary_condition() {
+        // the derivation of `ellipsoid_rotation_constant`, checked numerically: on the surface
+        // of a triaxial ellipsoid the normal derivative of phi = C x_j x_k chi(lambda(x))
+        // (central differences across the surface) equals the rigid rotation's (e_i x r) . n
+        let axes = [3e-3, 1.6e-3, 1.1e-3];
+        let lambda_of = |x: [f64; 3]| {
+            // sum x^2 / (a^2 + lambda) = 1, decreasing in lambda: bisection
+            let f = |l: f64| (0..3).map(|m| x[m] * x[m] / (axes[m] * axes[m] + l)).sum::<f64>() - 1.0;
+            let (mut lo, mut hi) = (-axes[2] * axes[2] * 0.999, 1.0);
+            for _ in 0..200 {
+                let mid = 0.5 * (lo + hi);
+                if f(mid) > 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            0.5 * (lo + hi)
+        };
+        for axis in 0..3 {
+            let (j, k) = ((axis + 1) % 3, (axis + 2) % 3);
+            let c = ellipsoid_rotation_constant(axes, axis);
+            let phi = |x: [f64; 3]| c * x[j] * x[k] * ellipsoid_chi(axes, j, k, lambda_of(x));
+            for (th, ph) in [(0.7f64, 0.4f64), (1.2, 2.0), (2.2, -0.9), (1.0, 4.0)] {
+                let u = [th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()];
+                let x = [axes[0] * u[0], axes[1] * u[1], axes[2] * u[2]];
+                let g = [
+                    x[0] / (axes[0] * axes[0]),
+                    x[1] / (axes[1] * axes[1]),
+                    x[2] / (axes[2] * axes[2]),
+                ];
+                let gn = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+                let n = g.map(|v| v / gn);
+                // one-sided difference outward (the potential lives outside), second order
+                let e = 1e-6;
+                let at = |s: f64| phi([x[0] + s * n[0], x[1] + s * n[1], x[2] + s * n[2]]);
+                let dphi = (-3.0 * at(0.0) + 4.0 * at(e) - at(2.0 * e)) / (2.0 * e);
+                let v = crate::fdtd::Motion::Rotation(axis).normal_acceleration(x, n);
+                assert!(
+                    (dphi - v).abs() < 1e-4 * v.abs().max(1e-4),
+                    "axis {axis}: {dphi} vs {v}"
+                );
+            }
+        }
+        // a body of revolution spun about its axis moves no air; a sphere not at all
+        assert!(ellipsoid_spin_quadrupole([3e-3, 1e-3, 1e-3], 0).abs() < 1e-30);
+        assert!(ellipsoid_spin_quadrupole([1e-3; 3], 2).abs() < 1e-30);
     }
 }
