@@ -1320,7 +1320,7 @@ fn add_group_means(
     // the missing impulse per bus and time bin, N s, over all cells
     let mut missing = [[0.0f32; generator::TIME_BINS]; CUP_BUSES + 1];
     for (cell, m) in means.iter().enumerate() {
-        if m.missing <= 0.0 || m.carried <= 0.0 || !(m.mean_v > 0.0) {
+        if m.missing <= 0.0 || m.carried <= 0.0 || m.mean_v.is_nan() || m.mean_v <= 0.0 {
             continue;
         }
         let units = &mut group_push.units[cell];
