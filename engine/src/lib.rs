@@ -1273,7 +1273,7 @@ impl Engine {
 /// square root), so its noise below the window rate falls as the memory's square. At
 /// 0.05 s (about 600 draws remembered) it put the cup of fine sand poured into a wooden bowl
 /// (40 g/s, a steady stream) 2.5 dB above reference quality at 100 Hz; at 0.3 s (about 3,600)
-/// it is inside the chance spread of 8 takes. The speed is taken out of the measure
+/// 0.5 dB, about what two means of 8 takes differ by chance (0.4 dB). The speed is taken out of the measure
 /// (impulses go as the speed: the memory holds the push per unit and per m/s), so a
 /// quickening fall does not lag.
 const GROUP_PUSH_TAU_S: f32 = 0.3;
