@@ -20,6 +20,8 @@
 //! as `materials::FrictionPairData`); restitution: the grain's coefficient for every impact
 //! (the cup and the surface carry 1 with the `Min` rule).
 
+pub mod bank;
+
 use granary_engine::cups::Cup;
 use granary_engine::logged::COLUMNS;
 pub use granary_engine::logged::{Body, Contact};
@@ -108,6 +110,15 @@ impl Scene {
             exit_speed_m_s: (GRAVITY * stream.spout_m).sqrt(),
             flow_kg_s: flow,
         }
+    }
+
+    /// The top of the pre-filled bed, m above the floor: the `fill` setting's share of the
+    /// cup's depth (`None` for an empty cup or a pour onto the surface). The engine's pile
+    /// is at the same height (`scene::PourScene`: `fill` times the depth).
+    pub fn bed_top_m(&self) -> Option<f32> {
+        let cup = self.cup?;
+        let fill = self.settings.fill.clamp(0.0, 1.0);
+        (fill > 0.0).then_some(fill * cup.depth)
     }
 
     pub fn grain_material(&self) -> GrainMaterial {
@@ -205,6 +216,12 @@ pub struct Sim {
     kinds: Vec<Option<Body>>,
     touching: HashSet<(ColliderHandle, ColliderHandle)>,
     pub contacts: Vec<Contact>,
+    /// Beside each contact: the vertical velocities of its two bodies before the step, m/s
+    /// (the grain's, the other's; 0 for a fixed body). The databank's reduction tells the
+    /// falling stream's collisions by them (`bank`).
+    pub falling: Vec<[f32; 2]>,
+    /// Grains of the pre-filled bed (`Scene::bed_top_m`): fixed, one layer.
+    pub bed_grains: usize,
     /// Time, s.
     pub time_s: f64,
     /// Grains owed to the flow (fractional), and until when the spout pours, s.
@@ -238,6 +255,8 @@ impl Sim {
             kinds: Vec::new(),
             touching: HashSet::new(),
             contacts: Vec::new(),
+            falling: Vec::new(),
+            bed_grains: 0,
             time_s: 0.0,
             owed: 0.0,
             pour_until_s: pour_s,
@@ -265,8 +284,54 @@ impl Sim {
                 .build();
             let h = sim.world.colliders.insert(collider);
             sim.set_kind(h, Body::Cup);
+            if let Some(top) = scene.bed_top_m() {
+                sim.add_bed(&cup, top);
+            }
         }
         sim
+    }
+
+    /// The pre-filled bed: one layer of fixed grains, hexagonally packed, their tops at
+    /// `top` m above the floor, inside the cup's cross-section there. A layer is enough for
+    /// what lands on it: the poured grains meet grains (grain-grain contacts, the grain's
+    /// restitution and friction) at the fill height, and a close-packed layer lets none
+    /// through. What the bed below does (its own settling) is not simulated.
+    fn add_bed(&mut self, cup: &Cup, top: f32) {
+        let a = self.scene.grain_radius_m;
+        let z = top - a;
+        // clear of the wall over the sphere's height (the wall may slope)
+        let reach = cup.radius_at((z - a).max(0.0)).min(cup.radius_at(z + a)) - 1.01 * a;
+        if reach <= 0.0 {
+            return;
+        }
+        let body = self.world.bodies.insert(RigidBodyBuilder::fixed());
+        let g = self.scene.grain_material();
+        let row = 3f32.sqrt() * a;
+        let rows = (reach / row).floor() as i32;
+        for j in -rows..=rows {
+            let y = j as f32 * row;
+            let shift = if j.rem_euclid(2) == 1 { a } else { 0.0 };
+            let cols = ((reach + a) / (2.0 * a)).ceil() as i32 + 1;
+            for i in -cols..=cols {
+                let x = i as f32 * 2.0 * a + shift;
+                if x.hypot(y) > reach {
+                    continue;
+                }
+                let collider = ColliderBuilder::ball(a)
+                    .translation(Vector::new(x, y, z))
+                    .friction(FrictionMaterial::Grain(g).friction_surface().mu_dynamic)
+                    .friction_combine_rule(CoefficientCombineRule::GeometricMean)
+                    .restitution(g.data().restitution)
+                    .restitution_combine_rule(CoefficientCombineRule::Min)
+                    .build();
+                let h = self
+                    .world
+                    .colliders
+                    .insert_with_parent(collider, body, &mut self.world.bodies);
+                self.set_kind(h, Body::Grain);
+                self.bed_grains += 1;
+            }
+        }
     }
 
     fn set_kind(&mut self, h: ColliderHandle, body: Body) {
@@ -365,7 +430,13 @@ impl Sim {
                 continue;
             };
             // the grain is body 1 of the logged pair (the first grain of two)
-            let (grain_c, other_c, other, flip) = if k1 == Body::Grain {
+            let dynamic = |c: ColliderHandle| {
+                self.world.colliders[c]
+                    .parent()
+                    .is_some_and(|b| self.world.bodies[b].is_dynamic())
+            };
+            // a poured grain on the pre-filled bed's fixed grains is the poured grain's contact
+            let (grain_c, other_c, other, flip) = if k1 == Body::Grain && (k2 != Body::Grain || dynamic(c1)) {
                 (c1, c2, k2, false)
             } else if k2 == Body::Grain {
                 (c2, c1, k1, true)
@@ -427,6 +498,8 @@ impl Sim {
             } else {
                 p
             };
+            self.falling
+                .push([v.z, state(other_c).map_or(0.0, |((_, vo, _), _)| vo.z)]);
             self.contacts.push(Contact {
                 time_s: self.time_s + tau as f64,
                 position_m: p.into(),

@@ -1127,7 +1127,7 @@ impl Heap {
 const BED_MIN_PATH_M: f32 = 1e-4;
 
 /// Rise of the stream cell's mean normal per unit of its horizontal part.
-const STREAM_RISE: f32 = 0.3;
+pub const STREAM_RISE: f32 = 0.3;
 /// Height of the column above the pile where the stream's grains meet each other, m: the
 /// last few centimetres of the fall, where the stream has narrowed and grains catch up (a
 /// modelling choice, not a measured value).

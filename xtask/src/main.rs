@@ -13,6 +13,8 @@
 //! - `cargo xtask dem --preset ID [--seconds S] [--settle S] [--set ID=VALUE]... --output FILE.csv`:
 //!   a simulated pour (crate granary-dem, rapier3d), its contacts written as a contact file
 //!   for `granary render --collisions` (docs/dem.md).
+//! - `cargo xtask bank [--jobs N] [--quick N] [--normalisation] [--output FILE]`: the collision
+//!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md).
 //! - `cargo xtask daw-test [--attempts N] [--keep]`: the VST3 bundle in Ardour 7, headless,
 //!   exporting a pour that must equal `granary render` sample for sample (module `daw`; out
 //!   of CI, see docs/testing.md).
@@ -32,6 +34,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("modal") => modal(&args[1..]),
         Some("daw-test") => daw::daw_test(&args[1..]),
         Some("dem") => dem(&args[1..]),
+        Some("bank") => bank(&args[1..]),
         _ => nice_plug_xtask::main(),
     }
 }
@@ -133,6 +136,22 @@ fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
 
 /// Runs the discrete-element pour (crate `granary-dem`, built optimised on its own, as the
 /// modal analysis is).
+fn bank(args: &[String]) -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    let mut cmd = cargo();
+    cmd.args([
+        "run",
+        "--release",
+        "--package",
+        "granary-dem",
+        "--bin",
+        "granary-bank",
+        "--",
+    ])
+    .args(args);
+    run(cmd)
+}
+
 fn dem(args: &[String]) -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::chdir_workspace_root()?;
     let mut cmd = cargo();

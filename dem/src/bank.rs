@@ -1,0 +1,430 @@
+//! The collision databank (thesis §7.1: "a databank of PDFs" for the window/cell generator of
+//! §5.5–5.6, proposed there and never built): simulated pours (`Sim`) reduced to the
+//! generator's form, per cell the collisions per arriving grain and the histograms of
+//! normal speed, normal angle and time within a window. `cargo xtask bank` sweeps the scenes
+//! (`sweep`) and writes `assets/bank/bank.json` (format: docs/dem.md, "The databank").
+//!
+//! The reduction, per contact start of a run (`reduce`):
+//! - grain–cup: the floor (`CupFloor`) within half a radius of it, else the wall ring its
+//!   height falls in (the cup's `ring_edges`; above the rim, the top ring);
+//! - grain–surface: `Surface`;
+//! - grain–grain: the falling stream (`Stream`) when both bodies fall faster than
+//!   `STREAM_FALL_SHARE` of the impact speed; else the impact zone (`ImpactZone`) within
+//!   the stream's radius (the engine's and the spout's: 8 grain radii, at least 4 mm) of
+//!   the spout's axis, and the pile around it (`PileSurface`) beyond.
+//!
+//! Speeds are in units of the engine's impact speed for the scene, √(2 g h) with h the fall
+//! from the spout's height to the bed (`scene::PourScene`), and rates are per grain poured:
+//! both keep a grain's size and the flow out of the numbers as far as the simulation says
+//! they can (docs/dem.md gives the check). Only the steady part of the pour is counted: from
+//! the first contact to the pour's length later.
+
+use crate::{Body, Scene, Sim};
+use granary_engine::cups::{Cup, CupShape, RINGS};
+use granary_engine::materials::GRAVITY;
+use granary_engine::params::ParamValues;
+use serde::{Deserialize, Serialize};
+
+/// The file's format name and version.
+pub const FORMAT: &str = "granary-bank";
+pub const VERSION: u32 = 1;
+/// The cells the bank holds, in the file's order (the generator's `Cell`s but Settling,
+/// which the engine's settle model keeps).
+pub const CELLS: [&str; 8] = [
+    "impact_zone",
+    "cup_floor",
+    "wall_ring_0",
+    "wall_ring_1",
+    "wall_ring_2",
+    "pile_surface",
+    "stream",
+    "surface",
+];
+const IMPACT_ZONE: usize = 0;
+const CUP_FLOOR: usize = 1;
+const WALL_RING_0: usize = 2;
+const PILE_SURFACE: usize = 5;
+const STREAM: usize = 6;
+const SURFACE: usize = 7;
+
+/// The speed histogram: log-spaced over [lo, hi] in units of the impact speed (the
+/// generator's `SPEED_BINS`).
+pub const SPEED_BINS: usize = 16;
+pub const SPEED_LO: f32 = 1.0 / 512.0;
+pub const SPEED_HI: f32 = 2.0;
+/// The normal's polar angle from the cell's mean normal, 0..π/2 (the generator's
+/// `ANGLE_BINS`).
+pub const ANGLE_BINS: usize = 8;
+/// Eighths of a generator window (128 samples at 48 kHz).
+pub const TIME_BINS: usize = 8;
+pub const WINDOW_S: f64 = 128.0 / 48_000.0;
+/// A grain–grain contact is in the falling stream when both bodies fall faster than this
+/// share of the impact speed.
+pub const STREAM_FALL_SHARE: f32 = 0.3;
+/// The generator's stream axis: (cos, sin, `STREAM_RISE`) about the normal's azimuth
+/// (`generator::draw_place`, `lanes::finish_lanes`).
+use granary_engine::generator::STREAM_RISE;
+
+/// One cell of one entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellStats {
+    /// Collisions per grain poured.
+    pub rate: f64,
+    pub count: u64,
+    pub speed: Vec<u64>,
+    pub angle: Vec<u64>,
+    pub time: Vec<u64>,
+}
+
+impl CellStats {
+    fn empty() -> CellStats {
+        CellStats {
+            rate: 0.0,
+            count: 0,
+            speed: vec![0; SPEED_BINS],
+            angle: vec![0; ANGLE_BINS],
+            time: vec![0; TIME_BINS],
+        }
+    }
+
+    /// Mean speed in units of the impact speed (bins' geometric centres).
+    pub fn mean_speed(&self) -> f64 {
+        let total: u64 = self.speed.iter().sum();
+        if total == 0 {
+            return 0.0;
+        }
+        let s: f64 = self
+            .speed
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| n as f64 * speed_centre(i))
+            .sum();
+        s / total as f64
+    }
+}
+
+/// Geometric centre of speed bin `i`, in units of the impact speed.
+pub fn speed_centre(i: usize) -> f64 {
+    let (lo, hi) = (SPEED_LO as f64, SPEED_HI as f64);
+    lo * (hi / lo).powf((i as f64 + 0.5) / SPEED_BINS as f64)
+}
+
+/// What a run simulated: the swept axes and the scene.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spec {
+    /// A cup shape, or `None`: the pour onto the surface.
+    pub cup: Option<CupShape>,
+    /// The grain material's id (`GrainMaterial::id`).
+    pub grain: &'static str,
+    /// The `grain_size` setting (a factor on the material's diameter).
+    pub grain_size: f32,
+    pub fill: f32,
+    pub fall_height_m: f32,
+    /// Grains poured a second.
+    pub grains_per_s: f32,
+    pub pour_s: f64,
+    pub seed: u64,
+}
+
+/// One entry of the bank: its axes, the scene and the cells.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub family: String,
+    pub restitution: f32,
+    pub fill: f32,
+    pub fall_height_m: f32,
+    pub grain_material: String,
+    pub grain_diameter_m: f32,
+    pub flow_kg_s: f32,
+    pub grains: usize,
+    pub pour_s: f64,
+    pub simulated_s: f64,
+    pub wall_s: f64,
+    pub impact_speed_m_s: f32,
+    pub cells: std::collections::BTreeMap<String, CellStats>,
+}
+
+impl Entry {
+    pub fn cell(&self, name: &str) -> &CellStats {
+        &self.cells[name]
+    }
+}
+
+/// The settings of a run: the default preset with the spec's scene.
+pub fn values(spec: &Spec) -> ParamValues {
+    let mut v = ParamValues::default();
+    let grain_kg = {
+        let mut probe = ParamValues::default();
+        probe
+            .set_text("grain_material", spec.grain)
+            .expect("a grain material id");
+        probe
+            .set_text("grain_size", &spec.grain_size.to_string())
+            .expect("grain size");
+        let s = probe.to_settings();
+        let a = s.grain_radius_m();
+        s.grain_density() * 4.0 / 3.0 * std::f32::consts::PI * a.powi(3)
+    };
+    let set = |v: &mut ParamValues, id: &str, x: String| v.set_text(id, &x).unwrap_or_else(|e| panic!("{id}={x}: {e}"));
+    set(&mut v, "grain_material", spec.grain.into());
+    set(&mut v, "grain_size", spec.grain_size.to_string());
+    set(&mut v, "fill", spec.fill.to_string());
+    set(&mut v, "auto_fill", "false".into());
+    set(&mut v, "fall_height", (100.0 * spec.fall_height_m).to_string());
+    set(&mut v, "aim", "0".into());
+    set(&mut v, "pour_rate", (spec.grains_per_s * grain_kg * 1e3).to_string());
+    set(&mut v, "seed", spec.seed.to_string());
+    match spec.cup {
+        Some(shape) => {
+            set(&mut v, "pour_target", "cup".into());
+            set(&mut v, "cup_shape", shape.id().into());
+        }
+        None => set(&mut v, "pour_target", "surface".into()),
+    }
+    v
+}
+
+/// The engine's impact speed for the scene: √(2 g h), h from the spout (the fall height above
+/// the rim) down to the bed (`scene::PourScene`), m/s.
+pub fn impact_speed(scene: &Scene) -> f32 {
+    let depth = Cup::for_settings(&scene.settings).depth;
+    let bed = scene.bed_top_m().unwrap_or(0.0);
+    (2.0 * GRAVITY * (scene.settings.fall_height_m + depth - bed).max(0.002)).sqrt()
+}
+
+/// Simulates `spec` and reduces it to an entry.
+pub fn run(spec: &Spec) -> Entry {
+    let scene = Scene::new(&values(spec).to_settings());
+    let v_ref = impact_speed(&scene);
+    let drop = scene.spout_m[2] - scene.bed_top_m().unwrap_or(0.0);
+    // the last grain lands a fall after the spout closes (the exit speed helps: an upper bound)
+    let fall_s = (2.0 * drop.max(0.0) / GRAVITY).sqrt() as f64;
+    let until = spec.pour_s + fall_s + 0.05;
+    let start = std::time::Instant::now();
+    let mut sim = Sim::new(scene, spec.pour_s);
+    sim.run_until(until);
+    let wall_s = start.elapsed().as_secs_f64();
+    let cells = reduce(&sim, v_ref, spec.pour_s);
+    Entry {
+        family: family_id(spec.cup).into(),
+        restitution: scene.grain_material().data().restitution,
+        fill: if spec.cup.is_some() { spec.fill } else { 0.0 },
+        fall_height_m: spec.fall_height_m,
+        grain_material: spec.grain.into(),
+        grain_diameter_m: 2.0 * scene.grain_radius_m,
+        flow_kg_s: scene.flow_kg_s,
+        grains: sim.grains().len(),
+        pour_s: spec.pour_s,
+        simulated_s: until,
+        wall_s,
+        impact_speed_m_s: v_ref,
+        cells: CELLS.iter().map(|&c| c.to_string()).zip(cells).collect(),
+    }
+}
+
+/// The family an entry belongs to: the cup shape's id, or "surface".
+pub fn family_id(cup: Option<CupShape>) -> &'static str {
+    cup.map_or("surface", CupShape::id)
+}
+
+/// Which cell a contact start belongs to (the module's rules).
+pub fn classify(sim: &Sim, i: usize, v_ref: f32) -> usize {
+    let c = &sim.contacts[i];
+    let [x, y, z] = c.position_m;
+    let a = sim.scene.grain_radius_m;
+    match c.other {
+        Body::Surface => SURFACE,
+        Body::Cup => {
+            let cup = sim.scene.cup.expect("a cup contact has a cup");
+            if z < 0.5 * a && x.hypot(y) < cup.floor_radius + a {
+                CUP_FLOOR
+            } else {
+                let ring = (1..RINGS).take_while(|&k| z >= cup.ring_edges[k]).count();
+                WALL_RING_0 + ring
+            }
+        }
+        Body::Grain => {
+            let [vz_grain, vz_other] = sim.falling[i];
+            let falls = |vz: f32| vz < -STREAM_FALL_SHARE * v_ref;
+            if falls(vz_grain) && falls(vz_other) {
+                STREAM
+            } else if (x - sim.scene.spout_m[0]).hypot(y - sim.scene.spout_m[1]) < sim.scene.spout_radius_m {
+                IMPACT_ZONE
+            } else {
+                PILE_SURFACE
+            }
+        }
+    }
+}
+
+/// The cell's mean normal at a contact's normal `n` (unit): up, the wall's inward horizontal
+/// at the contact's azimuth, or the stream's axis at the normal's own azimuth.
+fn mean_normal(cell: usize, position: [f32; 3], n: [f32; 3]) -> [f32; 3] {
+    let unit = |v: [f32; 3]| {
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-12);
+        v.map(|x| x / l)
+    };
+    match cell {
+        c if (WALL_RING_0..WALL_RING_0 + RINGS).contains(&c) => unit([-position[0], -position[1], 0.0]),
+        STREAM => {
+            let h = n[0].hypot(n[1]).max(1e-12);
+            unit([n[0] / h, n[1] / h, STREAM_RISE])
+        }
+        _ => [0.0, 0.0, 1.0],
+    }
+}
+
+/// The run's contacts in the steady part of the pour, by cell: rates per grain poured and
+/// the histograms.
+pub fn reduce(sim: &Sim, v_ref: f32, pour_s: f64) -> Vec<CellStats> {
+    let mut cells = vec![CellStats::empty(); CELLS.len()];
+    let first = sim.contacts.iter().map(|c| c.time_s).fold(f64::INFINITY, f64::min);
+    let poured = sim.grains().len().max(1) as f64;
+    let span = (SPEED_HI / SPEED_LO).ln();
+    for (i, c) in sim.contacts.iter().enumerate() {
+        if !(c.time_s >= first && c.time_s < first + pour_s) {
+            continue;
+        }
+        let cell = classify(sim, i, v_ref);
+        let s = &mut cells[cell];
+        s.count += 1;
+        let u = ((c.speed_m_s / v_ref / SPEED_LO).ln() / span).clamp(0.0, 1.0 - 1e-6);
+        s.speed[(u * SPEED_BINS as f32) as usize] += 1;
+        let n = c.normal;
+        let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt().max(1e-12);
+        let n = n.map(|x| x / l);
+        let m = mean_normal(cell, c.position_m, n);
+        let cos = (n[0] * m[0] + n[1] * m[1] + n[2] * m[2]).abs().min(1.0);
+        let angle = cos.acos() / std::f32::consts::FRAC_PI_2;
+        s.angle[((angle * ANGLE_BINS as f32) as usize).min(ANGLE_BINS - 1)] += 1;
+        let phase = (c.time_s / WINDOW_S).fract();
+        s.time[((phase * TIME_BINS as f64) as usize).min(TIME_BINS - 1)] += 1;
+    }
+    for s in &mut cells {
+        s.rate = s.count as f64 / poured;
+    }
+    cells
+}
+
+/// The bank file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BankFile {
+    pub format: String,
+    pub version: u32,
+    pub source: String,
+    pub speed_bins: Bins,
+    pub angle_bins: Bins,
+    pub time_bins: usize,
+    pub cells: Vec<String>,
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bins {
+    pub lo: f32,
+    pub hi: f32,
+    pub n: usize,
+}
+
+impl BankFile {
+    pub fn new(source: String, entries: Vec<Entry>) -> BankFile {
+        BankFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            source,
+            speed_bins: Bins {
+                lo: SPEED_LO,
+                hi: SPEED_HI,
+                n: SPEED_BINS,
+            },
+            angle_bins: Bins {
+                lo: 0.0,
+                hi: std::f32::consts::FRAC_PI_2,
+                n: ANGLE_BINS,
+            },
+            time_bins: TIME_BINS,
+            cells: CELLS.iter().map(|c| c.to_string()).collect(),
+            entries,
+        }
+    }
+}
+
+/// The swept axes (docs/dem.md, "The sweep"): every cup shape and the pour onto the surface;
+/// two grains standing for the restitutions of the table (sugar 0.5, glass beads 0.85, both
+/// 2 mm); fills of the pre-filled bed; two fall heights.
+pub const GRAINS: [(&str, f32); 2] = [("sugar", 4.0), ("glass_beads_2mm", 1.0)];
+pub const FILLS: [f32; 4] = [0.0, 0.3, 0.6, 0.9];
+pub const FALLS_M: [f32; 2] = [0.08, 0.3];
+/// Grains poured a second and the pour's length: 1,000 grains a run.
+pub const GRAINS_PER_S: f32 = 2000.0;
+pub const POUR_S: f64 = 0.5;
+
+/// Every run of the sweep.
+pub fn sweep() -> Vec<Spec> {
+    let mut specs = Vec::new();
+    let families = CupShape::ALL.map(Some).into_iter().chain([None]);
+    for cup in families {
+        for (grain, grain_size) in GRAINS {
+            let fills: &[f32] = if cup.is_some() { &FILLS } else { &[0.0] };
+            for &fill in fills {
+                for fall_height_m in FALLS_M {
+                    specs.push(Spec {
+                        cup,
+                        grain,
+                        grain_size,
+                        fill,
+                        fall_height_m,
+                        grains_per_s: GRAINS_PER_S,
+                        pour_s: POUR_S,
+                        seed: 1,
+                    });
+                }
+            }
+        }
+    }
+    specs
+}
+
+/// The check that a grain's size and the flow are normalised out (rates per grain poured,
+/// speeds over the impact speed), so the bank need not sweep them (docs/dem.md): the sweep's
+/// middle scene (a mug of sugar, bed at 0.3, fall 0.3 m), then 1 mm grains instead of 2 mm,
+/// then twice the grains a second.
+pub fn normalisation() -> [Spec; 3] {
+    let base = Spec {
+        cup: Some(CupShape::Mug),
+        grain: "sugar",
+        grain_size: 4.0,
+        fill: 0.3,
+        fall_height_m: 0.3,
+        grains_per_s: GRAINS_PER_S,
+        pour_s: POUR_S,
+        seed: 1,
+    };
+    [
+        base,
+        Spec {
+            grain_size: 6.0,
+            ..base
+        },
+        Spec {
+            grains_per_s: 2.0 * GRAINS_PER_S,
+            pour_s: 0.5 * POUR_S,
+            ..base
+        },
+    ]
+}
+
+/// Energy per grain poured of a cell, in units of the impact speed squared: rate E[v²].
+pub fn energy_per_grain(c: &CellStats) -> f64 {
+    let total: u64 = c.speed.iter().sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let m2: f64 = c
+        .speed
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| n as f64 * speed_centre(i).powi(2))
+        .sum();
+    c.rate * m2 / total as f64
+}

@@ -1,0 +1,189 @@
+//! `granary-bank`: the collision databank's sweep (`cargo xtask bank`; docs/dem.md). Runs every
+//! scene of `bank::sweep` (or, with `--quick`, the first `--quick N`), each a rapier pour
+//! reduced to the generator's cells, on `--jobs` threads, and writes the bank file. The
+//! result does not depend on the number of threads: every run is seeded and independent.
+
+use clap::Parser;
+use granary_dem::bank::{self, BankFile, Entry, Spec};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "granary-bank",
+    about = "Sweep simulated pours and write the collision databank"
+)]
+struct Args {
+    /// The bank file to write.
+    #[arg(long, short, default_value = "assets/bank/bank.json")]
+    output: PathBuf,
+    /// Threads (one run each at a time).
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// Only the first N runs of the sweep (a quick check).
+    #[arg(long)]
+    quick: Option<usize>,
+    /// Instead of the sweep: the check that grain size and flow are normalised out (three
+    /// runs, a table; nothing written).
+    #[arg(long)]
+    normalisation: bool,
+}
+
+fn main() {
+    let args = Args::parse();
+    if args.normalisation {
+        normalisation();
+        return;
+    }
+    let mut specs = bank::sweep();
+    if let Some(n) = args.quick {
+        specs.truncate(n);
+    }
+    let total = specs.len();
+    println!("granary-bank: {total} runs on {} threads", args.jobs.max(1));
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; total]);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..args.jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(spec) = specs.get(i) else { break };
+                let e = bank::run(spec);
+                report(i, total, spec, &e);
+                done.lock().expect("no thread panicked")[i] = Some(e);
+            });
+        }
+    });
+    let entries: Vec<Entry> = done
+        .into_inner()
+        .expect("no thread panicked")
+        .into_iter()
+        .flatten()
+        .collect();
+    let grains: usize = entries.iter().map(|e| e.grains).sum();
+    let simulated: f64 = entries.iter().map(|e| e.simulated_s).sum();
+    let file = BankFile::new(
+        format!(
+            "granary-dem {} (rapier3d 0.36): {} runs, {grains} grains, {simulated:.1} s simulated",
+            env!("CARGO_PKG_VERSION"),
+            entries.len()
+        ),
+        entries,
+    );
+    if let Err(e) = write(&args.output, &file) {
+        eprintln!("granary-bank: {}: {e}", args.output.display());
+        std::process::exit(1);
+    }
+    println!(
+        "wrote {} ({} entries) in {:.0} s wall",
+        args.output.display(),
+        file.entries.len(),
+        start.elapsed().as_secs_f64()
+    );
+}
+
+fn report(i: usize, total: usize, spec: &Spec, e: &Entry) {
+    let rate = |c: &str| e.cell(c).rate;
+    println!(
+        "[{:>3}/{total}] {:<9} {:<15} fill {:.1} fall {:.2} m: {} grains, {:.1} s wall; per grain: impact {:.2} floor {:.2} walls {:.2} pile {:.2} stream {:.2} surface {:.2}",
+        i + 1,
+        e.family,
+        spec.grain,
+        spec.fill,
+        spec.fall_height_m,
+        e.grains,
+        e.wall_s,
+        rate("impact_zone"),
+        rate("cup_floor"),
+        rate("wall_ring_0") + rate("wall_ring_1") + rate("wall_ring_2"),
+        rate("pile_surface"),
+        rate("stream"),
+        rate("surface"),
+    );
+}
+
+/// The file: its header, then one entry a line (compact, and a sweep's change reads as a diff).
+fn write(path: &std::path::Path, file: &BankFile) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut head = serde_json::to_value(file)?;
+    let entries = head
+        .as_object_mut()
+        .and_then(|o| o.remove("entries"))
+        .unwrap_or_default();
+    let head = serde_json::to_string(&head)?;
+    // the header's fields, then "entries": [ one a line ]
+    writeln!(out, "{},", head.trim_end_matches('}'))?;
+    writeln!(out, "\"entries\": [")?;
+    let entries = entries.as_array().cloned().unwrap_or_default();
+    for (k, e) in entries.iter().enumerate() {
+        let sep = if k + 1 < entries.len() { "," } else { "" };
+        writeln!(out, "{}{sep}", serde_json::to_string(e)?)?;
+    }
+    writeln!(out, "]}}")?;
+    out.flush()
+}
+
+/// Runs `bank::normalisation` and prints each cell's rate per grain, mean speed and energy
+/// per grain (units of the impact speed) against the first run's.
+fn normalisation() {
+    let specs = bank::normalisation();
+    let entries: Vec<Entry> = std::thread::scope(|s| {
+        let handles: Vec<_> = specs.iter().map(|spec| s.spawn(move || bank::run(spec))).collect();
+        handles.into_iter().map(|h| h.join().expect("a run")).collect()
+    });
+    let names = ["2 mm, 2000 grains/s", "1 mm grains", "4000 grains/s"];
+    println!(
+        "cell           | {:^32} | {:^32} | {:^32}",
+        names[0], names[1], names[2]
+    );
+    println!("               | rate/grain  mean v  energy/grain | (each against the first)");
+    for cell in bank::CELLS {
+        let c: Vec<_> = entries.iter().map(|e| e.cell(cell)).collect();
+        let row = |x: &bank::CellStats| {
+            format!(
+                "{:>8.3} {:>8.3} {:>10.4}",
+                x.rate,
+                x.mean_speed(),
+                bank::energy_per_grain(x)
+            )
+        };
+        let rel = |x: f64, y: f64| {
+            if y > 0.0 {
+                format!("{:+.0} %", 100.0 * (x / y - 1.0))
+            } else {
+                "-".into()
+            }
+        };
+        println!(
+            "{cell:<14} | {} | {} ({}, {}) | {} ({}, {})",
+            row(c[0]),
+            row(c[1]),
+            rel(c[1].rate, c[0].rate),
+            rel(bank::energy_per_grain(c[1]), bank::energy_per_grain(c[0])),
+            row(c[2]),
+            rel(c[2].rate, c[0].rate),
+            rel(bank::energy_per_grain(c[2]), bank::energy_per_grain(c[0])),
+        );
+    }
+    let all = |e: &Entry| {
+        bank::CELLS
+            .iter()
+            .map(|c| bank::energy_per_grain(e.cell(c)))
+            .sum::<f64>()
+    };
+    println!(
+        "all cells' energy per grain: {:.4}, {:.4} ({:+.0} %), {:.4} ({:+.0} %)",
+        all(&entries[0]),
+        all(&entries[1]),
+        100.0 * (all(&entries[1]) / all(&entries[0]) - 1.0),
+        all(&entries[2]),
+        100.0 * (all(&entries[2]) / all(&entries[0]) - 1.0)
+    );
+}

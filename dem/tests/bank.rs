@@ -1,0 +1,107 @@
+//! The databank's reduction (`granary_dem::bank`): single grains put where each cell's rule
+//! says they land, and a rerun of one of the shipped bank's entries (the CI subset of the
+//! sweep: `cargo xtask bank` reruns all of it).
+
+use granary_dem::bank::{self, BankFile, Spec, CELLS};
+use granary_dem::{Scene, Sim};
+use granary_engine::cups::CupShape;
+
+fn spec(fill: f32) -> Spec {
+    Spec {
+        cup: Some(CupShape::Mug),
+        grain: "sugar",
+        grain_size: 4.0,
+        fill,
+        fall_height_m: 0.08,
+        grains_per_s: 0.0,
+        pour_s: 0.0,
+        seed: 1,
+    }
+}
+
+/// One grain at `position` with `velocity` in the scene of `spec`, run until its first
+/// contact; the contact's cell and its speed over the scene's impact speed.
+fn first_contact(spec: &Spec, position: [f32; 3], velocity: [f32; 3]) -> (&'static str, f32) {
+    let scene = Scene::new(&bank::values(spec).to_settings());
+    let v_ref = bank::impact_speed(&scene);
+    let mut sim = Sim::new(scene, 0.0);
+    sim.spawn_grain(position, velocity);
+    while sim.contacts.is_empty() && sim.time_s < 1.0 {
+        sim.step();
+    }
+    assert!(!sim.contacts.is_empty(), "the grain landed");
+    (CELLS[bank::classify(&sim, 0, v_ref)], sim.contacts[0].speed_m_s / v_ref)
+}
+
+#[test]
+fn a_grain_dropped_from_the_spout_lands_in_its_cell_at_the_impact_speed() {
+    let empty = spec(0.0);
+    let scene = Scene::new(&bank::values(&empty).to_settings());
+    let top = scene.spout_m[2];
+    // onto the bare floor: the impact speed is the engine's sqrt(2 g h) to the floor
+    let (cell, v) = first_contact(&empty, [0.0, 0.0, top], [0.0; 3]);
+    assert_eq!(cell, "cup_floor");
+    assert!((v - 1.0).abs() < 0.01, "{v}");
+    // onto the pre-filled bed on the axis (the stream's landing zone), and near the wall
+    let filled = spec(0.5);
+    let (cell, v) = first_contact(&filled, [0.0, 0.0, top], [0.0; 3]);
+    assert_eq!(cell, "impact_zone");
+    assert!((v - 1.0).abs() < 0.02, "{v}");
+    let r = 0.8 * scene.cup.unwrap().rim_radius;
+    let (cell, _) = first_contact(&filled, [r, 0.0, top], [0.0; 3]);
+    assert_eq!(cell, "pile_surface");
+}
+
+#[test]
+fn a_grain_thrown_at_the_wall_hits_the_ring_at_its_height() {
+    let s = spec(0.0);
+    let cup = Scene::new(&bank::values(&s).to_settings()).cup.unwrap();
+    for ring in 0..3 {
+        let z = cup.ring_mid(ring);
+        let (cell, _) = first_contact(&s, [0.0, 0.0, z], [2.0, 0.0, 0.0]);
+        assert_eq!(cell, format!("wall_ring_{ring}"));
+    }
+}
+
+#[test]
+fn two_grains_meeting_in_the_fall_are_the_stream() {
+    let s = spec(0.0);
+    let scene = Scene::new(&bank::values(&s).to_settings());
+    let v_ref = bank::impact_speed(&scene);
+    let a = scene.grain_radius_m;
+    let top = scene.spout_m[2];
+    let mut sim = Sim::new(scene, 0.0);
+    // both fall; the upper one faster, and catches up
+    sim.spawn_grain([0.0, 0.0, top - 0.01], [0.0, 0.0, -1.0]);
+    sim.spawn_grain([0.2 * a, 0.0, top], [0.0, 0.0, -2.5]);
+    while sim.contacts.is_empty() && sim.time_s < 1.0 {
+        sim.step();
+    }
+    assert_eq!(CELLS[bank::classify(&sim, 0, v_ref)], "stream", "{:?}", sim.contacts[0]);
+}
+
+#[test]
+fn the_shipped_bank_reruns_from_its_sweep() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/bank/bank.json"))
+        .expect("assets/bank/bank.json");
+    let file: BankFile = serde_json::from_str(&text).expect("the bank parses");
+    assert_eq!(file.format, bank::FORMAT);
+    assert_eq!(file.version, bank::VERSION);
+    let sweep = bank::sweep();
+    assert_eq!(file.entries.len(), sweep.len(), "one entry a run of the sweep");
+    // a pour onto a bed, the sweep's shortest kind of run: the same cells, counts and
+    // histograms (every run is seeded; rapier is deterministic)
+    let i = 2;
+    let (spec, shipped) = (&sweep[i], &file.entries[i]);
+    assert_eq!((spec.fill, spec.fall_height_m), (shipped.fill, shipped.fall_height_m));
+    let rerun = bank::run(spec);
+    for cell in CELLS {
+        let (a, b) = (rerun.cell(cell), shipped.cell(cell));
+        assert_eq!(
+            (a.count, &a.speed, &a.angle, &a.time),
+            (b.count, &b.speed, &b.angle, &b.time),
+            "{cell}"
+        );
+    }
+    assert_eq!(rerun.grains, shipped.grains);
+}
