@@ -109,6 +109,8 @@ pub struct GranaryParams {
     pub quality: IntParam,
     #[id = "grain_shape"]
     pub grain_shape: IntParam,
+    #[id = "statistics"]
+    pub statistics: IntParam,
     #[persist = "editor_size"]
     pub editor_size: Mutex<EditorSize>,
 }
@@ -258,6 +260,7 @@ impl Default for GranaryParams {
             friction_level: float_param("friction_level"),
             quality: enum_param("quality"),
             grain_shape: enum_param("grain_shape"),
+            statistics: enum_param("statistics"),
             editor_size: Mutex::new(EditorSize::DEFAULT),
         }
     }
@@ -298,6 +301,7 @@ impl GranaryParams {
             Param::FrictionLevel => float(&self.friction_level),
             Param::Quality => choice(&self.quality),
             Param::GrainShape => choice(&self.grain_shape),
+            Param::Statistics => choice(&self.statistics),
         }
     }
 
@@ -368,6 +372,7 @@ mod tests {
             "friction_level",
             "quality",
             "grain_shape",
+            "statistics",
         ];
         let ids: Vec<_> = SPECS.iter().map(|s| s.id).collect();
         assert_eq!(ids, frozen);

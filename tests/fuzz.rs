@@ -21,7 +21,7 @@ use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
 use granary_engine::gesture::Gesture;
 use granary_engine::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use granary_engine::shape::Shape;
-use granary_engine::{Engine, Outputs, PourTarget, Quality, Settings, TriggerMode, LIMITER_CEILING};
+use granary_engine::{Engine, Outputs, PourTarget, Quality, Settings, Statistics, TriggerMode, LIMITER_CEILING};
 use nice_assert_no_alloc::assert_no_alloc;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -129,6 +129,12 @@ fn random_settings(rng: &mut Xoshiro256PlusPlus) -> Settings {
             None
         } else {
             Some(Shape::ALL[rng.random_range(0..Shape::ALL.len())])
+        },
+        // the model or the collision databank (`bank`)
+        statistics: if rng.random_bool(0.5) {
+            Statistics::Bank
+        } else {
+            Statistics::Model
         },
     }
 }

@@ -46,7 +46,7 @@ PARAM_IDS = ["grain_material", "grain_size", "density", "cup_material", "cup_siz
              "pour_rate", "fall_height", "listener_angle", "listener_distance", "stereo_width", "grains_level",
              "cup_level", "output_gain", "trigger_mode", "seed", "cup_shape", "flow_variation", "aim",
              "pour_target", "surface_material", "surface_level", "gesture", "gesture_amount", "shake_rate",
-             "friction_level"]
+             "friction_level", "quality", "grain_shape", "statistics"]
 
 
 def plugin():

@@ -8,7 +8,7 @@
 use granary_engine::gesture::{Gesture, AVALANCHE_KEY, GESTURE_KEYS};
 use granary_engine::materials::SurfaceMaterial;
 use granary_engine::preset;
-use granary_engine::{Engine, Outputs, PourTarget};
+use granary_engine::{Engine, Outputs, PourTarget, Statistics};
 use nice_assert_no_alloc::assert_no_alloc;
 
 #[cfg(all(debug_assertions, not(feature = "assert_process_allocs")))]
@@ -39,6 +39,8 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
                         PourTarget::Cup => PourTarget::Surface,
                         PourTarget::Surface => PourTarget::Cup,
                     };
+                    // the collision databank's statistics: looked up every window
+                    settings.statistics = Statistics::Bank;
                     engine.set_settings(&settings);
                 }
                 if i == 50 {

@@ -272,20 +272,6 @@ fn with_choice(set: &[String], id: &str, choice: Option<&str>) -> Result<Vec<Str
     Ok(set)
 }
 
-/// The preset named on the command line (or the default one) with `--set` changes applied.
-fn preset_with_changes(preset: Option<&str>, set: &[String]) -> Result<Preset, String> {
-    let mut p = preset::find(preset.unwrap_or(preset::DEFAULT_PRESET)).map_err(|e| e.to_string())?;
-    for kv in set {
-        let (id, v) = kv
-            .split_once('=')
-            .ok_or_else(|| format!("--set {kv}: expected ID=VALUE"))?;
-        p.values
-            .set_text(id.trim(), v)
-            .map_err(|e| format!("--set {kv}: {e}"))?;
-    }
-    Ok(p)
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
@@ -331,7 +317,7 @@ fn run(command: Command) -> Result<(), Failure> {
                     output,
                 },
         } => {
-            let mut p = preset_with_changes(preset.as_deref(), &set)?;
+            let mut p = render::preset_with_changes(preset.as_deref(), &set)?;
             if name.trim().is_empty() {
                 return Err(Failure::Error("--name must not be empty".into()));
             }
@@ -408,7 +394,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
     }
     let set = with_choice(&a.set, "gesture", a.gesture.as_deref())?;
     let set = with_choice(&set, "quality", a.quality.as_deref())?;
-    let p = preset_with_changes(a.preset.as_deref(), &set)?;
+    let p = render::preset_with_changes(a.preset.as_deref(), &set)?;
     let mut values: ParamValues = p.values.clone();
     let mut changes = set.clone();
     if let Some(seed) = a.seed {

@@ -7,6 +7,7 @@ use crate::output::{io_message, Interrupt, Staged};
 use granary_engine::gesture::Gesture;
 use granary_engine::logged::Contact;
 use granary_engine::params::{ParamValues, TRIGGER_IDS};
+use granary_engine::preset::{self, Preset};
 use granary_engine::render::{NoteEvent, PourCurve, RenderOptions, Renderer};
 use granary_engine::Stats;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -180,6 +181,21 @@ impl Options {
         job.check()?;
         Ok(job)
     }
+}
+
+/// The preset named on the command line (or the default one) with `--set` changes applied
+/// (`ID=VALUE` each).
+pub fn preset_with_changes(preset: Option<&str>, set: &[String]) -> Result<Preset, String> {
+    let mut p = preset::find(preset.unwrap_or(preset::DEFAULT_PRESET)).map_err(|e| e.to_string())?;
+    for kv in set {
+        let (id, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("--set {kv}: expected ID=VALUE"))?;
+        p.values
+            .set_text(id.trim(), v)
+            .map_err(|e| format!("--set {kv}: {e}"))?;
+    }
+    Ok(p)
 }
 
 /// What to render, checked.

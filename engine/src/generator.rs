@@ -19,6 +19,7 @@
 
 mod lanes;
 
+use crate::bank::{Bank, CellLookup, Family, Lookup};
 use crate::cups::{Cup, SECTORS};
 use crate::fastmath;
 use crate::modal::{wall_bus, FLOOR_BUS, SURFACE_BUS, WALL_RINGS};
@@ -123,8 +124,10 @@ pub fn masked_budget(max_per_cell: u32, energy_ratio: f32) -> u32 {
 }
 
 pub const TIME_BINS: usize = 8;
-const SPEED_BINS: usize = 16;
-const ANGLE_BINS: usize = 8;
+/// Bins of a cell's speed histogram (log-spaced) and normal-angle histogram (linear, 0..pi/2):
+/// the model's and the bank's (`bank`).
+pub const SPEED_BINS: usize = 16;
+pub const ANGLE_BINS: usize = 8;
 
 /// What collided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,6 +280,32 @@ impl<const N: usize> Histogram<N> {
         }
         h.cdf = cdf;
         h
+    }
+
+    /// A histogram over [lo, hi] from each bin's mass (as `fill` holds them: `weights[i]` is
+    /// bin i's share, unnormalised; negative or NaN weights count as 0, and all-zero weights
+    /// give a uniform histogram). The bank's measured histograms (`bank::Lookup`) come in
+    /// this way: thesis 5.6's histogram reconstruction of a local PDF.
+    fn from_weights(lo: f32, hi: f32, log: bool, weights: &[f32; N]) -> Self {
+        let mut cdf = [0.0; N];
+        let mut acc = 0.0;
+        for (c, &w) in cdf.iter_mut().zip(weights) {
+            acc += w.max(0.0);
+            *c = acc;
+        }
+        if acc <= 0.0 {
+            for (i, c) in cdf.iter_mut().enumerate() {
+                *c = (i + 1) as f32;
+            }
+        }
+        Histogram {
+            lo,
+            hi,
+            log,
+            log2_ratio: if log { fastmath::log2(hi / lo) } else { 0.0 },
+            log2_lo: if log { fastmath::log2(lo) } else { 0.0 },
+            cdf,
+        }
     }
 
     /// The value a fraction `u` (0..1) of the way from `lo` to `hi`, on the histogram's scale.
@@ -628,6 +657,107 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
     })
 }
 
+/// A banked cell's window-local PDF (thesis 7.1: the PDFs of 5.5–5.6 precomputed from
+/// simulations): the count is Poisson with lambda = arrivals x the bank's collisions per
+/// arriving grain x the window (eq. 5.6), over the arrivals' ramp (`Ramp`, as the model's);
+/// the mean speed is the impact speed, the unit of the bank's speed histograms. No aimed
+/// share: the bank is simulated with the stream at the cup's axis (aim 0). `None` for a cell
+/// that expects no collision in this window.
+fn bank_pdf(c: &CellLookup, s: &PourState, window_s: f32) -> Option<CellPdf> {
+    let arrive = 0.5 * (s.arrivals_start + s.arrivals_end);
+    let lambda = (arrive * c.rate * window_s) as f64;
+    if lambda.is_nan() || lambda <= 1e-9 {
+        return None;
+    }
+    Some(CellPdf {
+        lambda,
+        time: Ramp::new(s.arrivals_start, s.arrivals_end),
+        mean_v: s.impact_speed.max(V_MIN * 2.0),
+        aimed: 0.0,
+    })
+}
+
+/// The bank's statistics for `cell` this window, if it draws from the bank: every cell but
+/// `Settling` (the bank holds no settling: the engine's model stays) and, while a full cup
+/// overflows, `Surface` (the bank has no overflowing pours: the model's overflow and
+/// bounce-outs).
+fn banked<'l>(cell: Cell, s: &PourState, lookup: &'l Lookup) -> Option<&'l CellLookup> {
+    match cell {
+        Cell::Settling => None,
+        Cell::Surface if s.overflow > 0.0 => None,
+        _ => lookup.cell(cell),
+    }
+}
+
+/// Where the cells' rates and their speed and angle distributions come from.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum CellStatistics {
+    /// The hand-written model (`cell_pdf`, `Shapes`).
+    #[default]
+    Model,
+    /// A collision databank (thesis 7.1): the cells of `family` looked up each window at the
+    /// grains' restitution (`GeneratorSetup::restitution`), the pour's fill level
+    /// (`PourState::fill`) and the spout's height above the rim, `fall_height_m` (the
+    /// `fall_height` setting: with the fill it gives the bank's fall h = fall_height_m +
+    /// depth - fill x depth, exactly the scene's `PourState::impact_speed`).
+    Bank {
+        bank: &'static Bank,
+        family: Family,
+        fall_height_m: f32,
+    },
+}
+
+impl CellStatistics {
+    /// The bank's statistics for a window of `state` (`Bank::lookup`; no allocation), or
+    /// `None` for the model.
+    pub fn lookup(&self, restitution: f32, state: &PourState) -> Option<Lookup> {
+        match *self {
+            CellStatistics::Model => None,
+            CellStatistics::Bank {
+                bank,
+                family,
+                fall_height_m,
+            } => Some(bank.lookup(family, restitution, state.fill, fall_height_m)),
+        }
+    }
+}
+
+/// One window's cell shapes with the bank's (`Lookup`): each banked cell's speed histogram
+/// in units of the impact speed and its angle histogram built from the bank's bin shares
+/// (`Histogram::from_weights`), with its audibility cut and second moment; the other cells
+/// keep `Shapes`'.
+struct WindowShapes {
+    speed: [Histogram<SPEED_BINS>; CELLS.len()],
+    angle: [Histogram<ANGLE_BINS>; CELLS.len()],
+    cut: [f32; CELLS.len()],
+    speed_m2: [f32; CELLS.len()],
+}
+
+impl WindowShapes {
+    fn new(shapes: &Shapes, lookup: &Lookup, banked: &[Option<&CellLookup>; CELLS.len()]) -> WindowShapes {
+        let mut w = WindowShapes {
+            speed: shapes.speed,
+            angle: shapes.angle,
+            cut: shapes.cut,
+            speed_m2: shapes.speed_m2,
+        };
+        let (s_lo, s_hi) = lookup.speed_range;
+        let (a_lo, a_hi) = lookup.angle_range;
+        for (i, b) in banked.iter().enumerate() {
+            let Some(b) = b else { continue };
+            if b.rate <= 0.0 {
+                continue;
+            }
+            let speed = Histogram::from_weights(s_lo, s_hi, true, &b.speed);
+            w.angle[i] = Histogram::from_weights(a_lo, a_hi, false, &b.angle);
+            w.cut[i] = speed.second_moment_cut(shapes.cull_share);
+            w.speed_m2[i] = speed.second_moment();
+            w.speed[i] = speed;
+        }
+        w
+    }
+}
+
 /// How the generator treats normals (thesis 5.4 experiment).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum NormalMode {
@@ -653,6 +783,8 @@ pub struct GeneratorSetup {
     /// no grouped pushes through the bed (`BED_PULSES_PER_CELL_PER_S`): every rendered
     /// collision writes its own. `max_per_cell` is then `reference_rendered_per_cell`.
     pub reference: bool,
+    /// The hand-written model, or a bank's measured statistics (thesis 7.1).
+    pub statistics: CellStatistics,
 }
 
 /// The mean push a grouped cell's window leaves out, for the engine to add as a smooth force
@@ -700,10 +832,25 @@ pub fn generate(
         normals,
         max_per_cell,
         reference,
+        statistics,
     } = *setup;
     let mut total = [0u64; 4];
     let heap = Heap::new(state, geometry);
-    let pdfs = CELLS.map(|cell| cell_pdf(cell, state, geometry, &heap, restitution, window_s));
+    // the bank's statistics (once a window), and the cells that draw from them
+    let lookup = statistics.lookup(restitution, state);
+    let banked: [Option<&CellLookup>; CELLS.len()] = match &lookup {
+        Some(l) => CELLS.map(|cell| banked(cell, state, l)),
+        None => [None; CELLS.len()],
+    };
+    let pdfs: [Option<CellPdf>; CELLS.len()] = std::array::from_fn(|i| match banked[i] {
+        Some(b) => bank_pdf(b, state, window_s),
+        None => cell_pdf(CELLS[i], state, geometry, &heap, restitution, window_s),
+    });
+    let window_shapes = lookup.as_ref().map(|l| WindowShapes::new(shapes, l, &banked));
+    let (speed_shapes, angle_shapes, cuts, speed_m2) = match &window_shapes {
+        Some(w) => (&w.speed, &w.angle, &w.cut, &w.speed_m2),
+        None => (&shapes.speed, &shapes.angle, &shapes.cut, &shapes.speed_m2),
+    };
     let mut bed = Bed::new(state, &geometry.cup, &heap, geometry.open);
     let bed_budget = if reference {
         u64::MAX
@@ -713,7 +860,7 @@ pub fn generate(
     // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
     // loudest cell of its stem
     let energy: [f32; CELLS.len()] = std::array::from_fn(|i| match &pdfs[i] {
-        Some(p) => p.lambda as f32 * p.mean_v * p.mean_v * shapes.speed_m2[i],
+        Some(p) => p.lambda as f32 * p.mean_v * p.mean_v * speed_m2[i],
         None => 0.0,
     });
     let mut loudest = [0.0f32; 3];
@@ -769,11 +916,11 @@ pub fn generate(
         }
         // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
         let v_cull = if shapes.cull_share > 0.0 {
-            (shapes.cut[cell_index] * pdf.mean_v).max(V_MIN)
+            (cuts[cell_index] * pdf.mean_v).max(V_MIN)
         } else {
             0.0
         };
-        let (speed, angle) = (&shapes.speed[cell_index], &shapes.angle[cell_index]);
+        let (speed, angle) = (&speed_shapes[cell_index], &angle_shapes[cell_index]);
         let log2_mean_v = fastmath::log2(pdf.mean_v);
         // the speed tests are made on log2 v0 (the speed itself is evaluated later, in
         // lanes); a zero limit is no limit
@@ -1267,6 +1414,7 @@ mod tests {
                     normals: NormalMode::Physical,
                     max_per_cell: u32::MAX,
                     reference: false,
+                    statistics: CellStatistics::Model,
                 },
                 &shapes,
                 &mut rng,
@@ -1280,6 +1428,196 @@ mod tests {
             );
         }
         (gg, gc)
+    }
+
+    /// The synthetic bank of `bank::tests`, for the generator's lifetime.
+    fn synthetic_bank() -> &'static Bank {
+        static BANK: std::sync::OnceLock<Bank> = std::sync::OnceLock::new();
+        BANK.get_or_init(crate::bank::tests::synthetic_bank)
+    }
+
+    /// Per cell over `windows` windows of `s` with `statistics`, every collision rendered
+    /// (none culled, none grouped): the counts and the collisions themselves.
+    fn run_cells(
+        s: &PourState,
+        statistics: CellStatistics,
+        windows: usize,
+        seed: u64,
+    ) -> ([u64; CELLS.len()], Vec<Collision>) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let shapes = Shapes::new(0.0, Isa::detect());
+        let setup = GeneratorSetup {
+            geometry: geometry(),
+            restitution: 0.5,
+            window_s: 128.0 / 48_000.0,
+            normals: NormalMode::Physical,
+            max_per_cell: u32::MAX,
+            reference: false,
+            statistics,
+        };
+        let mut counts = [0u64; CELLS.len()];
+        let mut all = Vec::new();
+        for _ in 0..windows {
+            generate(
+                s,
+                &setup,
+                &shapes,
+                &mut rng,
+                &mut Vec::new(),
+                &mut [GroupMean::default(); CELLS.len()],
+                |c| {
+                    counts[c.cell] += 1;
+                    all.push(*c);
+                },
+            );
+        }
+        (counts, all)
+    }
+
+    fn bank_statistics() -> CellStatistics {
+        CellStatistics::Bank {
+            bank: synthetic_bank(),
+            family: crate::bank::Family::Cup(crate::cups::CupShape::Mug),
+            fall_height_m: 0.1,
+        }
+    }
+
+    /// With the bank, each cell's count over many windows is Poisson with the mean arrivals
+    /// x the bank's rate per arriving grain x the time (thesis eq. 5.6 with the rates of
+    /// 7.1's databank): within 4 standard deviations, for every banked cell; settling keeps
+    /// the model's rate.
+    #[test]
+    fn bank_counts_follow_the_arrivals_times_the_bank_rate() {
+        let mut s = state(3000.0, 0.0);
+        s.settle_rate = 400.0;
+        let windows = 2000;
+        let (counts, _) = run_cells(&s, bank_statistics(), windows, 21);
+        let lookup = synthetic_bank().lookup(crate::bank::Family::Cup(crate::cups::CupShape::Mug), 0.5, 0.0, 0.1);
+        let seconds = windows as f64 * 128.0 / 48_000.0;
+        for (i, &cell) in CELLS.iter().enumerate() {
+            let rate = match lookup.cell(cell) {
+                Some(c) => 3000.0 * c.rate as f64,
+                None => s.settle_rate as f64,
+            };
+            let expected = rate * seconds;
+            let sigma = expected.sqrt().max(1.0);
+            let got = counts[i] as f64;
+            assert!(
+                (got - expected).abs() < 4.0 * sigma,
+                "{cell:?}: {got} collisions, expected {expected:.0} +- {sigma:.0}"
+            );
+        }
+        // the synthetic bank's rates: impact zone 1 + e + fill + h, floor 2, the rest 0.1
+        assert!((lookup.cells[0].rate - 1.6).abs() < 1e-6 && lookup.cells[1].rate == 2.0);
+    }
+
+    /// With the bank, a cell's speeds follow the bank's histogram (in units of the impact
+    /// speed): half-way between two restitutions, the impact zone's speeds are the rates'
+    /// mixture of bin 10 and bin 12, each sampled log-uniformly within its bin; its normals
+    /// all within the first angle bin (pi/16 of vertical).
+    #[test]
+    fn bank_speeds_and_angles_follow_the_bank_histograms() {
+        let s = state(3000.0, 0.0);
+        let stats = CellStatistics::Bank {
+            bank: synthetic_bank(),
+            family: crate::bank::Family::Cup(crate::cups::CupShape::Mug),
+            fall_height_m: 0.3,
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let shapes = Shapes::new(0.0, Isa::detect());
+        let setup = GeneratorSetup {
+            geometry: geometry(),
+            restitution: 0.7,
+            window_s: 128.0 / 48_000.0,
+            normals: NormalMode::Physical,
+            max_per_cell: u32::MAX,
+            reference: false,
+            statistics: stats,
+        };
+        let (mut n, mut sum) = (0u64, 0.0f64);
+        let (mut n_hi, mut lo_v, mut hi_v) = (0u64, f32::INFINITY, 0.0f32);
+        for _ in 0..2000 {
+            generate(
+                &s,
+                &setup,
+                &shapes,
+                &mut rng,
+                &mut Vec::new(),
+                &mut [GroupMean::default(); CELLS.len()],
+                |c| {
+                    if CELLS[c.cell] == Cell::ImpactZone {
+                        let u = c.v0 / s.impact_speed;
+                        n += 1;
+                        sum += u as f64;
+                        n_hi += u64::from(u > 0.3);
+                        (lo_v, hi_v) = (lo_v.min(u), hi_v.max(u));
+                        assert!(
+                            c.normal[2] >= (std::f32::consts::PI / 16.0).cos() - 1e-4,
+                            "{:?}",
+                            c.normal
+                        );
+                    }
+                },
+            );
+        }
+        let (r5, r9) = (1.0 + 0.5 + 0.3, 1.0 + 0.9 + 0.3);
+        let edge = |i: usize| 0.001953125f64 * (2.0f64 / 0.001953125).powf(i as f64 / 16.0);
+        // the mean of a log-uniform value on [a, b]: (b - a) / ln(b / a)
+        let bin_mean = |i: usize| (edge(i + 1) - edge(i)) / (edge(i + 1) / edge(i)).ln();
+        let expected = (r5 * bin_mean(10) + r9 * bin_mean(12)) / (r5 + r9);
+        let mean = sum / n as f64;
+        assert!((mean / expected - 1.0).abs() < 0.02, "mean {mean} against {expected}");
+        // bin 12 (0.35 to 0.5 of the impact speed; bin 10 is 0.18 to 0.25) holds its rate's share
+        let share = n_hi as f64 / n as f64;
+        assert!((share - r9 / (r5 + r9)).abs() < 0.02, "{share}");
+        assert!(
+            lo_v >= edge(10) as f32 * 0.999 && hi_v <= edge(13) as f32 * 1.001,
+            "{lo_v}..{hi_v}"
+        );
+    }
+
+    /// Settling is the model's in both modes, and so is the surface of a cup that overflows
+    /// (the bank holds neither); the bank's surface rate applies otherwise.
+    #[test]
+    fn settling_and_an_overflow_keep_the_model() {
+        let settling = CELLS.iter().position(|&c| c == Cell::Settling).unwrap();
+        let surface = CELLS.iter().position(|&c| c == Cell::Surface).unwrap();
+        let mut s = state(3000.0, 0.3);
+        s.settle_rate = 2000.0;
+        let (model, model_c) = run_cells(&s, CellStatistics::Model, 1500, 8);
+        let (bank, bank_c) = run_cells(&s, bank_statistics(), 1500, 9);
+        let close = |a: u64, b: u64| (a as f64 - b as f64).abs() < 4.0 * ((a + b) as f64).sqrt();
+        assert!(
+            close(model[settling], bank[settling]),
+            "{} against {}",
+            model[settling],
+            bank[settling]
+        );
+        let mean_v = |all: &[Collision]| {
+            let v: Vec<f64> = all.iter().filter(|c| c.cell == settling).map(|c| c.v0 as f64).collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        let (a, b) = (mean_v(&model_c), mean_v(&bank_c));
+        assert!((a / b - 1.0).abs() < 0.03, "settling speeds: model {a}, bank {b}");
+        // an overflowing cup: the surface takes the model's overflow
+        s.overflow = 2000.0;
+        let (model, _) = run_cells(&s, CellStatistics::Model, 1500, 10);
+        let (bank, _) = run_cells(&s, bank_statistics(), 1500, 11);
+        assert!(
+            close(model[surface], bank[surface]),
+            "{} against {}",
+            model[surface],
+            bank[surface]
+        );
+        // not overflowing: the bank's 0.1 per arriving grain (the model's bounce-outs differ)
+        s.overflow = 0.0;
+        let (bank, _) = run_cells(&s, bank_statistics(), 1500, 12);
+        let expected = 3000.0 * 0.1 * 1500.0 * 128.0 / 48_000.0;
+        assert!(
+            (bank[surface] as f64 - expected).abs() < 4.0 * expected.sqrt(),
+            "{}",
+            bank[surface]
+        );
     }
 
     #[test]
@@ -1316,6 +1654,7 @@ mod tests {
                 normals: NormalMode::Physical,
                 max_per_cell: u32::MAX,
                 reference: false,
+                statistics: CellStatistics::Model,
             };
             let (mut aimed, mut wall) = (0u64, 0u64);
             for _ in 0..400 {
@@ -1363,6 +1702,7 @@ mod tests {
             normals: NormalMode::Physical,
             max_per_cell,
             reference: false,
+            statistics: CellStatistics::Model,
         };
         let shapes = Shapes::new(0.0, Isa::detect());
         // per cell: draws and energy (sum of weight^2 v0^2) over many windows

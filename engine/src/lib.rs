@@ -26,6 +26,7 @@
 //! mix -> look-ahead limiter -> main.
 
 pub mod accel_noise;
+pub mod bank;
 mod batch;
 pub mod collision;
 pub mod contact;
@@ -63,7 +64,9 @@ use batch::{Prepared, RenderContext, RenderParams, BATCH};
 use cups::{Cup, CupShape};
 use diffuse::DiffuseResonator;
 use friction::Friction;
-use generator::{generate, Collision, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, WINDOW};
+use generator::{
+    generate, CellStatistics, Collision, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, WINDOW,
+};
 use gesture::{Gesture, GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
 use kernels::{PulseKernels, HALF};
 use limiter::Limiter;
@@ -77,7 +80,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use scene::{PourScene, PourState, SceneInput};
 use surface::{Radiation, RadiationKey, G_PER_WINDOW};
 
-pub use settings::{limits, PourTarget, Quality, Settings, TriggerMode};
+pub use settings::{limits, PourTarget, Quality, Settings, Statistics, TriggerMode};
 
 /// Output buffers for one call of `process`; all slices have the same length.
 pub struct Outputs<'a> {
@@ -201,6 +204,8 @@ pub struct Engine {
     offline: bool,
     /// The pour-independent parts of the generator's cell PDFs, and the culling share.
     shapes: generator::Shapes,
+    /// The collision databank (`Statistics::Bank`), parsed in `new`.
+    bank: &'static bank::Bank,
     /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
     mode_limit: usize,
     stats: Stats,
@@ -241,8 +246,10 @@ impl Engine {
             48_000.0
         };
         let settings = settings.sanitized();
-        // parse the cup models now: `process` must not be the first to touch them
+        // parse the cup models and the collision bank now: `process` must not be the first
+        // to touch them
         cups::library();
+        let bank = bank::shipped();
         let kernels = PulseKernels::new(sample_rate, isa);
         // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
         let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
@@ -289,6 +296,7 @@ impl Engine {
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
             offline: false,
             shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE, isa),
+            bank,
             mode_limit: MAX_MODES,
             stats: Stats::default(),
             cell_collisions: [0; generator::CELLS.len()],
@@ -764,6 +772,40 @@ impl Engine {
         Cup::for_settings(&self.settings)
     }
 
+    /// Where the generator's cells take their statistics from (the `statistics` setting):
+    /// the model, or the bank (`bank_statistics`).
+    fn cell_statistics(&self) -> CellStatistics {
+        match self.settings.statistics {
+            Statistics::Model => CellStatistics::Model,
+            Statistics::Bank => self.bank_statistics(),
+        }
+    }
+
+    /// The shipped bank, looked up for this pour's family (`bank::Family::of`) and spout
+    /// height above the rim.
+    fn bank_statistics(&self) -> CellStatistics {
+        CellStatistics::Bank {
+            bank: self.bank,
+            family: bank::Family::of(&self.settings),
+            fall_height_m: self.settings.fall_height_m,
+        }
+    }
+
+    /// The bank's statistics for the current window (the last pour state, `pour_state`), as
+    /// the generator looks them up with `statistics` = bank (whatever the setting is): what
+    /// `granary inspect bank` shows. Allocation-free.
+    pub fn bank_lookup(&self) -> bank::Lookup {
+        let restitution = self.settings.grain_material.data().restitution;
+        match self.bank_statistics() {
+            CellStatistics::Bank {
+                bank,
+                family,
+                fall_height_m,
+            } => bank.lookup(family, restitution, self.pour.fill, fall_height_m),
+            CellStatistics::Model => unreachable!("bank_statistics is a bank"),
+        }
+    }
+
     fn geometry(&self) -> Geometry {
         let s = &self.settings;
         let a = s.grain_radius_m();
@@ -892,6 +934,7 @@ impl Engine {
         } else {
             self.max_per_cell
         };
+        let statistics = self.cell_statistics();
         let params = RenderParams::new(self);
         self.pending_params = params;
         let ctx = RenderContext {
@@ -910,6 +953,7 @@ impl Engine {
             normals: normal_mode,
             max_per_cell,
             reference,
+            statistics,
         };
         // the collisions each rendered one stands for (a cell's collisions share a weight, so
         // the float-to-integer conversion is made once a cell)

@@ -14,7 +14,7 @@ use crate::cups::CupShape;
 use crate::gesture::Gesture;
 use crate::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use crate::shape::Shape;
-use crate::{PourTarget, Quality, Settings, TriggerMode};
+use crate::{PourTarget, Quality, Settings, Statistics, TriggerMode};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -96,6 +96,7 @@ pub enum Param {
     FrictionLevel,
     Quality,
     GrainShape,
+    Statistics,
 }
 
 impl Param {
@@ -191,6 +192,9 @@ pub const GESTURE_IDS: [&str; Gesture::ALL.len()] = {
 /// The qualities' ids, in the order of [`QUALITIES`].
 pub const QUALITY_IDS: [&str; 3] = ["auto", "realtime", "reference"];
 pub const QUALITIES: [Quality; 3] = [Quality::Auto, Quality::Realtime, Quality::Reference];
+/// The cell statistics' ids, in the order of [`STATISTICS`].
+pub const STATISTICS_IDS: [&str; 2] = ["model", "bank"];
+pub const STATISTICS: [Statistics; 2] = [Statistics::Model, Statistics::Bank];
 /// `auto`, then the shapes of `CupShape::ALL` (`CupShape::id`; assets/cups).
 pub const CUP_SHAPE_IDS: [&str; CupShape::ALL.len() + 1] = {
     let mut out = ["auto"; CupShape::ALL.len() + 1];
@@ -224,7 +228,7 @@ pub fn cup_shape_choice(index: usize) -> Option<CupShape> {
 }
 
 /// Every parameter, in display order: the one definition of each.
-pub const SPECS: [Spec; 29] = [
+pub const SPECS: [Spec; 30] = [
     Spec {
         param: Param::GrainMaterial,
         id: "grain_material",
@@ -614,6 +618,17 @@ pub const SPECS: [Spec; 29] = [
         },
         doc: "The grains' shape (precomputed acceleration noise, assets/grains; same volume); auto: the material's own (rice a rod, lentils a lens, sugar and salt cubes, sand and beads spheres)",
     },
+    Spec {
+        param: Param::Statistics,
+        id: "statistics",
+        name: "Statistics",
+        unit: "",
+        kind: Kind::Enum {
+            ids: &STATISTICS_IDS,
+            default: 0,
+        },
+        doc: "Where the collision generator's cells take their rates and speed and angle distributions from: model (hand-written) or bank (measured from rigid-body simulations of pours, assets/bank)",
+    },
 ];
 
 pub fn spec(id: &str) -> Option<&'static Spec> {
@@ -630,6 +645,7 @@ pub fn choice_name(id: &str, index: usize) -> &'static str {
         "pour_target" => ["Cup", "Surface"].get(index).copied().unwrap_or("?"),
         "gesture" => Gesture::ALL.get(index).map(|g| g.name()).unwrap_or("?"),
         "quality" => ["Auto", "Realtime", "Reference"].get(index).copied().unwrap_or("?"),
+        "statistics" => ["Model", "DEM bank"].get(index).copied().unwrap_or("?"),
         "grain_shape" if index == 0 => "Auto",
         "grain_shape" => grain_shape_choice(index).map(Shape::name).unwrap_or("?"),
         "cup_shape" if index == 0 => "Auto",
@@ -987,6 +1003,7 @@ impl ParamValues {
             shake_rate_hz: self.si(P::ShakeRate),
             friction_level_db: self.si(P::FrictionLevel),
             quality: QUALITIES[self.choice_of(P::Quality)],
+            statistics: STATISTICS[self.choice_of(P::Statistics)],
             trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
             seed: match self[P::Seed] {
                 Plain::Int(x) => x.max(0) as u64,

@@ -380,6 +380,11 @@ impl Renderer {
         self
     }
 
+    /// The engine rendering (its pour state, statistics and settings so far).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// Aligned frames in the whole render.
     pub fn frames(&self) -> usize {
         self.frames

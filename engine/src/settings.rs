@@ -28,6 +28,18 @@ pub enum PourTarget {
     Surface,
 }
 
+/// Where the generator's cells take their collision rates and their speed and normal-angle
+/// distributions from (thesis 5.5–5.6 and 7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Statistics {
+    /// The hand-written model of each cell (`generator::cell_pdf`, `generator::Shapes`).
+    #[default]
+    Model,
+    /// The databank measured from rigid-body simulations of pours (`bank`,
+    /// `assets/bank/bank.json`), looked up each window; settling stays the model's.
+    Bank,
+}
+
 /// How many of the generator's collisions are rendered one by one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Quality {
@@ -105,6 +117,8 @@ pub struct Settings {
     pub friction_level_db: f32,
     /// How many collisions are rendered one by one (`Quality`).
     pub quality: Quality,
+    /// Where the generator's cell statistics come from (`Statistics`).
+    pub statistics: Statistics,
     /// Output = pressure in Pa times 10^(output_gain_db / 20).
     pub output_gain_db: f32,
     pub trigger_mode: TriggerMode,

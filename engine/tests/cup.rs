@@ -3,8 +3,8 @@
 
 use granary_engine::cups::{Cup, CupShape, RINGS};
 use granary_engine::generator::{
-    generate, Cell, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, Shapes, CELLS, SECTOR_HALF_WIDTH,
-    WINDOW,
+    generate, Cell, CellStatistics, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, Shapes, CELLS,
+    SECTOR_HALF_WIDTH, WINDOW,
 };
 use granary_engine::materials::CupMaterial;
 use granary_engine::scene::{PourScene, PourState, SceneInput};
@@ -131,6 +131,7 @@ fn every_cells_collisions_lie_inside_the_cup() {
                     normals: NormalMode::Physical,
                     max_per_cell: u32::MAX,
                     reference: false,
+                    statistics: CellStatistics::Model,
                 };
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
                 let mut seen = [0usize; CELLS.len()];

@@ -30,7 +30,7 @@ macro_rules! groups {
 groups! {
     "Grain" => [grain_material, grain_shape, grain_size, density],
     "Cup" => [cup_material, cup_shape, cup_size, fill, auto_fill],
-    "Pour" => [pour_rate, fall_height, flow_variation, aim, trigger_mode, seed],
+    "Pour" => [pour_rate, fall_height, flow_variation, aim, trigger_mode, seed, statistics],
     "Gesture" => [gesture, gesture_amount, shake_rate],
     "Surface" => [pour_target, surface_material],
     "Listener" => [listener_angle, listener_distance, stereo_width],

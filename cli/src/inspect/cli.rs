@@ -45,6 +45,11 @@ pub enum InspectCommand {
     /// A grain as the engine renders it: shape, size, volume, mass, inertia tensor and each
     /// body axis's far-field dipole coefficient D_i, m³ (a sphere's: a³/2, seed 002 eq. 16).
     Grain(Box<super::grain::GrainArgs>),
+    /// The collision databank's lookup at a moment of a preset's pour (thesis 7.1): the
+    /// family, the restitution, fill and fall height asked and used (clamped to the bank's
+    /// grid), and per cell the rate per arriving grain, the collisions a second and their
+    /// mean speed, as the generator draws them with `statistics` = bank.
+    Bank(Box<super::bank::BankArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -301,6 +306,7 @@ pub fn run(command: &InspectCommand, out: &mut dyn Write) -> Result<(), String> 
         InspectCommand::Friction(args) => super::friction::run(args, out),
         InspectCommand::Collisions(args) => super::contacts::run(args, out),
         InspectCommand::Grain(args) => super::grain::run(args, out),
+        InspectCommand::Bank(args) => super::bank::run(args, out),
         InspectCommand::Contact(args) => {
             let setup = args.setup().map_err(|e| e.to_string())?;
             let r = setup.report();

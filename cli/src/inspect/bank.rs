@@ -1,0 +1,212 @@
+//! `granary inspect bank --preset P`: the collision databank's lookup (thesis §7.1; the
+//! window/cell generator of §5.5–5.6) at one moment of a preset's pour — the family, the
+//! three axes asked and used, and per cell the rate per arriving grain, the collisions a
+//! second and their mean speed — as the generator draws from it with `statistics` = bank.
+
+use crate::render::preset_with_changes;
+use granary_engine::bank::{Axis, CELL_IDS};
+use granary_engine::generator::WINDOW;
+use granary_engine::render::{RenderOptions, Renderer};
+use granary_engine::Statistics;
+use serde::Serialize;
+use std::io::Write;
+
+/// The sample rate the pour runs at, Hz (the plugin's usual rate; the scene's windows are
+/// `WINDOW` samples).
+const SAMPLE_RATE: f32 = 48_000.0;
+/// The latest moment `--at` may ask for, s.
+pub const MAX_AT_S: f64 = 60.0;
+
+#[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct BankArgs {
+    /// Factory preset id or name, or a preset file (a path: with a `/` or ending in `.json`).
+    /// Default: the default preset.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Override a parameter: ID=VALUE (repeatable), e.g. --set fill=0.5 --set cup_shape=bowl.
+    #[arg(long = "set", value_name = "ID=VALUE")]
+    pub set: Vec<String>,
+    /// The moment of the pour, s after it starts (it pours at the preset's rate from 0 s), within (0, 60].
+    #[arg(long, default_value_t = 1.0)]
+    pub at: f64,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One axis of the lookup: the value asked, the grid value used, and whether the asked one
+/// was outside the bank's range (the nearest entries used).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct AxisReport {
+    pub asked: f64,
+    pub used: f64,
+    pub clamped: bool,
+}
+
+impl From<Axis> for AxisReport {
+    fn from(a: Axis) -> AxisReport {
+        AxisReport {
+            asked: a.asked as f64,
+            used: a.used as f64,
+            clamped: a.clamped,
+        }
+    }
+}
+
+/// One banked cell at that moment. Units in the field names.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CellReport {
+    /// The bank's cell id (`bank::CELL_IDS`).
+    pub cell: String,
+    /// Collisions per arriving grain.
+    pub rate_per_grain: f64,
+    /// Arrivals x rate: the generator's expected collisions a second.
+    pub collisions_per_s: f64,
+    /// The mixture's mean speed (bins at their geometric centres) times the impact speed.
+    pub mean_speed_m_s: f64,
+}
+
+/// What `granary inspect bank` prints. Units in the field names.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BankReport {
+    pub preset: String,
+    pub at_s: f64,
+    /// The preset's `statistics` setting (`model` or `bank`): whether its generator uses this.
+    pub statistics: String,
+    pub bank_source: String,
+    /// The family asked for (`surface` or the cup's shape) and the one used.
+    pub family_asked: String,
+    pub family: String,
+    pub family_fallback: bool,
+    pub restitution: AxisReport,
+    pub fill: AxisReport,
+    pub fall_height_m: AxisReport,
+    pub impact_speed_m_s: f64,
+    pub arrivals_per_s: f64,
+    pub cells: Vec<CellReport>,
+}
+
+/// Pours `args`' preset (its rate, from 0 s on) to `--at` and reads the engine's bank lookup
+/// for the window there (`Engine::bank_lookup`).
+pub fn report(args: &BankArgs) -> Result<BankReport, String> {
+    if !(args.at.is_finite() && args.at > 0.0 && args.at <= MAX_AT_S) {
+        return Err(format!("--at must be within (0, {MAX_AT_S}] s, got {}", args.at));
+    }
+    let p = preset_with_changes(args.preset.as_deref(), &args.set)?;
+    let opts = RenderOptions {
+        // the pour lasts until a second after the moment asked
+        seconds: args.at + 2.0,
+        sample_rate: SAMPLE_RATE,
+        block_size: WINDOW,
+        pour: None,
+    };
+    let mut r = Renderer::pour(&p.values, &opts);
+    let until = (args.at * SAMPLE_RATE as f64).round() as usize;
+    while r.position() < until {
+        if r.next_block().is_none() {
+            break;
+        }
+    }
+    let engine = r.engine();
+    let pour = engine.pour_state();
+    let lookup = engine.bank_lookup();
+    let arrivals = 0.5 * (pour.arrivals_start as f64 + pour.arrivals_end as f64);
+    let v = pour.impact_speed as f64;
+    let cells = CELL_IDS
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let rate = lookup.cells[i].rate as f64;
+            CellReport {
+                cell: id.to_string(),
+                rate_per_grain: rate,
+                collisions_per_s: arrivals * rate,
+                mean_speed_m_s: lookup.mean_speed(i) as f64 * v,
+            }
+        })
+        .collect();
+    Ok(BankReport {
+        preset: p.name.clone(),
+        at_s: args.at,
+        statistics: match engine.settings().statistics {
+            Statistics::Model => "model",
+            Statistics::Bank => "bank",
+        }
+        .into(),
+        bank_source: granary_engine::bank::shipped().source.clone(),
+        family_asked: lookup.asked.id().into(),
+        family: lookup.family.id().into(),
+        family_fallback: lookup.fell_back(),
+        restitution: lookup.restitution.into(),
+        fill: lookup.fill.into(),
+        fall_height_m: lookup.fall_height_m.into(),
+        impact_speed_m_s: v,
+        arrivals_per_s: arrivals,
+        cells,
+    })
+}
+
+/// Runs `granary inspect bank`, printing to `out`.
+pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
+    let r = report(args)?;
+    let io = |e: std::io::Error| e.to_string();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?).map_err(io)?;
+        return Ok(());
+    }
+    let uses = match r.statistics.as_str() {
+        "bank" => "its generator draws from the bank",
+        _ => "its generator uses the model; --set statistics=bank draws from this",
+    };
+    writeln!(out, "{} at {} s into the pour ({uses})", r.preset, r.at_s).map_err(io)?;
+    writeln!(out, "bank: {}", r.bank_source).map_err(io)?;
+    let family = if r.family_fallback {
+        format!(
+            "{} (the bank has no `{}`: nearest family used)",
+            r.family, r.family_asked
+        )
+    } else {
+        r.family.clone()
+    };
+    writeln!(out, "{:<16}{family}", "family").map_err(io)?;
+    for (name, a, unit) in [
+        ("restitution", r.restitution, ""),
+        ("fill", r.fill, ""),
+        ("fall height", r.fall_height_m, " m"),
+    ] {
+        let note = if a.clamped {
+            "   outside the bank's range: nearest entry used"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "{name:<16}asked {:.4}{unit}, used {:.4}{unit}{note}",
+            a.asked, a.used
+        )
+        .map_err(io)?;
+    }
+    writeln!(
+        out,
+        "{:<16}{:.4} m/s, arrivals {:.0} grains/s",
+        "impact speed", r.impact_speed_m_s, r.arrivals_per_s
+    )
+    .map_err(io)?;
+    writeln!(
+        out,
+        "{:<14}{:>16}{:>16}{:>18}",
+        "cell", "per grain", "per second", "mean speed m/s"
+    )
+    .map_err(io)?;
+    for c in &r.cells {
+        writeln!(
+            out,
+            "{:<14}{:>16.4}{:>16.0}{:>18.4}",
+            c.cell, c.rate_per_grain, c.collisions_per_s, c.mean_speed_m_s
+        )
+        .map_err(io)?;
+    }
+    writeln!(out, "(settling is not banked: the model's)").map_err(io)?;
+    Ok(())
+}

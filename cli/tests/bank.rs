@@ -1,0 +1,124 @@
+//! `granary inspect bank`, run as a user runs it: the collision databank's lookup at a moment
+//! of a preset's pour. Checked against the engine's own lookup (`bank::shipped`), not against
+//! the shipped bank's numbers.
+
+mod support;
+use granary_engine::bank::{shipped, Family, CELL_IDS};
+use granary_engine::cups::CupShape;
+use serde_json::Value;
+use support::{granary, stderr, stdout};
+
+fn inspect(args: &[&str]) -> Value {
+    let mut all = vec!["inspect", "bank", "--json"];
+    all.extend_from_slice(args);
+    let out = granary(&all);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+fn axis(v: &Value, name: &str) -> (f32, f32, bool) {
+    let a = &v[name];
+    (
+        a["asked"].as_f64().unwrap() as f32,
+        a["used"].as_f64().unwrap() as f32,
+        a["clamped"].as_bool().unwrap(),
+    )
+}
+
+#[test]
+fn inspect_bank_reports_the_lookup_the_generator_uses() {
+    let v = inspect(&[
+        "--preset",
+        "sugar_ceramic_mug",
+        "--set",
+        "statistics=bank",
+        "--at",
+        "1.5",
+    ]);
+    assert_eq!(v["statistics"], "bank");
+    assert_eq!(v["at_s"], 1.5);
+    assert_eq!(
+        (v["family_asked"].as_str(), v["family"].as_str()),
+        (Some("mug"), Some("mug"))
+    );
+    let (r, _, _) = axis(&v, "restitution");
+    let (fill, _, _) = axis(&v, "fill");
+    let (h, _, _) = axis(&v, "fall_height_m");
+    assert!((h - 0.15).abs() < 1e-6, "the preset's fall height, m: {h}");
+    assert!(fill > 0.0 && fill < 1.0, "the cup fills as it is poured: {fill}");
+    let arrivals = v["arrivals_per_s"].as_f64().unwrap();
+    let speed = v["impact_speed_m_s"].as_f64().unwrap();
+    assert!(arrivals > 1000.0 && speed > 1.0, "{arrivals} grains/s at {speed} m/s");
+    // the engine's lookup at the reported axes, cell by cell
+    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, fill, h);
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), CELL_IDS.len());
+    for (i, (c, id)) in cells.iter().zip(CELL_IDS).enumerate() {
+        assert_eq!(c["cell"], id);
+        let rate = c["rate_per_grain"].as_f64().unwrap();
+        // (f32 numbers: JSON's reader may be an f64 ulp off)
+        assert_eq!(rate as f32, lookup.cells[i].rate, "{id}");
+        let per_s = c["collisions_per_s"].as_f64().unwrap();
+        assert!((per_s - arrivals * rate).abs() <= 1e-9 * per_s.max(1.0), "{id}");
+        let mean = c["mean_speed_m_s"].as_f64().unwrap();
+        assert!(
+            (mean - lookup.mean_speed(i) as f64 * speed).abs() <= 1e-6 * mean.max(1.0),
+            "{id}"
+        );
+        assert_eq!(rate > 0.0, mean > 0.0, "{id}: a cell with collisions has a speed");
+    }
+}
+
+#[test]
+fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
+    // a 1 m fall onto the surface: the surface family, clamped wherever its grid ends below
+    let v = inspect(&["--preset", "sand_onto_concrete", "--set", "fall_height=100"]);
+    assert_eq!(v["family"], "surface");
+    assert_eq!(v["statistics"], "model");
+    let falls = shipped().axes(Family::Surface).unwrap()[2];
+    let (asked, used, clamped) = axis(&v, "fall_height_m");
+    let top = *falls.last().unwrap();
+    assert_eq!(asked, 1.0);
+    assert_eq!(clamped, asked > top);
+    assert_eq!(used, asked.min(top));
+    // as text
+    let out = granary(&[
+        "inspect",
+        "bank",
+        "--preset",
+        "sand_onto_concrete",
+        "--set",
+        "fall_height=100",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("family          surface"), "{text}");
+    for id in CELL_IDS {
+        assert!(text.contains(id), "{text}");
+    }
+    assert_eq!(
+        text.contains("outside the bank's range: nearest entry used"),
+        clamped,
+        "{text}"
+    );
+}
+
+#[test]
+fn inspect_bank_refuses_a_moment_outside_the_pour_and_bad_settings() {
+    for at in ["0", "-1", "61", "nan"] {
+        let out = granary(&["inspect", "bank", "--at", at]);
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains("--at must be within (0, 60] s"),
+            "{at}: {}",
+            stderr(&out)
+        );
+    }
+    let out = granary(&["inspect", "bank", "--set", "statistics=dem"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("`dem` is not one of: model, bank"),
+        "{}",
+        stderr(&out)
+    );
+}

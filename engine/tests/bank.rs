@@ -1,0 +1,115 @@
+//! The collision databank through the whole engine (`statistics` = bank, thesis 7.1): no
+//! allocation while it plays, a pour that is heard, and the lookup the engine reports.
+//! Nothing here depends on the shipped bank's numbers.
+
+use granary_engine::bank::Family;
+use granary_engine::cups::CupShape;
+use granary_engine::params::ParamValues;
+use granary_engine::render::{render, RenderOptions};
+use granary_engine::{Engine, Outputs, PourTarget, Settings, Statistics, TriggerMode};
+use nice_assert_no_alloc::assert_no_alloc;
+
+#[cfg(debug_assertions)]
+#[global_allocator]
+static ALLOCATOR: nice_assert_no_alloc::AllocDisabler = nice_assert_no_alloc::AllocDisabler;
+
+/// `process` never allocates with the bank's statistics (debug builds: the allocator aborts
+/// inside `assert_no_alloc`): a pour into a cup and onto the surface, another cup shape, a
+/// switch between the model and the bank, realtime and reference quality, odd block sizes.
+#[test]
+fn the_bank_statistics_never_allocate() {
+    let mut settings = Settings {
+        statistics: Statistics::Bank,
+        trigger_mode: TriggerMode::Continuous,
+        pour_rate_g_s: 40.0,
+        ..Settings::default()
+    };
+    let mut engine = Engine::new(settings, 48_000.0, 1024);
+    let mut buf: [Vec<f32>; 10] = std::array::from_fn(|_| vec![0.0; 1024]);
+    assert_no_alloc(|| {
+        for (i, &block) in [1usize, 333, 1024, 77, 512].iter().cycle().take(200).enumerate() {
+            match i {
+                40 => settings.cup_shape = Some(CupShape::Bowl),
+                80 => settings.pour_target = PourTarget::Surface,
+                120 => settings.statistics = Statistics::Model,
+                140 => {
+                    settings.statistics = Statistics::Bank;
+                    settings.pour_target = PourTarget::Cup;
+                    engine.set_offline(true);
+                }
+                _ => {}
+            }
+            engine.set_settings(&settings);
+            let [a, b, c, d, e, f, g, h, fl, fr] = &mut buf;
+            engine.process(Outputs {
+                main: [&mut a[..block], &mut b[..block]],
+                grains: [&mut c[..block], &mut d[..block]],
+                cup: [&mut e[..block], &mut f[..block]],
+                surface: Some([&mut g[..block], &mut h[..block]]),
+                friction: Some([&mut fl[..block], &mut fr[..block]]),
+            });
+        }
+    });
+    assert!(engine.stats().collisions > 1000, "{:?}", engine.stats());
+}
+
+/// A pour drawn from the bank is heard, finite and bounded, and is not the model's; the
+/// model's is the default (a preset without the key keeps it).
+#[test]
+fn a_pour_from_the_bank_is_heard_and_differs_from_the_model() {
+    let opts = RenderOptions {
+        seconds: 1.2,
+        sample_rate: 48_000.0,
+        block_size: 512,
+        pour: None,
+    };
+    let mut v = ParamValues::default();
+    assert_eq!(v.to_settings().statistics, Statistics::Model);
+    let model = render(&v, &opts);
+    v.set_text("statistics", "bank").unwrap();
+    assert_eq!(v.to_settings().statistics, Statistics::Bank);
+    let bank = render(&v, &opts);
+    let rms = |x: &[f32]| (x.iter().map(|&s| s as f64 * s as f64).sum::<f64>() / x.len() as f64).sqrt();
+    for x in [&bank.main[0], &bank.grains[0], &bank.cup[0]] {
+        assert!(x.iter().all(|s| s.is_finite() && s.abs() <= 1.0));
+        assert!(rms(x) > 1e-5, "silent: {}", rms(x));
+    }
+    assert!(bank.stats.collisions > 1000);
+    assert_ne!(model.main[0], bank.main[0]);
+}
+
+/// The engine's lookup is the pour's: its family, the material's restitution, the pour's
+/// current fill and the fall height setting.
+#[test]
+fn the_engine_looks_up_its_pour() {
+    let settings = Settings {
+        statistics: Statistics::Bank,
+        trigger_mode: TriggerMode::Continuous,
+        pour_rate_g_s: 40.0,
+        cup_shape: Some(CupShape::Jar),
+        fall_height_m: 0.2,
+        ..Settings::default()
+    };
+    let mut engine = Engine::new(settings, 48_000.0, 512);
+    let mut buf: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+    for _ in 0..100 {
+        let [a, b, c, d, e, f] = &mut buf;
+        engine.process(Outputs {
+            main: [a, b],
+            grains: [c, d],
+            cup: [e, f],
+            surface: None,
+            friction: None,
+        });
+    }
+    let l = engine.bank_lookup();
+    assert_eq!(l.asked, Family::Cup(CupShape::Jar));
+    assert_eq!(l.restitution.asked, settings.grain_material.data().restitution);
+    assert_eq!(l.fill.asked, engine.pour_state().fill);
+    assert!(l.fill.asked > 0.0, "the jar fills as it is poured");
+    assert_eq!(l.fall_height_m.asked, 0.2);
+    let mut surface = settings;
+    surface.pour_target = PourTarget::Surface;
+    engine.set_settings(&surface);
+    assert_eq!(engine.bank_lookup().asked, Family::Surface);
+}
