@@ -299,11 +299,12 @@ impl Sim {
     fn add_bed(&mut self, cup: &Cup, top: f32) {
         let a = self.scene.grain_radius_m;
         let z = top - a;
-        // clear of the wall over the sphere's height (the wall may slope)
-        let reach = cup.radius_at((z - a).max(0.0)).min(cup.radius_at(z + a)) - 1.01 * a;
-        if reach <= 0.0 {
-            return;
-        }
+        // out to the wall at the bed's top and half a radius into it: the outermost grains
+        // leave no gap a grain could fall through, whatever the wall's slope (a bowl's wall
+        // widens by a few radii over a grain's height; kept clear of it, the bed left a ring
+        // of gap that glass beads fell through to the floor). Fixed grains inside the fixed
+        // wall touch nothing
+        let reach = cup.radius_at(top) + 0.5 * a;
         let body = self.world.bodies.insert(RigidBodyBuilder::fixed());
         let g = self.scene.grain_material();
         let row = 3f32.sqrt() * a;
@@ -590,6 +591,18 @@ impl Sim {
     /// Writes the log as a contact file (docs/contacts.md), sorted by time.
     pub fn write_contacts(&self, out: impl Write) -> csv::Result<()> {
         let mut rows = self.contacts.clone();
+        // a start the step could not place (the pair already touching at the step's start, or
+        // not approaching) sits on the step's grid: thousands of them a second at exactly
+        // 0.2 ms apart would ring as a 5 kHz line and its harmonics in the render (the
+        // simulation's comb, not the pour's). Each is spread uniformly over the step before
+        // it, in which it started, by a hash of its place in the log (deterministic)
+        let dt = DT_S as f64;
+        for (i, c) in rows.iter_mut().enumerate() {
+            let steps = c.time_s / dt;
+            if (steps - steps.round()).abs() < 1e-6 {
+                c.time_s = (c.time_s - dt * unit_hash(i as u64 ^ self.scene.settings.seed.rotate_left(32))).max(0.0);
+            }
+        }
         rows.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
         let mut w = csv::Writer::from_writer(out);
         w.write_record(COLUMNS)?;
@@ -614,4 +627,13 @@ impl Sim {
         w.flush()?;
         Ok(())
     }
+}
+
+/// A number in [0, 1) from `x` (SplitMix64's finaliser): deterministic, well spread.
+fn unit_hash(x: u64) -> f64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
 }

@@ -26,6 +26,11 @@ struct Args {
     /// Only the first N runs of the sweep (a quick check).
     #[arg(long)]
     quick: Option<usize>,
+    /// Reuse the entries of this bank file that the sweep would simulate again (the same
+    /// scene: family, grain, fill, fall height, flow and length): a sweep extended by new
+    /// values runs only the new scenes. The result is the same file a whole sweep writes.
+    #[arg(long, value_name = "BANK.json")]
+    reuse: Option<PathBuf>,
     /// Instead of the sweep: the check that grain size and flow are normalised out (three
     /// runs, a table; nothing written).
     #[arg(long)]
@@ -43,18 +48,41 @@ fn main() {
         specs.truncate(n);
     }
     let total = specs.len();
-    println!("granary-bank: {total} runs on {} threads", args.jobs.max(1));
+    let mut reused: Vec<Option<Entry>> = vec![None; total];
+    if let Some(path) = &args.reuse {
+        let old: BankFile = match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+        {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("granary-bank: --reuse {}: {e}", path.display());
+                std::process::exit(1);
+            }
+        };
+        for (slot, spec) in reused.iter_mut().zip(&specs) {
+            *slot = old.entries.iter().find(|e| bank::simulates(e, spec)).cloned();
+        }
+    }
+    let todo: Vec<usize> = (0..total).filter(|&i| reused[i].is_none()).collect();
+    println!(
+        "granary-bank: {} runs ({} reused) on {} threads",
+        todo.len(),
+        total - todo.len(),
+        args.jobs.max(1)
+    );
     let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; total]);
+    let done: Mutex<Vec<Option<Entry>>> = Mutex::new(reused);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..args.jobs.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(spec) = specs.get(i) else { break };
-                let e = bank::run(spec);
-                report(i, total, spec, &e);
-                done.lock().expect("no thread panicked")[i] = Some(e);
+            s.spawn(|| {
+                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let spec = &specs[i];
+                    let e = bank::run(spec);
+                    report(i, total, spec, &e);
+                    done.lock().expect("no thread panicked")[i] = Some(e);
+                }
             });
         }
     });
