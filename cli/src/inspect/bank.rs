@@ -207,6 +207,10 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
         )
         .map_err(io)?;
     }
-    writeln!(out, "(settling is not banked: the model's)").map_err(io)?;
+    writeln!(
+        out,
+        "(no settling cell: a grain's collisions until it rests are in the cells above)"
+    )
+    .map_err(io)?;
     Ok(())
 }
