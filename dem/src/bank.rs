@@ -29,18 +29,9 @@ use serde::{Deserialize, Serialize};
 /// The file's format name and version.
 pub const FORMAT: &str = "granary-bank";
 pub const VERSION: u32 = 1;
-/// The cells the bank holds, in the file's order (the generator's `Cell`s but Settling,
-/// which the engine's settle model keeps).
-pub const CELLS: [&str; 8] = [
-    "impact_zone",
-    "cup_floor",
-    "wall_ring_0",
-    "wall_ring_1",
-    "wall_ring_2",
-    "pile_surface",
-    "stream",
-    "surface",
-];
+/// The cells the bank holds, in the file's order: the engine's (the generator's `Cell`s
+/// but Settling: a grain's collisions until it rests are in the others).
+pub use granary_engine::bank::CELL_IDS as CELLS;
 const IMPACT_ZONE: usize = 0;
 const CUP_FLOOR: usize = 1;
 const WALL_RING_0: usize = 2;

@@ -19,7 +19,7 @@ use granary_cli::contacts::ContactFile;
 use granary_dem::bank::{self, Spec, CELLS};
 use granary_engine::bank::{bank_cell, shipped, Family};
 use granary_engine::cups::CupShape;
-use granary_engine::generator::Cell;
+use granary_engine::generator::CELLS as GENERATOR_CELLS;
 use granary_engine::render::{PourCurve, RenderOptions, Renderer};
 
 const SEEDS: [u64; 3] = [1, 2, 3];
@@ -152,19 +152,8 @@ fn check(name: &str, spec: Spec) {
     // the rates: simulated again against the bank's interpolation
     let total: f64 = rates.iter().sum();
     eprintln!("{name}: cell, simulated per grain, bank per grain");
-    let cells = [
-        Cell::ImpactZone,
-        Cell::CupFloor,
-        Cell::WallRing(0),
-        Cell::WallRing(1),
-        Cell::WallRing(2),
-        Cell::PileSurface,
-        Cell::Stream,
-        Cell::Surface,
-    ];
     let mut worst = 0.0f64;
-    for cell in cells {
-        let i = bank_cell(cell).unwrap();
+    for i in GENERATOR_CELLS.iter().filter_map(|&cell| bank_cell(cell)) {
         let banked = lookup.cells[i].rate as f64;
         let simulated = rates[i];
         let counted = simulated >= 0.02 * total;
