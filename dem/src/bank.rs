@@ -85,17 +85,29 @@ impl CellStats {
 
     /// Mean speed in units of the impact speed (bins' geometric centres).
     pub fn mean_speed(&self) -> f64 {
+        self.speed_moment(1)
+    }
+
+    /// The mean of `speed_centre(i)^p` over the speed histogram (in units of the impact
+    /// speed to the `p`), 0 for an empty histogram.
+    pub fn speed_moment(&self, p: i32) -> f64 {
+        self.speed_power_sum(p).map_or(0.0, |(sum, total)| sum / total)
+    }
+
+    /// Σ count × `speed_centre(i)^p` over the speed bins, in bin order, and the histogram's
+    /// total count; `None` for an empty histogram.
+    fn speed_power_sum(&self, p: i32) -> Option<(f64, f64)> {
         let total: u64 = self.speed.iter().sum();
         if total == 0 {
-            return 0.0;
+            return None;
         }
-        let s: f64 = self
+        let sum: f64 = self
             .speed
             .iter()
             .enumerate()
-            .map(|(i, &n)| n as f64 * speed_centre(i))
+            .map(|(i, &n)| n as f64 * speed_centre(i).powi(p))
             .sum();
-        s / total as f64
+        Some((sum, total as f64))
     }
 }
 
@@ -444,15 +456,6 @@ pub fn normalisation() -> [Spec; 3] {
 
 /// Energy per grain poured of a cell, in units of the impact speed squared: rate E[v²].
 pub fn energy_per_grain(c: &CellStats) -> f64 {
-    let total: u64 = c.speed.iter().sum();
-    if total == 0 {
-        return 0.0;
-    }
-    let m2: f64 = c
-        .speed
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| n as f64 * speed_centre(i).powi(2))
-        .sum();
-    c.rate * m2 / total as f64
+    // rate × Σ before the division, not rate × `speed_moment(2)`: the same rounding as before.
+    c.speed_power_sum(2).map_or(0.0, |(sum, total)| c.rate * sum / total)
 }
