@@ -1405,6 +1405,20 @@ mod tests {
         }
     }
 
+    /// The tests' generator setup: `geometry()`, 128-sample windows at 48 kHz, physical
+    /// normals, every collision rendered (no budget), realtime quality.
+    fn setup(statistics: CellStatistics, restitution: f32) -> GeneratorSetup {
+        GeneratorSetup {
+            geometry: geometry(),
+            restitution,
+            window_s: 128.0 / 48_000.0,
+            normals: NormalMode::Physical,
+            max_per_cell: u32::MAX,
+            reference: false,
+            statistics,
+        }
+    }
+
     fn count_kinds(s: &PourState) -> (u64, u64) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let shapes = Shapes::new(0.0, Isa::detect());
@@ -1412,15 +1426,7 @@ mod tests {
         for _ in 0..200 {
             generate(
                 s,
-                &GeneratorSetup {
-                    geometry: geometry(),
-                    restitution: 0.5,
-                    window_s: 128.0 / 48_000.0,
-                    normals: NormalMode::Physical,
-                    max_per_cell: u32::MAX,
-                    reference: false,
-                    statistics: CellStatistics::Model,
-                },
+                &setup(CellStatistics::Model, 0.5),
                 &shapes,
                 &mut rng,
                 &mut Vec::new(),
@@ -1451,15 +1457,7 @@ mod tests {
     ) -> ([u64; CELLS.len()], Vec<Collision>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let shapes = Shapes::new(0.0, Isa::detect());
-        let setup = GeneratorSetup {
-            geometry: geometry(),
-            restitution: 0.5,
-            window_s: 128.0 / 48_000.0,
-            normals: NormalMode::Physical,
-            max_per_cell: u32::MAX,
-            reference: false,
-            statistics,
-        };
+        let setup = setup(statistics, 0.5);
         let mut counts = [0u64; CELLS.len()];
         let mut all = Vec::new();
         for _ in 0..windows {
@@ -1479,11 +1477,12 @@ mod tests {
         (counts, all)
     }
 
-    fn bank_statistics() -> CellStatistics {
+    /// The synthetic bank's mug at `fall_height_m`.
+    fn bank_statistics(fall_height_m: f32) -> CellStatistics {
         CellStatistics::Bank {
             bank: synthetic_bank(),
             family: crate::bank::Family::Cup(crate::cups::CupShape::Mug),
-            fall_height_m: 0.1,
+            fall_height_m,
         }
     }
 
@@ -1496,7 +1495,7 @@ mod tests {
         let mut s = state(3000.0, 0.0);
         s.settle_rate = 400.0;
         let windows = 2000;
-        let (counts, _) = run_cells(&s, bank_statistics(), windows, 21);
+        let (counts, _) = run_cells(&s, bank_statistics(0.1), windows, 21);
         let lookup = synthetic_bank().lookup(crate::bank::Family::Cup(crate::cups::CupShape::Mug), 0.5, 0.0, 0.1);
         let seconds = windows as f64 * 128.0 / 48_000.0;
         for (i, &cell) in CELLS.iter().enumerate() {
@@ -1523,22 +1522,9 @@ mod tests {
     #[test]
     fn bank_speeds_and_angles_follow_the_bank_histograms() {
         let s = state(3000.0, 0.0);
-        let stats = CellStatistics::Bank {
-            bank: synthetic_bank(),
-            family: crate::bank::Family::Cup(crate::cups::CupShape::Mug),
-            fall_height_m: 0.3,
-        };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let shapes = Shapes::new(0.0, Isa::detect());
-        let setup = GeneratorSetup {
-            geometry: geometry(),
-            restitution: 0.7,
-            window_s: 128.0 / 48_000.0,
-            normals: NormalMode::Physical,
-            max_per_cell: u32::MAX,
-            reference: false,
-            statistics: stats,
-        };
+        let setup = setup(bank_statistics(0.3), 0.7);
         let (mut n, mut sum) = (0u64, 0.0f64);
         let (mut n_hi, mut lo_v, mut hi_v) = (0u64, f32::INFINITY, 0.0f32);
         for _ in 0..2000 {
@@ -1592,7 +1578,7 @@ mod tests {
         let mut s = state(3000.0, 0.3);
         s.settle_rate = 2000.0;
         let (model, _) = run_cells(&s, CellStatistics::Model, 1500, 8);
-        let (bank, _) = run_cells(&s, bank_statistics(), 1500, 9);
+        let (bank, _) = run_cells(&s, bank_statistics(0.1), 1500, 9);
         let close = |a: u64, b: u64| (a as f64 - b as f64).abs() < 4.0 * ((a + b) as f64).sqrt();
         let expected = 2000.0 * 1500.0 * 128.0 / 48_000.0;
         assert!(
@@ -1604,7 +1590,7 @@ mod tests {
         // an overflowing cup: the surface takes the model's overflow
         s.overflow = 2000.0;
         let (model, _) = run_cells(&s, CellStatistics::Model, 1500, 10);
-        let (bank, _) = run_cells(&s, bank_statistics(), 1500, 11);
+        let (bank, _) = run_cells(&s, bank_statistics(0.1), 1500, 11);
         assert!(
             close(model[surface], bank[surface]),
             "{} against {}",
@@ -1613,7 +1599,7 @@ mod tests {
         );
         // not overflowing: the bank's 0.1 per arriving grain (the model's bounce-outs differ)
         s.overflow = 0.0;
-        let (bank, _) = run_cells(&s, bank_statistics(), 1500, 12);
+        let (bank, _) = run_cells(&s, bank_statistics(0.1), 1500, 12);
         let expected = 3000.0 * 0.1 * 1500.0 * 128.0 / 48_000.0;
         assert!(
             (bank[surface] as f64 - expected).abs() < 4.0 * expected.sqrt(),
@@ -1651,12 +1637,7 @@ mod tests {
             let shapes = Shapes::new(0.0, Isa::detect());
             let setup = GeneratorSetup {
                 geometry: Geometry { aim, ..geometry() },
-                restitution: 0.5,
-                window_s: 128.0 / 48_000.0,
-                normals: NormalMode::Physical,
-                max_per_cell: u32::MAX,
-                reference: false,
-                statistics: CellStatistics::Model,
+                ..setup(CellStatistics::Model, 0.5)
             };
             let (mut aimed, mut wall) = (0u64, 0u64);
             for _ in 0..400 {
@@ -1697,14 +1678,9 @@ mod tests {
         // the budget
         let mut s = state(200_000.0, 0.3);
         s.settle_rate = 0.0;
-        let setup = |max_per_cell| GeneratorSetup {
-            geometry: geometry(),
-            restitution: 0.5,
-            window_s: 128.0 / 48_000.0,
-            normals: NormalMode::Physical,
+        let budgeted = |max_per_cell| GeneratorSetup {
             max_per_cell,
-            reference: false,
-            statistics: CellStatistics::Model,
+            ..setup(CellStatistics::Model, 0.5)
         };
         let shapes = Shapes::new(0.0, Isa::detect());
         // per cell: draws and energy (sum of weight^2 v0^2) over many windows
@@ -1721,7 +1697,7 @@ mod tests {
                 };
                 generate(
                     &s,
-                    &setup(max_per_cell),
+                    &budgeted(max_per_cell),
                     &shapes,
                     &mut rng,
                     &mut out,
