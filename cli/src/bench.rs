@@ -84,7 +84,8 @@ fn base_settings() -> Settings {
 }
 
 /// Every case, in the order `granary bench` runs them: factory presets, the collision-rate
-/// sweep, the sample rates, the mode-count sweep and two host block sizes.
+/// sweep, reference quality, the collision databank, the sample rates, the mode-count sweep
+/// and two host block sizes.
 pub fn cases() -> Vec<Case> {
     let case = |name: String, settings: Settings| Case {
         name,
@@ -125,6 +126,11 @@ pub fn cases() -> Vec<Case> {
             ..case(format!("reference:rate:{label}"), s)
         });
     }
+    // the default preset with the cells' statistics from the collision databank
+    // (`statistics` = bank: a lookup and the banked cells' histograms rebuilt every window)
+    let mut banked = base_settings();
+    banked.statistics = granary_engine::Statistics::Bank;
+    out.push(case(format!("bank:preset:{}", preset::DEFAULT_PRESET), banked));
     for fs in [44_100.0, 96_000.0, 192_000.0] {
         out.push(Case {
             sample_rate: fs,
@@ -435,6 +441,7 @@ mod tests {
             "sr:192000",
             "modes:5",
             "reference:rate:1M",
+            "bank:preset:sugar_ceramic_mug",
         ] {
             assert!(names.contains(&n), "{n}");
         }
