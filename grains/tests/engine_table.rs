@@ -148,6 +148,24 @@ fn sphere_rotations_are_silent_and_rice_spins_as_a_quadrupole() {
     assert!(norm(&rice.quad[3]) < 1e-4 * xz, "{:e}", norm(&rice.quad[3]));
 }
 
+/// The directions the terms are heard in, between the asset's grid nodes (unnormalised:
+/// `directions`).
+const DIRECTIONS: [[f64; 3]; 5] = [
+    [0.96, 0.1, 0.26],
+    [0.1, 0.6, 0.79],
+    [0.6, 0.1, 0.79],
+    [0.48, 0.6, 0.64],
+    [-0.3, 0.9, -0.3],
+];
+
+/// `DIRECTIONS` as unit vectors.
+fn directions() -> [[f64; 3]; 5] {
+    DIRECTIONS.map(|d| {
+        let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        d.map(|x| x / n)
+    })
+}
+
 #[test]
 fn the_engine_terms_reproduce_the_assets_for_other_contacts_distances_and_directions() {
     // A raised-cosine acceleration of 40 and 150 us (a short contact and a soft one) in each
@@ -159,17 +177,7 @@ fn the_engine_terms_reproduce_the_assets_for_other_contacts_distances_and_direct
     // hit at the grain's edge spins it), the worst direction.
     let all = assets();
     let c = SPEED_OF_SOUND;
-    let dirs = [
-        [0.96, 0.1, 0.26],
-        [0.1, 0.6, 0.79],
-        [0.6, 0.1, 0.79],
-        [0.48, 0.6, 0.64],
-        [-0.3, 0.9, -0.3],
-    ]
-    .map(|d: [f64; 3]| {
-        let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        d.map(|x| x / n)
-    });
+    let dirs = directions();
     // worst errors: [translations, rotations] for the soft contact, then the short one
     let mut worst = [[0.0f64; 2]; 2];
     for kind in [
@@ -249,17 +257,7 @@ fn a_spins_near_field_in_one_over_r_cubed_holds_close_to_the_grain() {
     // and beyond it changes the errors of the test above by under 0.2 points for 40 and 150 us.
     let all = assets();
     let c = SPEED_OF_SOUND;
-    let dirs = [
-        [0.96, 0.1, 0.26],
-        [0.1, 0.6, 0.79],
-        [0.6, 0.1, 0.79],
-        [0.48, 0.6, 0.64],
-        [-0.3, 0.9, -0.3],
-    ]
-    .map(|d: [f64; 3]| {
-        let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        d.map(|x| x / n)
-    });
+    let dirs = directions();
     let r = 0.02;
     for kind in [
         ShapeKind::Rice,
