@@ -42,6 +42,9 @@ fn inspect_bank_reports_the_lookup_the_generator_uses() {
         (Some("mug"), Some("mug"))
     );
     let (r, _, _) = axis(&v, "restitution");
+    let (d, _, d_clamped) = axis(&v, "grain_diameter_m");
+    // the preset's 0.5 mm sugar: smaller than the bank's grains, the nearest used and said
+    assert!((d - 0.0005).abs() < 1e-9 && d_clamped, "{d} m, clamped {d_clamped}");
     let (fill, _, _) = axis(&v, "fill");
     let (h, _, _) = axis(&v, "fall_height_m");
     assert!((h - 0.15).abs() < 1e-6, "the preset's fall height, m: {h}");
@@ -50,7 +53,7 @@ fn inspect_bank_reports_the_lookup_the_generator_uses() {
     let speed = v["impact_speed_m_s"].as_f64().unwrap();
     assert!(arrivals > 1000.0 && speed > 1.0, "{arrivals} grains/s at {speed} m/s");
     // the engine's lookup at the reported axes, cell by cell
-    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, fill, h);
+    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, d, fill, h);
     let cells = v["cells"].as_array().unwrap();
     assert_eq!(cells.len(), CELL_IDS.len());
     for (i, (c, id)) in cells.iter().zip(CELL_IDS).enumerate() {
@@ -75,7 +78,7 @@ fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
     let v = inspect(&["--preset", "sand_onto_concrete", "--set", "fall_height=100"]);
     assert_eq!(v["family"], "surface");
     assert_eq!(v["statistics"], "model");
-    let falls = shipped().axes(Family::Surface).unwrap()[2];
+    let falls = shipped().axes(Family::Surface).unwrap()[3];
     let (asked, used, clamped) = axis(&v, "fall_height_m");
     let top = *falls.last().unwrap();
     assert_eq!(asked, 1.0);
@@ -96,11 +99,11 @@ fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
     for id in CELL_IDS {
         assert!(text.contains(id), "{text}");
     }
-    assert_eq!(
-        text.contains("outside the bank's range: nearest entry used"),
-        clamped,
-        "{text}"
-    );
+    let line = |name: &str| text.lines().find(|l| l.starts_with(name)).unwrap_or_default();
+    let note = "outside the bank's range: nearest entry used";
+    assert_eq!(line("fall height").contains(note), clamped, "{text}");
+    // 0.2 mm sand: smaller than the bank's grains
+    assert!(line("grain diameter").contains(note), "{text}");
 }
 
 #[test]

@@ -98,8 +98,8 @@ fn the_shipped_bank_reruns_from_its_sweep() {
     for cell in CELLS {
         let (a, b) = (rerun.cell(cell), shipped.cell(cell));
         assert_eq!(
-            (a.count, &a.speed, &a.angle, &a.time),
-            (b.count, &b.speed, &b.angle, &b.time),
+            (a.count, &a.speed, &a.angle_by_speed, &a.time),
+            (b.count, &b.speed, &b.angle_by_speed, &b.time),
             "{cell}"
         );
     }

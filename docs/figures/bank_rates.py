@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The README's databank figure: collisions per grain poured, per cell, against the fill level,
-from the shipped bank (assets/bank/bank.json), for one family, grain and fall height.
+from the shipped bank (assets/bank/bank.json), for one family, grain and fall height: solid
+lines for the 2 mm grains, dashed for the 4 mm ones (if the bank has them).
 
     python3 docs/figures/bank_rates.py            # writes docs/bank-rates.svg
 
@@ -13,6 +14,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FAMILY, RESTITUTION, FALL = "mug", 0.5, 0.3
+DIAMETERS = [(0.002, ""), (0.004, "6 4")]  # (m, SVG dash pattern)
 SERIES = [  # (label, cells summed, colour)
     ("impact zone (grain on grain)", ["impact_zone"], "#d62728"),
     ("pile around it", ["pile_surface"], "#ff7f0e"),
@@ -26,19 +28,25 @@ SCALE = {"wall rings (x10)": 10, "in the stream (x10)": 10, "onto the table (x10
 
 def main():
     bank = json.loads((ROOT / "assets/bank/bank.json").read_text())
-    rows = [
-        e for e in bank["entries"]
-        if e["family"] == FAMILY and abs(e["restitution"] - RESTITUTION) < 1e-3
-        and abs(e["fall_height_m"] - FALL) < 1e-3
-    ]
-    rows.sort(key=lambda e: e["fill"])
-    if not rows:
+    by_size = []
+    for diameter, dash in DIAMETERS:
+        rows = [
+            e for e in bank["entries"]
+            if e["family"] == FAMILY and abs(e["restitution"] - RESTITUTION) < 1e-3
+            and abs(e["fall_height_m"] - FALL) < 1e-3 and abs(e["grain_diameter_m"] - diameter) < 1e-6
+        ]
+        rows.sort(key=lambda e: e["fill"])
+        if rows:
+            by_size.append((diameter, dash, rows))
+    if not by_size:
         sys.exit("no entries for the figure's scene")
-    fills = [e["fill"] for e in rows]
-    series = []
-    for label, cells, colour in SERIES:
-        k = SCALE.get(label, 1)
-        series.append((label, colour, [k * sum(e["cells"][c]["rate"] for c in cells) for e in rows]))
+    lines = []  # (label, colour, dash, fills, values)
+    for diameter, dash, rows in by_size:
+        fills = [e["fill"] for e in rows]
+        for label, cells, colour in SERIES:
+            k = SCALE.get(label, 1)
+            lines.append((label, colour, dash, fills, [k * sum(e["cells"][c]["rate"] for c in cells) for e in rows]))
+    series = [(label, colour, values) for label, colour, dash, _, values in lines]
     top = max(max(v) for _, _, v in series)
     top = (int(top / 2) + 1) * 2
     w, h, left, right, up, down = 640, 360, 60, 210, 30, 50
@@ -56,14 +64,17 @@ def main():
     out.append(f'<line x1="{left}" x2="{left + pw}" y1="{up + ph}" y2="{up + ph}" stroke="black"/>')
     out.append(f'<text x="{left + pw / 2}" y="{h - 10}" text-anchor="middle">fill level (pre-filled bed over the cup\'s depth)</text>')
     out.append(f'<text transform="translate(16 {up + ph / 2}) rotate(-90)" text-anchor="middle">collisions per grain poured</text>')
-    first = rows[0]
-    out.append(f'<text x="{left}" y="18">Simulated pours (rapier): 2 mm sugar into a mug from {FALL * 100:g} cm, '
+    first = by_size[0][2][0]
+    sizes = " (dashed: 4 mm)" if len(by_size) > 1 else ""
+    out.append(f'<text x="{left}" y="18">Simulated pours (rapier): 2 mm sugar{sizes} into a mug from {FALL * 100:g} cm, '
                f'{first["grains"]} grains a run</text>')
-    for i, (label, colour, values) in enumerate(series):
+    for label, colour, dash, fills, values in lines:
         pts = " ".join(f"{x(f):.1f},{y(v):.1f}" for f, v in zip(fills, values))
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        pattern = f' stroke-dasharray="{dash}"' if dash else ""
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"{pattern}/>')
         for f, v in zip(fills, values):
             out.append(f'<circle cx="{x(f):.1f}" cy="{y(v):.1f}" r="3" fill="{colour}"/>')
+    for i, (label, _, colour) in enumerate(SERIES):
         ly = up + 14 + 20 * i
         out.append(f'<line x1="{left + pw + 12}" x2="{left + pw + 32}" y1="{ly - 4}" y2="{ly - 4}" stroke="{colour}" stroke-width="2"/>')
         out.append(f'<text x="{left + pw + 38}" y="{ly}">{label}</text>')

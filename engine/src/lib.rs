@@ -781,12 +781,13 @@ impl Engine {
         }
     }
 
-    /// The shipped bank, looked up for this pour's family (`bank::Family::of`) and spout
-    /// height above the rim.
+    /// The shipped bank, looked up for this pour's family (`bank::Family::of`), grain
+    /// diameter and spout height above the rim.
     fn bank_statistics(&self) -> CellStatistics {
         CellStatistics::Bank {
             bank: self.bank,
             family: bank::Family::of(&self.settings),
+            grain_diameter_m: 2.0 * self.settings.grain_radius_m(),
             fall_height_m: self.settings.fall_height_m,
         }
     }
@@ -800,8 +801,9 @@ impl Engine {
             CellStatistics::Bank {
                 bank,
                 family,
+                grain_diameter_m,
                 fall_height_m,
-            } => bank.lookup(family, restitution, self.pour.fill, fall_height_m),
+            } => bank.lookup(family, restitution, grain_diameter_m, self.pour.fill, fall_height_m),
             CellStatistics::Model => unreachable!("bank_statistics is a bank"),
         }
     }

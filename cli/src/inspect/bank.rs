@@ -80,6 +80,8 @@ pub struct BankReport {
     pub family: String,
     pub family_fallback: bool,
     pub restitution: AxisReport,
+    /// The grains' diameter, m.
+    pub grain_diameter_m: AxisReport,
     pub fill: AxisReport,
     pub fall_height_m: AxisReport,
     pub impact_speed_m_s: f64,
@@ -139,6 +141,7 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
         family: lookup.family.id().into(),
         family_fallback: lookup.fell_back(),
         restitution: lookup.restitution.into(),
+        grain_diameter_m: lookup.grain_diameter_m.into(),
         fill: lookup.fill.into(),
         fall_height_m: lookup.fall_height_m.into(),
         impact_speed_m_s: v,
@@ -172,6 +175,7 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
     writeln!(out, "{:<16}{family}", "family").map_err(io)?;
     for (name, a, unit) in [
         ("restitution", r.restitution, ""),
+        ("grain diameter", r.grain_diameter_m, " m"),
         ("fill", r.fill, ""),
         ("fall height", r.fall_height_m, " m"),
     ] {
