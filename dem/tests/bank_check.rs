@@ -2,7 +2,7 @@
 //! points simulated again (`bank::simulate`, three seeds each) and heard two ways, from the
 //! raw logged collisions (`Renderer::contacts`, as `granary render --collisions`) and from
 //! the generator sampling the bank (`statistics` = bank, reference quality: every collision
-//! rendered). `#[ignore]`d (5 minutes in release):
+//! rendered). `#[ignore]`d (a minute in release on 2 cores: one test a scene, side by side):
 //!
 //!     cargo test --release -p granary-dem --test bank_check -- --ignored --nocapture
 //!
@@ -23,27 +23,24 @@ use granary_engine::generator::CELLS as GENERATOR_CELLS;
 use granary_engine::render::{PourCurve, RenderOptions, Renderer};
 
 const SEEDS: [u64; 3] = [1, 2, 3];
-/// Figures not yet within the bounds, as measured (scene, figure, dB): the grains'
-/// sound from the generator is about 1 dB quieter above 3 kHz than from the logged contacts,
-/// in every scene, for a reason not found yet (docs/dem.md).
-/// The glass beads' spills onto the table (15 % fewer simulated than banked) and their
-/// grains' spectrum and envelope are not investigated yet (the bouncing beads' take-to-take
-/// spread, with three seeds a side, is the first suspect). Rates in per cent, the others
-/// in dB.
-const NOT_YET: [(&str, &str, f64); 4] = [
-    ("sugar into a mug, bed at 0.45", "envelope", 1.71),
+/// Figures not yet within the bounds, as measured (scene, figure; rates in per cent,
+/// the others in dB). Glass beads: over the half-second pour the generator is louder (it
+/// draws each arriving bead's collisions until it rests at once, the simulated beads bounce
+/// for a second), and 15 % more spills onto the table are banked than simulated (not
+/// investigated). Rice: its lower friction (0.35 against the banked
+/// sugar's 0.45) makes a third more slow collisions on the pile than the bank's sugar (its
+/// sound within bounds: they are slow); friction is not an axis of the bank.
+const NOT_YET: [(&str, &str, f64); 3] = [
     ("glass beads into a bowl, bed at 0.45", "rates", 15.0),
-    ("glass beads into a bowl, bed at 0.45", "spectrum", 3.36),
-    ("glass beads into a bowl, bed at 0.45", "envelope", 2.03),
+    ("glass beads into a bowl, bed at 0.45", "envelope", 2.57),
+    ("rice into a jar, bed at 0.45", "rates", 33.5),
 ];
-const RENDER_S: f64 = 2.0;
+/// Seconds rendered after the pour ends (a glass bead bounces on for about a second).
+const TAIL_S: f64 = 1.5;
 
-fn scene(cup: Option<CupShape>, grain: &'static str, fill: f32, fall_height_m: f32) -> Spec {
-    let grain_size = bank::GRAINS
-        .iter()
-        .find(|g| g.0 == grain)
-        .expect("a grain of the sweep")
-        .1;
+/// A scene of `grain` at `grain_size` times its material's diameter, poured for the sweep's
+/// half second.
+fn scene(cup: Option<CupShape>, grain: &'static str, grain_size: f32, fill: f32, fall_height_m: f32) -> Spec {
     Spec {
         cup,
         grain,
@@ -82,7 +79,8 @@ fn steady_envelope_db(a: &[Audio], b: &[Audio], from_s: f64, to_s: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn check(name: &str, spec: Spec) {
+/// Checks scene `spec`; its steady pour starts `settle_s` after the first grains land.
+fn check(name: &str, spec: Spec, settle_s: f64) {
     let family = Family::from_id(bank::family_id(spec.cup)).expect("a family");
     let mut rates = vec![0.0f64; CELLS.len()];
     let (mut heard, mut generated) = (Vec::new(), Vec::new());
@@ -111,7 +109,7 @@ fn check(name: &str, spec: Spec) {
             values.set_text(id, v).unwrap();
         }
         let opts = RenderOptions {
-            seconds: RENDER_S,
+            seconds: spec.pour_s + TAIL_S,
             sample_rate: 48_000.0,
             block_size: 512,
             pour: Some(PourCurve::until(values.float("pour_rate") as f32, spec.pour_s)),
@@ -134,6 +132,7 @@ fn check(name: &str, spec: Spec) {
             shipped().lookup(
                 family,
                 settings.grain_material.data().restitution,
+                2.0 * settings.grain_radius_m(),
                 spec.fill,
                 spec.fall_height_m,
             )
@@ -197,9 +196,16 @@ fn check(name: &str, spec: Spec) {
         );
     }
     let mix = compare_takes(&heard_mix, &generated_mix).unwrap();
-    // the steady pour: from 0.1 s after the first grains land to the pour's end (the engine's
-    // spout opens over its first 0.1 s, the simulation's at once)
-    let steady = steady_envelope_db(&heard, &generated, first_landing + 0.1, first_landing + spec.pour_s);
+    // the steady pour: from `settle_s` after the first grains land to the pour's end (the
+    // engine's spout opens over its first 0.1 s, the simulation's at once; and the generator
+    // draws each arriving grain's collisions until it rests at once, where a bouncing bead
+    // makes them over a second: a pour of beads is steady only after that)
+    let steady = steady_envelope_db(
+        &heard,
+        &generated,
+        first_landing + settle_s,
+        first_landing + spec.pour_s,
+    );
     eprintln!(
         "{name}: rates within {:.1} %; grains: spectrum {spectrum_db:.2} dB (every band {:.2} dB), envelope over the steady pour {steady:.2} dB (over the whole pour {:.2} dB at {:.2} s); mix: spectrum {:.2} dB",
         100.0 * worst,
@@ -231,18 +237,55 @@ fn check(name: &str, spec: Spec) {
     assert!(steady <= bound("envelope", 1.5), "{name}: envelope {steady:.2} dB");
 }
 
+// Scenes between the sweep's points, one test each (they run side by side).
+
+/// Between the sweep's fills (0.3, 0.6) at a fall of 15 cm.
 #[test]
-#[ignore = "5 minutes in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
-fn the_generator_sampling_the_bank_sounds_like_the_simulated_pour() {
-    // between the sweep's fills (0.3, 0.6) at a fall of 15 cm; between its falls (22,
-    // 30 cm) onto the surface; bouncing glass beads into a bowl, between fills
+#[ignore = "30 s in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
+fn sugar_into_a_mug() {
     check(
         "sugar into a mug, bed at 0.45",
-        scene(Some(CupShape::Mug), "sugar", 0.45, 0.15),
+        scene(Some(CupShape::Mug), "sugar", 4.0, 0.45, 0.15),
+        0.1,
     );
-    check("sugar onto the surface from 26 cm", scene(None, "sugar", 0.0, 0.26));
+}
+
+/// Between the sweep's falls (22, 30 cm), onto the surface.
+#[test]
+#[ignore = "30 s in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
+fn sugar_onto_the_surface() {
+    check(
+        "sugar onto the surface from 26 cm",
+        scene(None, "sugar", 4.0, 0.0, 0.26),
+        0.1,
+    );
+}
+
+/// Bouncing glass beads into a bowl, between fills. A bead bounces for a second or more
+/// and the generator draws each arriving bead's collisions until it rests at once: over the
+/// sweep's half-second pour the generator is louder (1 to 2.6 dB) and silent after it, where
+/// the simulated beads bounce on (`NOT_YET`). A 2 s pour (4,000 beads, steady from 0.6 s) was
+/// tried: envelope 2.10 dB, spectrum 1.31 dB, but the pile of 4,000 beads outgrows the
+/// bank's 1,000-grain runs (rates 31 % off) and it simulates for 4 minutes a seed.
+#[test]
+#[ignore = "1 minute in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
+fn glass_beads_into_a_bowl() {
     check(
         "glass beads into a bowl, bed at 0.45",
-        scene(Some(CupShape::Bowl), "glass_beads_2mm", 0.45, 0.15),
+        scene(Some(CupShape::Bowl), "glass_beads_2mm", 1.0, 0.45, 0.15),
+        0.1,
+    );
+}
+
+/// Between the sweep's grain sizes (2 and 4 mm): rice at its own 2.8 mm, a grain the sweep
+/// does not simulate (restitution 0.5 as its sugar, but less friction), into a jar between
+/// fills and falls.
+#[test]
+#[ignore = "30 s in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
+fn rice_into_a_jar() {
+    check(
+        "rice into a jar, bed at 0.45",
+        scene(Some(CupShape::Jar), "rice", 1.0, 0.45, 0.26),
+        0.1,
     );
 }
