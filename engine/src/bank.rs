@@ -519,10 +519,21 @@ impl Bank {
                 };
                 o.rate += w * rate;
                 let m = w * rate;
+                if m == 0.0 {
+                    // no collisions here: nothing to mix
+                    continue;
+                }
                 for (s, &x) in o.speed.iter_mut().zip(&c.speed) {
                     *s += m * x;
                 }
-                for (row, c_row) in o.angle_by_speed.iter_mut().zip(&c.angle_by_speed) {
+                // a speed bin without collisions has no angles (its row is 0)
+                for ((row, c_row), _) in o
+                    .angle_by_speed
+                    .iter_mut()
+                    .zip(&c.angle_by_speed)
+                    .zip(&c.speed)
+                    .filter(|(_, &share)| share > 0.0)
+                {
                     for (a, &x) in row.iter_mut().zip(c_row) {
                         *a += m * x;
                     }
@@ -544,11 +555,18 @@ impl Bank {
             }
         }
         for o in &mut out.cells {
+            // the joint's rows sum to the speed bins' shares: both have the speeds' total
+            let total: f32 = o.speed.iter().sum();
             normalise(&mut o.speed);
-            let total: f32 = o.angle_by_speed.iter().flatten().sum();
-            for row in &mut o.angle_by_speed {
-                for a in row {
-                    *a = if total > 0.0 { *a / total } else { 0.0 };
+            if total > 0.0 {
+                let scale = 1.0 / total;
+                for (row, _) in o
+                    .angle_by_speed
+                    .iter_mut()
+                    .zip(&o.speed)
+                    .filter(|(_, &share)| share > 0.0)
+                {
+                    row.iter_mut().for_each(|a| *a *= scale);
                 }
             }
             if o.speed.iter().all(|&x| x == 0.0) {

@@ -349,7 +349,19 @@ impl<const N: usize> Histogram<N> {
         if share <= 0.0 {
             return 0.0;
         }
-        let (moments, total) = self.bin_moments();
+        self.cut_of(self.bin_moments(), share)
+    }
+
+    /// `second_moment_cut` and `second_moment` together, from one pass over the bins (the
+    /// bank's shapes are rebuilt every window).
+    fn second_moment_and_cut(&self, share: f32) -> (f32, f32) {
+        let moments = self.bin_moments();
+        let cut = if share <= 0.0 { 0.0 } else { self.cut_of(moments, share) };
+        (moments.1 / self.cdf[N - 1], cut)
+    }
+
+    /// The cut of `second_moment_cut` from the bins' moments.
+    fn cut_of(&self, (moments, total): ([f32; N], f32), share: f32) -> f32 {
         let mut acc = 0.0;
         for (i, m) in moments.iter().enumerate() {
             acc += m;
@@ -727,15 +739,14 @@ impl CellStatistics {
 }
 
 /// One window's cell shapes with the bank's (`Lookup`): each banked cell's speed histogram
-/// in units of the impact speed and, for each of its speed bins, the angle histogram of
-/// that bin's collisions, built from the bank's bin shares (`Histogram::from_weights`),
-/// with its audibility cut and second moment; the other cells keep `Shapes`'.
+/// in units of the impact speed, built from the bank's bin shares (`Histogram::from_weights`),
+/// with its audibility cut and second moment; the other cells keep `Shapes`'. A banked
+/// cell's angles are drawn per collision from its speed bin's row of the joint histogram
+/// (`CellLookup::angle_by_speed`, `generate`): a window draws a few dozen, fewer than the
+/// rows it would build.
 struct WindowShapes {
     speed: [Histogram<SPEED_BINS>; CELLS.len()],
     angle: [Histogram<ANGLE_BINS>; CELLS.len()],
-    /// A banked cell's angle histogram per speed bin (`CellLookup::angle_by_speed`): a
-    /// collision's normal is drawn for its speed.
-    angle_by_speed: [Option<[Histogram<ANGLE_BINS>; SPEED_BINS]>; CELLS.len()],
     cut: [f32; CELLS.len()],
     speed_m2: [f32; CELLS.len()],
 }
@@ -745,23 +756,17 @@ impl WindowShapes {
         let mut w = WindowShapes {
             speed: shapes.speed,
             angle: shapes.angle,
-            angle_by_speed: [None; CELLS.len()],
             cut: shapes.cut,
             speed_m2: shapes.speed_m2,
         };
         let (s_lo, s_hi) = lookup.speed_range;
-        let (a_lo, a_hi) = lookup.angle_range;
         for (i, b) in banked.iter().enumerate() {
             let Some(b) = b else { continue };
             if b.rate <= 0.0 {
                 continue;
             }
             let speed = Histogram::from_weights(s_lo, s_hi, true, &b.speed);
-            w.angle_by_speed[i] = Some(std::array::from_fn(|k| {
-                Histogram::from_weights(a_lo, a_hi, false, &b.angle_by_speed[k])
-            }));
-            w.cut[i] = speed.second_moment_cut(shapes.cull_share);
-            w.speed_m2[i] = speed.second_moment();
+            (w.speed_m2[i], w.cut[i]) = speed.second_moment_and_cut(shapes.cull_share);
             w.speed[i] = speed;
         }
         w
@@ -936,9 +941,10 @@ pub fn generate(
         };
         let (speed, angle) = (&speed_shapes[cell_index], &angle_shapes[cell_index]);
         // a banked cell draws each normal's angle for the collision's speed bin
-        let angle_by_speed = window_shapes
-            .as_ref()
-            .and_then(|w| w.angle_by_speed[cell_index].as_ref());
+        let angle_by_speed = match (&lookup, banked[cell_index]) {
+            (Some(l), Some(b)) if b.rate > 0.0 => Some((&b.angle_by_speed, l.angle_range)),
+            _ => None,
+        };
         // A banked wall ring's angle is the normal's tilt from the inward horizontal
         // (`granary-dem`'s reduction): on the wall's faces, up where the wall flares (a
         // bowl: a grain on its slope is pushed in and up), down where it narrows. The
@@ -1016,7 +1022,10 @@ pub fn generate(
                 batch.angle[NORMAL][lane] = u_normal.1 * std::f32::consts::TAU;
             } else {
                 batch.angle[NORMAL][lane] = match angle_by_speed {
-                    Some(rows) => rows[((speed_u * SPEED_BINS as f32) as usize).min(SPEED_BINS - 1)].sample(u_normal),
+                    Some((rows, (lo, hi))) => {
+                        let row = &rows[((speed_u * SPEED_BINS as f32) as usize).min(SPEED_BINS - 1)];
+                        Histogram::from_weights(lo, hi, false, row).sample(u_normal)
+                    }
                     None => angle.sample(u_normal),
                 };
             }
