@@ -304,6 +304,15 @@ impl Cup {
         &self.profile[..self.profile_len]
     }
 
+    /// The wall sector (0 or 1) a point or direction (x, y) faces more: the one whose
+    /// axis, through `sector_azimuths`, it lies closer to, either way along it. A logged
+    /// wall contact's (`logged::Contact::collision`) and a banked wall hit's
+    /// (`generator::draw_place`).
+    pub fn facing_sector(&self, x: f32, y: f32) -> usize {
+        let facing = |a: f32| (a.cos() * x + a.sin() * y).abs();
+        usize::from(facing(self.sector_azimuths[1]) > facing(self.sector_azimuths[0]))
+    }
+
     /// Height of ring `k`'s middle above the floor, m.
     pub fn ring_mid(&self, k: usize) -> f32 {
         let k = k.min(RINGS - 1);

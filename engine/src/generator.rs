@@ -1405,9 +1405,8 @@ fn draw_place(
                 // kept in the two sectors, the hits on the far side of the cup, whose normals
                 // point at a listener beyond the axis, were missing
                 let azimuth = u_azimuth * std::f32::consts::TAU;
-                let facing = |a: f32| (a - azimuth).cos().abs();
                 batch.angle[PLACE][lane] = azimuth;
-                batch.sector[lane] = u8::from(facing(cup.sector_azimuths[1]) > facing(cup.sector_azimuths[0]));
+                batch.sector[lane] = cup.facing_sector(azimuth.cos(), azimuth.sin()) as u8;
             }
         }
         Cell::PileSurface | Cell::Settling => disc((u, rng.random()), on_pile(f32::INFINITY), s.pile_height_m),

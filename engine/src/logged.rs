@@ -116,8 +116,7 @@ impl Contact {
             }
             Body::Cup => {
                 let ring = (1..WALL_RINGS).filter(|&k| p[2] >= cup.ring_edges[k]).count();
-                let facing = |a: f32| (a.cos() * p[0] + a.sin() * p[1]).abs();
-                let sector = usize::from(facing(cup.sector_azimuths[1]) > facing(cup.sector_azimuths[0]));
+                let sector = cup.facing_sector(p[0], p[1]);
                 (CollisionKind::GrainCup, Cell::WallRing(ring), wall_bus(ring, sector))
             }
         };
