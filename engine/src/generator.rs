@@ -159,7 +159,9 @@ pub struct Collision {
     /// `ln v0` (v0 in m/s), known to the generator without a logarithm: it samples speeds
     /// on a log scale. The renderer needs it for the contact duration (PAN eq. 7).
     pub ln_v0: f32,
-    /// Amplitude weight: 1, or sqrt(group size) for merged collisions.
+    /// Amplitude weight: 1, or for a draw that stands for a group of collisions the square
+    /// root of the collisions it stands for: sqrt(group size), or by its speed bin when
+    /// drawn by energy (`EnergyDraw`: sqrt(k m2) / c_i, below 1 for the fastest bins).
     pub weight: f32,
     /// Path through the grain bed, m, from a grain–grain contact on or in the pile to the
     /// cup surface it pushes on (`bus`): the shorter of the way down to the floor and across
@@ -516,6 +518,8 @@ pub struct Shapes {
     /// E[v0^2] of each cell's speed shape, in units of its mean speed squared (a window's
     /// expected energy is lambda mean_v^2 times this; see `MASKING_RATIO`).
     speed_m2: [f32; CELLS.len()],
+    /// Each cell's speed shape weighted by energy, for its grouped draws (`EnergyShape`).
+    energy: [EnergyShape; CELLS.len()],
 }
 
 impl Shapes {
@@ -529,6 +533,7 @@ impl Shapes {
         let mut shapes = Shapes {
             isa,
             speed_m2: speed.map(|h| h.second_moment()),
+            energy: speed.map(|h| EnergyShape::new(&h)),
             speed,
             angle,
             cull_share: 0.0,
@@ -916,11 +921,38 @@ pub fn generate(
         } else {
             (count, 1.0)
         };
+        // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
+        let v_cull = if shapes.cull_share > 0.0 {
+            (cuts[cell_index] * pdf.mean_v).max(V_MIN)
+        } else {
+            0.0
+        };
+        let (speed, angle) = (&speed_shapes[cell_index], &angle_shapes[cell_index]);
+        // a grouped cell draws its speeds by their energy (`EnergyDraw`): the model's shapes
+        // have theirs built once, a banked cell's this window's
+        let banked_energy;
+        let by_energy = if weight > 1.0 {
+            let shape = if window_shapes.is_some() {
+                banked_energy = EnergyShape::new(speed);
+                &banked_energy
+            } else {
+                &shapes.energy[cell_index]
+            };
+            shape.draw(count as f32 / rendered as f32)
+        } else {
+            None
+        };
+        let sampler = by_energy.as_ref().map_or(speed, |e| e.energy);
         bed.start_cell(rendered.div_ceil(bed_budget));
         // the mean push the draws leave out (`GroupMean`): through the bed on the pile's
         // cells (one draw in `every` pushes, sqrt(every) times as hard), directly elsewhere
         let through_bed = matches!(cell, Cell::ImpactZone | Cell::PileSurface | Cell::Settling);
-        let carry = if through_bed { weight / bed.weight } else { weight };
+        let weight_carried = weight * by_energy.as_ref().map_or(1.0, |e| e.carry);
+        let carry = if through_bed {
+            weight_carried / bed.weight
+        } else {
+            weight_carried
+        };
         let missing = count as f32 - rendered as f32 * carry;
         if missing > 0.0 {
             means[cell_index] = GroupMean {
@@ -933,13 +965,6 @@ pub fn generate(
                 }),
             };
         }
-        // thesis 6.1 audibility culling, plus masking within the cell (see CULL_ENERGY_SHARE)
-        let v_cull = if shapes.cull_share > 0.0 {
-            (cuts[cell_index] * pdf.mean_v).max(V_MIN)
-        } else {
-            0.0
-        };
-        let (speed, angle) = (&speed_shapes[cell_index], &angle_shapes[cell_index]);
         // a banked cell draws each normal's angle for the collision's speed bin
         let angle_by_speed = match (&lookup, banked[cell_index]) {
             (Some(l), Some(b)) if b.rate > 0.0 => Some((&b.angle_by_speed, l.angle_range)),
@@ -985,7 +1010,12 @@ pub fn generate(
         };
         for _ in 0..rendered {
             let time = WINDOW as f32 * pdf.time.sample(uniform_pair(rng).0);
-            let (speed_u, log2_shape) = speed.sample_log(uniform_pair(rng));
+            let (speed_u, log2_shape) = sampler.sample_log(uniform_pair(rng));
+            // the draw's amplitude weight: sqrt(group), or its speed bin's by energy
+            let draw_weight = match &by_energy {
+                Some(e) => e.amplitude * e.inv_centre[((speed_u * SPEED_BINS as f32) as usize).min(SPEED_BINS - 1)],
+                None => weight,
+            };
             let log2_v0 = log2_shape + log2_mean_v;
             // v0 < limit, decided on the logs; within their rounding of each other, on the
             // speed itself (as `finish` will evaluate it), so the decision never differs
@@ -997,7 +1027,11 @@ pub fn generate(
                 }
             };
             if below(log2_cull, v_cull) {
-                total[2] += group;
+                total[2] += if by_energy.is_some() {
+                    (draw_weight * draw_weight + 0.5) as u64
+                } else {
+                    group
+                };
                 continue;
             }
             let lane = batch.len;
@@ -1032,16 +1066,107 @@ pub fn generate(
             batch.random_normal[lane] = random_normal;
             batch.angle[AZIMUTH][lane] = wall_tilt.unwrap_or(azimuth);
             batch.speed_u[lane] = speed_u;
+            batch.weight[lane] = draw_weight;
             batch.time[lane] = time;
             batch.ln_v0[lane] = log2_v0 * std::f32::consts::LN_2;
             batch.len += 1;
             if batch.len == TRIG_BATCH {
-                batch.finish(cell, cell_index, weight, &mut bed, &lanes, out, &mut overflow);
+                batch.finish(cell, cell_index, &mut bed, &lanes, out, &mut overflow);
             }
         }
-        batch.finish(cell, cell_index, weight, &mut bed, &lanes, out, &mut overflow);
+        batch.finish(cell, cell_index, &mut bed, &lanes, out, &mut overflow);
     }
     total
+}
+
+/// A grouped cell's draws taken by their energy (importance sampling; `EnergyShape::draw`,
+/// `EnergyDraw`). A draw that stands
+/// for a group of k collisions (`RENDERED_PER_CELL_PER_S`) carries k collisions' energy; drawn
+/// from the speed distribution p and weighted sqrt(k), that energy is k v^2 of the one speed
+/// drawn, and with the cells' wide speed spread (a decade and more) a 50 ms window's few
+/// hundred draws of a dense pour rise and fall with their few fastest: the octave bands'
+/// envelopes came out more peaked than every collision's (sugar overflowing a mug: crest
+/// factor +12 % at 4 kHz, docs/performance.md). Here the speed bin is drawn from the
+/// energy-weighted histogram, q_i = p_i c_i^2 / m2 (c_i the bin's centre, m2 = sum p_i c_i^2),
+/// and the draw weighted by p_i / q_i, amplitude sqrt(k m2) / c_i: every draw then carries
+/// about the group's mean energy k m2, and any quantity of the collisions' energies is still
+/// estimated without bias, sum_i q_i (k m2 / c_i^2) E[f | i] = k sum_i p_i E[f | i] (within a
+/// bin the speed is drawn as before). The draws' mean push changes with it: a draw carries
+/// sqrt(k m2) / c times its speed, about sqrt(k m2) / m1 collisions' mean push (m1 = sum p_i
+/// c_i, `carry`); a group smaller than m2 / m1^2 would carry more than its k collisions' and
+/// is drawn as before. The draws below the audible cut are culled as plain ones are, but
+/// fewer of them are slow: a grouped cell renders more of its draws (the default preset
+/// about 4 % more, docs/performance.md).
+#[derive(Clone, Copy)]
+struct EnergyShape {
+    /// The speed histogram's bins weighted by their centre squared.
+    energy: Histogram<SPEED_BINS>,
+    /// One over each bin's centre, c_i.
+    inv_centre: [f32; SPEED_BINS],
+    /// m1 = sum p_i c_i and m2 = sum p_i c_i^2 (p normalised).
+    m1: f32,
+    m2: f32,
+}
+
+impl EnergyShape {
+    /// The energy-weighted form of `speed` (a cell's shape, built once; a bank's banked
+    /// cells' each window).
+    fn new(speed: &Histogram<SPEED_BINS>) -> EnergyShape {
+        // the bins' centres (log-spaced edges: one ratio apart) and masses
+        let step = if speed.log {
+            fastmath::exp2(speed.log2_ratio / SPEED_BINS as f32)
+        } else {
+            1.0
+        };
+        let width = (speed.hi - speed.lo) / SPEED_BINS as f32;
+        let (mut lower, mut prev) = (speed.lo, 0.0);
+        let mut inv_centre = [0.0f32; SPEED_BINS];
+        let mut moments = [0.0f32; SPEED_BINS];
+        let (mut m1, mut m2) = (0.0f32, 0.0f32);
+        for i in 0..SPEED_BINS {
+            let upper = if speed.log { lower * step } else { lower + width };
+            let c = 0.5 * (lower + upper);
+            let p = speed.cdf[i] - prev;
+            (inv_centre[i], moments[i]) = (1.0 / c, p * c * c);
+            m1 += p * c;
+            m2 += moments[i];
+            (lower, prev) = (upper, speed.cdf[i]);
+        }
+        let mass = speed.cdf[SPEED_BINS - 1];
+        EnergyShape {
+            energy: Histogram::from_weights(speed.lo, speed.hi, speed.log, &moments),
+            inv_centre,
+            m1: m1 / mass,
+            m2: m2 / mass,
+        }
+    }
+
+    /// The draws of a window whose draws stand for `k` collisions each; none if the group
+    /// is too small (the type's doc) or the histogram empty.
+    fn draw(&self, k: f32) -> Option<EnergyDraw<'_>> {
+        let (m1, m2) = (self.m1, self.m2);
+        if !(m1 > 0.0 && m2 > 0.0 && k * m1 * m1 >= m2) {
+            return None;
+        }
+        Some(EnergyDraw {
+            energy: &self.energy,
+            inv_centre: &self.inv_centre,
+            amplitude: (k * m2).sqrt(),
+            carry: m2.sqrt() / m1,
+        })
+    }
+}
+
+struct EnergyDraw<'a> {
+    /// The speed histogram's bins weighted by their centre squared.
+    energy: &'a Histogram<SPEED_BINS>,
+    /// One over each bin's centre.
+    inv_centre: &'a [f32; SPEED_BINS],
+    /// sqrt(k m2): a draw's amplitude weight is this over its bin's centre.
+    amplitude: f32,
+    /// The mean push a draw carries, in collisions of the cell's mean speed, per sqrt(k):
+    /// sqrt(m2) / m1.
+    carry: f32,
 }
 
 impl TrigBatch {
@@ -1053,7 +1178,6 @@ impl TrigBatch {
         &mut self,
         cell: Cell,
         cell_index: usize,
-        weight: f32,
         bed: &mut Bed,
         lanes: &Lanes,
         out: &mut Vec<Collision>,
@@ -1113,7 +1237,7 @@ impl TrigBatch {
                 normal: [f.normal[0][i], f.normal[1][i], f.normal[2][i]],
                 v0: f.v0[i],
                 ln_v0: self.ln_v0[i],
-                weight,
+                weight: self.weight[i],
                 bed_m,
                 bed_weight,
             };
@@ -1786,6 +1910,83 @@ mod tests {
             let ratio = budget.1[cell] / every.1[cell];
             assert!((ratio - 1.0).abs() < 0.05, "cell {cell}: energy ratio {ratio}");
         }
+    }
+
+    /// A grouped cell's draws taken by their energy (`EnergyDraw`): over many windows they
+    /// carry the energy (sum of weight^2 v0^2) of every collision and the mean push that
+    /// `GroupMean::carried` says (sum of weight v0 against carried x mean speed), and a
+    /// window's energy fluctuates about as every collision's does, where plain draws of the
+    /// speed, sqrt(group) each, fluctuate with the few fastest (the crest factors of
+    /// docs/performance.md).
+    #[test]
+    fn grouped_draws_by_energy_keep_energy_and_mean_push_and_steady_the_windows() {
+        // an empty cup under a dense stream: the floor takes the impacts (a direct cell)
+        let s = state(200_000.0, 0.0);
+        let floor = CELLS.iter().position(|&c| c == Cell::CupFloor).unwrap();
+        let shapes = Shapes::new(0.0, Isa::detect());
+        // per window: the floor's energy, mean push, what the draws say they carry, draws
+        let run = |max_per_cell| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+            let setup = GeneratorSetup {
+                max_per_cell,
+                ..setup(CellStatistics::Model, 0.5)
+            };
+            let mut out = Vec::with_capacity(CELLS.len() * MAX_RENDERED_PER_CELL as usize);
+            let mut windows = Vec::new();
+            for _ in 0..600 {
+                out.clear();
+                let mut means = [GroupMean::default(); CELLS.len()];
+                let (mut energy, mut push, mut draws) = (0.0f64, 0.0f64, 0u64);
+                let mut speeds = Vec::new();
+                // beyond `out`'s room the collisions come to the closure
+                let mut beyond = Vec::new();
+                generate(&s, &setup, &shapes, &mut rng, &mut out, &mut means, |c| beyond.push(*c));
+                for c in out.iter().chain(&beyond).filter(|c| c.cell == floor) {
+                    energy += (c.weight as f64 * c.v0 as f64).powi(2);
+                    push += c.weight as f64 * c.v0 as f64;
+                    draws += 1;
+                    speeds.push(c.v0 as f64);
+                }
+                let m = means[floor];
+                windows.push((energy, push, m.carried as f64 * m.mean_v as f64, draws, speeds));
+            }
+            windows
+        };
+        let (grouped, every) = (run(16), run(u32::MAX));
+        let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+        let cv = |x: &[f64]| {
+            let m = mean(x);
+            (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64).sqrt() / m
+        };
+        let energy = |w: &[(f64, f64, f64, u64, Vec<f64>)]| w.iter().map(|w| w.0).collect::<Vec<_>>();
+        let (eg, ee) = (energy(&grouped), energy(&every));
+        assert!(
+            grouped.iter().all(|w| w.3 == 16),
+            "the floor is grouped in every window"
+        );
+        let ratio = mean(&eg) / mean(&ee);
+        assert!((ratio - 1.0).abs() < 0.03, "energy: grouped / every collision {ratio}");
+        let (pushed, carried): (f64, f64) = grouped
+            .iter()
+            .map(|w| (w.1, w.2))
+            .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        assert!(
+            (pushed / carried - 1.0).abs() < 0.03,
+            "mean push: drawn {pushed} against carried {carried}"
+        );
+        // plain draws: 16 speeds from the same distribution, each sqrt(n / 16) -> a window's
+        // energy's relative spread sqrt(Var(v^2) / (16 E[v^2]^2)) on top of the count's
+        let v2: Vec<f64> = every.iter().flat_map(|w| w.4.iter().map(|v| v * v)).collect();
+        let plain = (cv(&v2).powi(2) / 16.0 + cv(&ee).powi(2)).sqrt();
+        let (cg, ce) = (cv(&eg), cv(&ee));
+        assert!(
+            cg < 1.5 * ce,
+            "window energy spread: grouped {cg:.3}, every collision {ce:.3}"
+        );
+        assert!(
+            plain > 2.0 * cg,
+            "plain draws would spread {plain:.3}, the test could not tell"
+        );
     }
 
     #[test]

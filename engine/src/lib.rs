@@ -976,7 +976,8 @@ impl Engine {
             count(&mut stats, cell_collisions, c);
             ctx.render(c, grains_ring, cup_ring, scratch);
             stats.written += 1;
-            if c.weight > 1.0 || c.bed_weight > 1.0 {
+            // a grouped draw: weight sqrt(k), or by energy any but 1 (`generator::EnergyDraw`)
+            if c.weight != 1.0 || c.bed_weight > 1.0 {
                 if let Some((bus, impulse)) = collision::cup_push(&params.c, c) {
                     pushed_at_once[c.cell][bus] += impulse;
                 }

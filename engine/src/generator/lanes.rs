@@ -29,6 +29,8 @@ pub(super) struct TrigBatch {
     pub(super) angle: [[f32; TRIG_BATCH]; 4],
     /// Fractions of the speeds in the cell's speed histogram (`Histogram::sample_log`).
     pub(super) speed_u: [f32; TRIG_BATCH],
+    /// Each collision's amplitude weight (`Collision::weight`).
+    pub(super) weight: [f32; TRIG_BATCH],
     /// Time within the window, samples, and `ln v0`.
     pub(super) time: [f32; TRIG_BATCH],
     pub(super) ln_v0: [f32; TRIG_BATCH],
