@@ -13,8 +13,9 @@
 //! of a sparse pour, differing only by their seeds, are more than 0.5 dB apart in some
 //! 50 ms window), the spectrum against 1 dB.
 //!
-//! The full table (every preset, 16 takes of 8 s each side, 8 for sand; about 12 minutes in
-//! a release build on 2 cores) is `#[ignore]`d; run it with
+//! The full table (every preset, 16 takes of 8 s each side, 48 for the sparse pours and 8 for
+//! sand, `takes_of`; about 13 minutes in a release build on 2 cores) is `#[ignore]`d; run it
+//! with
 //! `cargo test --release -p granary-cli --test transparency -- --ignored --nocapture`.
 
 use granary_cli::compare::{compare_takes, Audio, Comparison};
@@ -82,49 +83,61 @@ fn row(preset: &str, (rt, chance): &(Comparison, Comparison)) -> String {
 const HEADER: &str = "preset                             spectrum dB     envelope dB     crest %\n\
                       \x20                                  rt   chance     rt   chance     rt  chance";
 
-/// Takes each side: 16, or 8 for the presets whose reference renders are slow (sand: 19 and
-/// 236 million collisions a second, minutes a take). The chance spread of a mean goes as one
-/// over the square root of its takes: the sparse presets need the takes (with 8, two means of
-/// glass beads in a steel cup, realtime and reference, stood 1.35 dB apart at 400 Hz from one
-/// loud take, and 0.06 dB with the next 8 seeds); the dense ones are many collisions a take.
+/// Takes each side: 16; 48 for the sparse pours; 8 for the presets whose reference renders
+/// are slow (sand: 19 and 236 million collisions a second, minutes a take). The chance
+/// spread of a mean goes as one over the square root of its takes, and a sparse pour's is
+/// wide: a few loud takes carry a band (with 16 takes, realtime against reference of glass
+/// beads in a steel cup moved between 0.0 and 1.6 dB at 400 Hz, and lentils in an aluminium
+/// pot between 0.6 and 1.6 dB at 200 Hz, as nothing but the random draws changed; with 64,
+/// 0.1 and 0.6 dB); they render fast. The dense ones are many collisions a take.
 fn takes_of(preset: &str) -> u64 {
+    const SPARSE: [&str; 8] = [
+        "glass_beads_steel_cup",
+        "coffee_beans_glass_jar",
+        "steel_shot_tin",
+        "lentils_aluminium_pot",
+        "gravel_large_wooden_bowl",
+        "rice_spilled_on_a_wooden_table",
+        "gravel_onto_soil",
+        "steel_shot_onto_a_steel_plate",
+    ];
     if preset.starts_with("sand_") {
         8
+    } else if SPARSE.contains(&preset) {
+        48
     } else {
         16
     }
 }
 
-/// Presets whose envelope differs by more than 0.5 dB and the chance spread, with the figure
-/// they must stay under meanwhile, dB (docs/performance.md, "Reference quality").
-const ENVELOPE_NOT_YET: [(&str, f64); 1] = [("steel_shot_tin", 0.9)];
-/// Presets whose octave bands' crest differs by more than 10 % and the chance spread, with
-/// the figure they must stay under meanwhile.
-const CREST_NOT_YET: [(&str, f64); 2] = [("sugar_overflowing_a_mug", 0.15), ("sand_onto_concrete", 0.25)];
+/// Presets whose spectrum differs by more than 1 dB, with the figure they must stay under
+/// meanwhile, dB (docs/performance.md, "Reference quality"): sand into a wooden bowl, whose
+/// realtime is 0.6 to 1.0 dB low from 500 to 800 Hz, with plain draws as with draws by energy
+/// and with every draw pushing through the bed (not yet found).
+const SPECTRUM_NOT_YET: [(&str, f64); 1] = [("sand_wooden_bowl", 1.2)];
 
 #[test]
-#[ignore = "slow: 7 to 12 minutes in a release build; see the module's doc"]
+#[ignore = "slow: about 13 minutes in a release build; see the module's doc"]
 fn every_factory_preset_realtime_against_reference() {
-    println!("16 takes of 8 s each side (8 for sand); rt: realtime against reference (seeds 1-16); chance: reference (seeds 17-32) against reference (seeds 1-16)");
+    println!("n takes of 8 s each side (16; 48 for the sparse pours, 8 for sand); rt: realtime against reference (seeds 1..n); chance: reference (seeds n+1..2n) against reference (seeds 1..n)");
     println!("{HEADER}");
     let mut misses = Vec::new();
     for (stem, _) in preset::factory() {
         let f = figures(stem, takes_of(stem), 8.0);
         println!("{}", row(stem, &f));
-        let limit =
-            |list: &[(&str, f64)], default: f64| list.iter().find(|(id, _)| *id == stem).map_or(default, |l| l.1);
         let (rt, chance) = &f;
         // the issue's 1 dB, 100 Hz to 16 kHz
-        if rt.spectrum_db > 1.0 {
+        let spectrum_limit = SPECTRUM_NOT_YET.iter().find(|(id, _)| *id == stem).map_or(1.0, |l| l.1);
+        if rt.spectrum_db > spectrum_limit {
             misses.push(format!("{stem}: spectrum {:.2} dB", rt.spectrum_db));
         }
-        // the issue's 10 %, or what chance alone gives for 8 takes
-        if rt.crest > limit(&CREST_NOT_YET, 0.10f64.max(chance.crest)) {
+        // the issue's 10 %, or what chance alone gives for that many takes
+        if rt.crest > 0.10f64.max(chance.crest) {
             misses.push(format!("{stem}: crest {:.1} %", 100.0 * rt.crest));
         }
         // the issue's 0.5 dB over the pour's body (the windows within 20 dB of its loudest,
         // `compare::ENVELOPE_RANGE_DB`), or what chance alone gives
-        if rt.envelope_db > limit(&ENVELOPE_NOT_YET, 0.5f64.max(chance.envelope_db)) {
+        if rt.envelope_db > 0.5f64.max(chance.envelope_db) {
             misses.push(format!("{stem}: envelope {:.2} dB", rt.envelope_db));
         }
     }
