@@ -110,12 +110,6 @@ fn takes_of(preset: &str) -> u64 {
     }
 }
 
-/// Presets whose spectrum differs by more than 1 dB, with the figure they must stay under
-/// meanwhile, dB (docs/performance.md, "Reference quality"): sand into a wooden bowl, whose
-/// realtime is 0.6 to 1.0 dB low from 500 to 800 Hz, with plain draws as with draws by energy
-/// and with every draw pushing through the bed (not yet found).
-const SPECTRUM_NOT_YET: [(&str, f64); 1] = [("sand_wooden_bowl", 1.2)];
-
 #[test]
 #[ignore = "slow: about 13 minutes in a release build; see the module's doc"]
 fn every_factory_preset_realtime_against_reference() {
@@ -127,8 +121,7 @@ fn every_factory_preset_realtime_against_reference() {
         println!("{}", row(stem, &f));
         let (rt, chance) = &f;
         // the 1 dB, 100 Hz to 16 kHz
-        let spectrum_limit = SPECTRUM_NOT_YET.iter().find(|(id, _)| *id == stem).map_or(1.0, |l| l.1);
-        if rt.spectrum_db > spectrum_limit {
+        if rt.spectrum_db > 1.0 {
             misses.push(format!("{stem}: spectrum {:.2} dB", rt.spectrum_db));
         }
         // the 10 %, or what chance alone gives for that many takes

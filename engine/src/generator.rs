@@ -123,7 +123,6 @@ pub fn masked_budget(max_per_cell: u32, energy_ratio: f32) -> u32 {
     ((max_per_cell as f32 * share).ceil() as u32).clamp(1, max_per_cell.max(1))
 }
 
-pub const TIME_BINS: usize = 8;
 /// Bins of a cell's speed histogram (log-spaced) and normal-angle histogram (linear, 0..pi/2):
 /// the model's and the bank's (`bank`).
 pub const SPEED_BINS: usize = 16;
@@ -454,8 +453,15 @@ impl Ramp {
         }
     }
 
+    /// The density at the window's start and end over its mean, `(a, b) / ((a + b) / 2)`.
+    fn density(&self) -> [f32; 2] {
+        let mean = 0.5 * (self.from + self.to);
+        [self.from / mean, self.to / mean]
+    }
+
     /// The share of the window's collisions before the fraction `x` (0..1) of it:
     /// F(x) = (a x + (b - a) x^2 / 2) / ((a + b) / 2), a = `from`, b = `to`.
+    #[cfg(test)]
     fn cdf(&self, x: f32) -> f32 {
         let (a, b) = (self.from, self.to);
         let x = x.clamp(0.0, 1.0);
@@ -814,7 +820,7 @@ pub struct GeneratorSetup {
 /// fluctuation with the Poisson count of each window is the pour's rumble below the window
 /// rate (the realtime quality lost 4-17 dB from 100 to 250 Hz of the default preset's cup,
 /// `docs/performance.md`). What is missing is `missing` collisions' mean push, spread over
-/// the window as the cell's collisions are (`time_share`).
+/// the window as the cell's collisions are (`density`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct GroupMean {
     /// Collisions (drawn count) whose mean push the rendered draws do not carry:
@@ -825,9 +831,11 @@ pub struct GroupMean {
     pub carried: f32,
     /// The cell's mean speed this window, m/s (the draws' impulses go as their speeds).
     pub mean_v: f32,
-    /// Each time bin's share of the cell's collisions: `TIME_BINS` equal bins over the
-    /// window, samples 0..`WINDOW` from the collisions' time origin (`Collision::time`).
-    pub time_share: [f32; TIME_BINS],
+    /// The density of the cell's collisions in time at the window's start and end, over
+    /// its mean (mean 1): at the fraction x of the window (samples 0..`WINDOW` from the
+    /// collisions' time origin, `Collision::time`) it is `d0 + (d1 - d0) x`, the time PDF's
+    /// ramp (`Ramp`).
+    pub density: [f32; 2],
 }
 
 /// Generates one window's collisions and appends them to `out`, never beyond its capacity
@@ -959,10 +967,7 @@ pub fn generate(
                 missing,
                 carried: rendered as f32 * carry,
                 mean_v: pdf.mean_v,
-                time_share: std::array::from_fn(|i| {
-                    let edge = |i: usize| pdf.time.cdf(i as f32 / TIME_BINS as f32);
-                    edge(i + 1) - edge(i)
-                }),
+                density: pdf.time.density(),
             };
         }
         // a banked cell draws each normal's angle for the collision's speed bin

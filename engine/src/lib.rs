@@ -254,7 +254,9 @@ impl Engine {
         // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
         let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
         let max_delay = (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
-        let ring = (GENERATOR_LEAD + WINDOW + max_delay + kernels.taps() + 2).next_power_of_two();
+        // room for the latest pulse, or a window's mean push smoothed (`mean_push_force`)
+        let reach = kernels.taps().max(MEAN_PUSH_LEN - WINDOW);
+        let ring = (GENERATOR_LEAD + WINDOW + max_delay + reach + 2).next_power_of_two();
         let window_s = WINDOW as f32 / sample_rate;
         let mut e = Engine {
             sample_rate,
@@ -1330,19 +1332,105 @@ const GROUP_PUSH_TAU_S: f32 = 0.3;
 /// both summed over the past windows with the weight exp(-age / `GROUP_PUSH_TAU_S`): their
 /// ratio is the push of one unit per m/s of mean speed, each window counted by how many
 /// units its draws carried (so a pour's first windows are not pulled towards zero).
+///
+/// And per bus, the force the last window's mean push ended at (N), so the next one joins
+/// it (`mean_push_force`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct GroupPush {
     pushed: [[f32; CUP_BUSES + 1]; generator::CELLS.len()],
     units: [f32; generator::CELLS.len()],
+    last_end: [f32; CUP_BUSES + 1],
+}
+
+/// Samples on each side of a window boundary over which a window's mean push is joined to
+/// the last one's (`mean_push_force`): half a window's eighth, 0.33 ms at 48 kHz.
+const MEAN_PUSH_JOIN: usize = 16;
+/// The longest running box `mean_push_force` smooths with, samples (a half-millisecond
+/// pulse's at 768 kHz is 205).
+const MEAN_PUSH_MAX_BOX: usize = 256;
+/// The longest force `mean_push_force` writes, samples.
+const MEAN_PUSH_LEN: usize = MEAN_PUSH_JOIN + WINDOW + 2 * (MEAN_PUSH_MAX_BOX - 1);
+
+/// The running box `mean_push_force` smooths with twice at `sample_rate`, samples: the
+/// triangle of two boxes of h has the variance (h² − 1)/6 of the longest pulse the kernels
+/// render (`kernels::MAX_DURATION_S`, a half-sine of duration D spreads its area with
+/// variance D²(1/4 − 2/π²), PAN eq. 6), what a pile's pushes through the bed last
+/// (`collision::bed_pulse`: the contact plus L / c_bed); 13 at 48 kHz.
+fn mean_push_box(sample_rate: f32) -> usize {
+    let d = kernels::MAX_DURATION_S * sample_rate as f64;
+    let variance = d * d * (0.25 - 2.0 / (std::f64::consts::PI * std::f64::consts::PI));
+    ((6.0 * variance + 1.0).sqrt().round() as usize).clamp(1, MEAN_PUSH_MAX_BOX)
+}
+
+/// The force of a window's mean push (`add_group_means`), N, into `out`; returns the
+/// samples written, from `MEAN_PUSH_JOIN + h - 1` before the window's first (h =
+/// `mean_push_box`), and where the window's ramp ends (N, the next window's `last_end`).
+///
+/// Many collisions' pushes add up to their rate times their mean pulse, so the force
+/// follows the collisions' density over the window: the impulse `ramp` (N s per window
+/// times the density at its start and end, `ramp[0] + (ramp[1] - ramp[0]) x` at the
+/// fraction x of the window; the impulse is their mean), each sample's share at its centre.
+/// Its start differs from where the last window's ended (`last_end`, N) by what the
+/// windows' counts and measures differ by: that step is spread over `MEAN_PUSH_JOIN`
+/// samples each side of the boundary as two opposite triangles (half the step each side,
+/// zero area: the impulse stays). Then it is smoothed as the pushes' pulses smooth it, by
+/// a running box of h samples twice: every window by the same kernel, so the windows'
+/// sum is the whole force's, smoothed (unsmoothed, the corner where a clump of sand lands
+/// clicked in the cup, where reference quality does not).
+fn mean_push_force(ramp: [f32; 2], last_end: f32, sample_rate: f32, out: &mut [f32; MEAN_PUSH_LEN]) -> (usize, f32) {
+    let h = mean_push_box(sample_rate);
+    let per_sample = sample_rate / WINDOW as f32;
+    let [d0, d1] = ramp.map(|d| d * per_sample);
+    let len = MEAN_PUSH_JOIN + WINDOW + 2 * (h - 1);
+    out[..len].fill(0.0);
+    let (before, window) = out[..MEAN_PUSH_JOIN + WINDOW].split_at_mut(MEAN_PUSH_JOIN);
+    for (j, f) in window.iter_mut().enumerate() {
+        let x = (j as f32 + 0.5) / WINDOW as f32;
+        *f = d0 + (d1 - d0) * x;
+    }
+    let half_step = 0.5 * (d0 - last_end);
+    for s in 0..MEAN_PUSH_JOIN {
+        // samples s + 0.5 before and after the boundary
+        let w = half_step * (1.0 - (s as f32 + 0.5) / MEAN_PUSH_JOIN as f32);
+        before[MEAN_PUSH_JOIN - 1 - s] = w;
+        window[s] -= w;
+    }
+    running_box(&mut out[..len], h);
+    running_box(&mut out[..len], h);
+    (len, d1)
+}
+
+/// `x[n] <- (x[n] + x[n-1] + ... + x[n-h+1]) / h` in place: a running box of `h` samples
+/// (at most `MEAN_PUSH_MAX_BOX`; the samples before the first are zero), its sum kept
+/// running.
+fn running_box(x: &mut [f32], h: usize) {
+    if h <= 1 {
+        return;
+    }
+    let scale = 1.0 / h as f32;
+    // the last h inputs, the oldest at `head`
+    let mut last = [0.0f32; MEAN_PUSH_MAX_BOX];
+    let mut head = 0;
+    let mut sum = 0.0f32;
+    for v in x.iter_mut() {
+        sum += *v - last[head];
+        last[head] = *v;
+        head += 1;
+        if head == h {
+            head = 0;
+        }
+        *v = sum * scale;
+    }
 }
 
 /// Adds to the cup's force rings the mean push that grouping leaves out of this window's
 /// cells (`generator::GroupMean`): `missing` collisions' worth on each bus, at the push of
 /// one mean-push unit of the cell's draws measured over the past windows (`GroupPush`, from
 /// the draws in `pending`, `collision::cup_push`, and from those rendered at once,
-/// `pushed_at_once`), spread over the window as the cell's collisions are (its time bins),
-/// after the cup's (or the surface's) travel time. Reference quality adds nothing unless a
-/// cell reaches its ceiling (`generator::REFERENCE_RENDERED_PER_CELL_PER_S`). Allocation-free.
+/// `pushed_at_once`), following the cells' density over the window and joined to the last
+/// window's (`mean_push_force`), after the cup's (or the surface's) travel time. Reference
+/// quality adds nothing unless a cell reaches its ceiling
+/// (`generator::REFERENCE_RENDERED_PER_CELL_PER_S`). Allocation-free.
 fn add_group_means(
     means: &[GroupMean; generator::CELLS.len()],
     pending: &[Collision],
@@ -1352,7 +1440,7 @@ fn add_group_means(
     group_push: &mut GroupPush,
     cup_ring: &mut [Vec<f32>],
 ) {
-    if means.iter().all(|m| m.missing <= 0.0) {
+    if means.iter().all(|m| m.missing <= 0.0) && group_push.last_end.iter().all(|&f| f == 0.0) {
         return;
     }
     let k = &params.c;
@@ -1364,8 +1452,9 @@ fn add_group_means(
         }
     }
     let keep = (-window_s / GROUP_PUSH_TAU_S).exp();
-    // the missing impulse per bus and time bin, N s, over all cells
-    let mut missing = [[0.0f32; generator::TIME_BINS]; CUP_BUSES + 1];
+    // the missing impulse per bus, N s, over all cells, times the density at the window's
+    // start and end
+    let mut ramp = [[0.0f32; 2]; CUP_BUSES + 1];
     for (cell, m) in means.iter().enumerate() {
         if m.missing <= 0.0 || m.carried <= 0.0 || m.mean_v.is_nan() || m.mean_v <= 0.0 {
             continue;
@@ -1377,23 +1466,19 @@ fn add_group_means(
             *x = keep * *x + y;
         }
         let per_unit = sums.map(|p| p / *units * m.mean_v);
-        for (bins, per_unit) in missing.iter_mut().zip(per_unit) {
-            for (b, share) in bins.iter_mut().zip(m.time_share) {
-                let add = m.missing * per_unit * share;
-                if add.is_finite() && add > 0.0 {
-                    *b += add;
-                }
+        for (r, per_unit) in ramp.iter_mut().zip(per_unit) {
+            let add = m.missing * per_unit;
+            if add.is_finite() && add > 0.0 && m.density.iter().all(|d| d.is_finite()) {
+                r[0] += add * m.density[0];
+                r[1] += add * m.density[1];
             }
         }
     }
-    // as a force, N, after the travel time: each bin's impulse spread by a triangle two bins
-    // wide centred on the bin (weights (1 - d / len) / len, d the distance from the centre:
-    // they sum to 1). A staircase of bins would ring the cup at fs / len (3 kHz at 48 kHz)
-    // and its harmonics; the triangle's spectrum is zero there, and the force is continuous.
-    let len = WINDOW / generator::TIME_BINS;
-    let half = len as f32;
-    for (bus, bins) in missing.iter().enumerate() {
-        if bins.iter().all(|&b| b <= 0.0) {
+    // as a force, N, after the travel time (a window with none on a bus that had some
+    // joins it to zero)
+    for (bus, r) in ramp.into_iter().enumerate() {
+        let last_end = &mut group_push.last_end[bus];
+        if r == [0.0; 2] && *last_end == 0.0 {
             continue;
         }
         let delay = if bus == SURFACE_BUS {
@@ -1401,17 +1486,19 @@ fn add_group_means(
         } else {
             k.cup_delay
         };
-        // the ring index of sample 0 of the window less half a bin (the first triangle's start)
-        let start = params.base + delay.round().max(0.0) as u64 - (len / 2) as u64;
+        let mut force = [0.0f32; MEAN_PUSH_LEN];
+        let (len, end) = mean_push_force(r, *last_end, k.sample_rate, &mut force);
+        *last_end = end;
+        // the ring index of the force's first sample, the join and the box's delay before
+        // the window's (`params.base` is `GENERATOR_LEAD`
+        // ahead of the samples read out: not yet read; a shorter travel than the join and the
+        // box shifts it later)
+        let delay = delay.round().max(0.0) as u64;
+        let lead = ((MEAN_PUSH_JOIN + mean_push_box(k.sample_rate) - 1) as u64).min(delay + GENERATOR_LEAD as u64 - 1);
+        let start = params.base + delay - lead;
         let ring = &mut cup_ring[bus];
-        for (i, impulse) in bins.iter().enumerate() {
-            let force = impulse * k.sample_rate / half;
-            for j in 0..2 * len {
-                // distance of sample j (of this bin's 2 len) from the centre, in samples
-                let d = (j as f32 + 0.5 - half).abs();
-                let at = start + (i * len + j) as u64;
-                ring[at as usize & params.mask] += force * (1.0 - d / half);
-            }
+        for (j, f) in force[..len].iter().enumerate() {
+            ring[(start + j as u64) as usize & params.mask] += f;
         }
     }
 }
@@ -1427,5 +1514,103 @@ fn finite_or_zero(x: f32) -> f32 {
         x
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Consecutive windows' mean pushes (`mean_push_force`) as `add_group_means` writes
+    /// them, each after the last: the force over the windows, from the first's join on.
+    fn stream(ramps: &[[f32; 2]], fs: f32) -> Vec<f32> {
+        let h = mean_push_box(fs);
+        let lead = MEAN_PUSH_JOIN + h - 1;
+        let mut out = vec![0.0f32; lead + WINDOW * (ramps.len() + 1) + MEAN_PUSH_LEN];
+        let mut last_end = 0.0;
+        for (n, &r) in ramps.iter().enumerate() {
+            let mut force = [f32::NAN; MEAN_PUSH_LEN];
+            let (len, end) = mean_push_force(r, last_end, fs, &mut force);
+            last_end = end;
+            for (j, f) in force[..len].iter().enumerate() {
+                out[lead + n * WINDOW + j - lead] += f;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_mean_push_keeps_its_impulse_follows_the_ramp_and_joins_the_windows_smoothly() {
+        let fs = 48_000.0f32;
+        let h = mean_push_box(fs);
+        // a half-millisecond half-sine's variance, D²(1/4 − 2/π²), against the boxes'
+        let d = 24.0f64;
+        let want = d * d * (0.25 - 2.0 / (std::f64::consts::PI * std::f64::consts::PI));
+        assert_eq!(h, 13);
+        assert!((((h * h) as f64 - 1.0) / 6.0 - want).abs() < 2.0, "{h}");
+        // one window alone: its impulse, N s, is the ramp's mean, and the plain version (the
+        // ramp and its join from zero convolved with the triangle of half-width h, weights
+        // (h - |d|) / h²) is what it writes
+        let ramp = [0.3f32, 1.7];
+        let mut force = [0.0f32; MEAN_PUSH_LEN];
+        let (len, end) = mean_push_force(ramp, 0.0, fs, &mut force);
+        assert_eq!(end, 1.7 * fs / WINDOW as f32);
+        let impulse: f64 = force[..len].iter().map(|&f| f as f64).sum::<f64>() / fs as f64;
+        assert!((impulse - 1.0).abs() < 1e-5, "{impulse}");
+        let per_sample = (fs / WINDOW as f32) as f64;
+        let raw = |i: i64| -> f64 {
+            // sample i of the join and window (the window's first at MEAN_PUSH_JOIN)
+            let j = MEAN_PUSH_JOIN as i64;
+            let d0 = ramp[0] as f64 * per_sample;
+            let step = 0.5 * d0;
+            if (0..j).contains(&i) {
+                step * (1.0 - (j - 1 - i) as f64 / j as f64 - 0.5 / j as f64)
+            } else if (j..j + WINDOW as i64).contains(&i) {
+                let x = ((i - j) as f64 + 0.5) / WINDOW as f64;
+                let ramp_at = d0 + (ramp[1] - ramp[0]) as f64 * per_sample * x;
+                let s = i - j;
+                ramp_at
+                    - if s < j {
+                        step * (1.0 - (s as f64 + 0.5) / j as f64)
+                    } else {
+                        0.0
+                    }
+            } else {
+                0.0
+            }
+        };
+        let h = h as i64;
+        for (n, &f) in force[..len].iter().enumerate() {
+            let plain: f64 = (1 - h..h)
+                .map(|k| raw(n as i64 - (h - 1) - k) * (h - k.abs()) as f64 / (h * h) as f64)
+                .sum();
+            assert!((f as f64 - plain).abs() < 1e-4 * per_sample, "{n}: {f} vs {plain}");
+        }
+        // a steady force over windows is steady: no ripple where they join
+        let steady = stream(&[[1.0, 1.0]; 6], fs);
+        let lead = MEAN_PUSH_JOIN + h as usize - 1;
+        for (i, &f) in steady[lead + WINDOW..lead + 5 * WINDOW].iter().enumerate() {
+            assert!((f as f64 / per_sample - 1.0).abs() < 1e-5, "{i}: {f}");
+        }
+        // a force that doubles from one window to the next (a step the ramps do not follow)
+        // rises over the join and the boxes, never faster than the largest step (2, at the
+        // end) over 20 samples;
+        // a window written as if the last had ended where it starts (no join) rises by the
+        // boxes alone, by a thirteenth of its level from one sample to the next
+        // (and then stops: a window with none joins it down to zero)
+        let step = stream(&[[1.0, 1.0], [1.0, 1.0], [2.0, 2.0], [2.0, 2.0], [0.0, 0.0]], fs);
+        let fastest = step.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0f32, f32::max);
+        assert!(
+            (fastest as f64) < 2.0 * per_sample / 20.0,
+            "{}",
+            fastest as f64 / per_sample
+        );
+        let mut unjoined = [0.0f32; MEAN_PUSH_LEN];
+        mean_push_force([2.0, 2.0], 2.0 * per_sample as f32, fs, &mut unjoined);
+        let jump = unjoined.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0f32, f32::max);
+        assert!((jump as f64) > 2.0 * per_sample / 15.0, "{}", jump as f64 / per_sample);
+        // the windows' impulses add up: 1 + 1 + 2 + 2 N s
+        let total: f64 = step.iter().map(|&f| f as f64).sum::<f64>() / fs as f64;
+        assert!((total - 6.0).abs() < 1e-4, "{total}");
     }
 }
