@@ -324,19 +324,33 @@ impl<const N: usize> Histogram<N> {
         self.at(i as f32 / N as f32)
     }
 
+    /// Each bin's centre and mass (unnormalised), the edges stepped from `lo` by one ratio
+    /// (log-spaced) or one width: a bank's shapes are built every window.
+    fn centres_and_masses(&self) -> ([f32; N], [f32; N]) {
+        let step = if self.log {
+            fastmath::exp2(self.log2_ratio / N as f32)
+        } else {
+            1.0
+        };
+        let width = (self.hi - self.lo) / N as f32;
+        let (mut lower, mut prev) = (self.lo, 0.0);
+        let mut centres = [0.0f32; N];
+        let mut masses = [0.0f32; N];
+        for i in 0..N {
+            let upper = if self.log { lower * step } else { lower + width };
+            centres[i] = 0.5 * (lower + upper);
+            masses[i] = self.cdf[i] - prev;
+            (lower, prev) = (upper, self.cdf[i]);
+        }
+        (centres, masses)
+    }
+
     /// Each bin's share of the distribution's second moment E[x^2] (its mass times its
     /// centre squared, unnormalised), and their sum.
     fn bin_moments(&self) -> ([f32; N], f32) {
-        let mut moments = [0.0f32; N];
-        let mut prev = 0.0;
-        let mut total = 0.0;
-        for (i, m) in moments.iter_mut().enumerate() {
-            let centre = 0.5 * (self.edge(i) + self.edge(i + 1));
-            *m = (self.cdf[i] - prev) * centre * centre;
-            prev = self.cdf[i];
-            total += *m;
-        }
-        (moments, total)
+        let (centres, masses) = self.centres_and_masses();
+        let moments: [f32; N] = std::array::from_fn(|i| masses[i] * centres[i] * centres[i]);
+        (moments, moments.iter().sum())
     }
 
     /// The distribution's second moment E[x^2].
@@ -760,6 +774,8 @@ struct WindowShapes {
     angle: [Histogram<ANGLE_BINS>; CELLS.len()],
     cut: [f32; CELLS.len()],
     speed_m2: [f32; CELLS.len()],
+    /// The cells whose speed histogram is the bank's (the others' are `Shapes`').
+    own: [bool; CELLS.len()],
 }
 
 impl WindowShapes {
@@ -769,6 +785,7 @@ impl WindowShapes {
             angle: shapes.angle,
             cut: shapes.cut,
             speed_m2: shapes.speed_m2,
+            own: [false; CELLS.len()],
         };
         let (s_lo, s_hi) = lookup.speed_range;
         for (i, b) in banked.iter().enumerate() {
@@ -779,6 +796,7 @@ impl WindowShapes {
             let speed = Histogram::from_weights(s_lo, s_hi, true, &b.speed);
             (w.speed_m2[i], w.cut[i]) = speed.second_moment_and_cut(shapes.cull_share);
             w.speed[i] = speed;
+            w.own[i] = true;
         }
         w
     }
@@ -940,11 +958,12 @@ pub fn generate(
         // have theirs built once, a banked cell's this window's
         let banked_energy;
         let by_energy = if weight > 1.0 {
-            let shape = if window_shapes.is_some() {
-                banked_energy = EnergyShape::new(speed);
-                &banked_energy
-            } else {
-                &shapes.energy[cell_index]
+            let shape = match &window_shapes {
+                Some(w) if w.own[cell_index] => {
+                    banked_energy = EnergyShape::new(speed);
+                    &banked_energy
+                }
+                _ => &shapes.energy[cell_index],
             };
             shape.draw(count as f32 / rendered as f32)
         } else {
@@ -1117,26 +1136,10 @@ impl EnergyShape {
     /// The energy-weighted form of `speed` (a cell's shape, built once; a bank's banked
     /// cells' each window).
     fn new(speed: &Histogram<SPEED_BINS>) -> EnergyShape {
-        // the bins' centres (log-spaced edges: one ratio apart) and masses
-        let step = if speed.log {
-            fastmath::exp2(speed.log2_ratio / SPEED_BINS as f32)
-        } else {
-            1.0
-        };
-        let width = (speed.hi - speed.lo) / SPEED_BINS as f32;
-        let (mut lower, mut prev) = (speed.lo, 0.0);
-        let mut inv_centre = [0.0f32; SPEED_BINS];
-        let mut moments = [0.0f32; SPEED_BINS];
-        let (mut m1, mut m2) = (0.0f32, 0.0f32);
-        for i in 0..SPEED_BINS {
-            let upper = if speed.log { lower * step } else { lower + width };
-            let c = 0.5 * (lower + upper);
-            let p = speed.cdf[i] - prev;
-            (inv_centre[i], moments[i]) = (1.0 / c, p * c * c);
-            m1 += p * c;
-            m2 += moments[i];
-            (lower, prev) = (upper, speed.cdf[i]);
-        }
+        let (centres, masses) = speed.centres_and_masses();
+        let (moments, m2) = speed.bin_moments();
+        let inv_centre = centres.map(|c| 1.0 / c);
+        let m1: f32 = (0..SPEED_BINS).map(|i| masses[i] * centres[i]).sum();
         let mass = speed.cdf[SPEED_BINS - 1];
         EnergyShape {
             energy: Histogram::from_weights(speed.lo, speed.hi, speed.log, &moments),
