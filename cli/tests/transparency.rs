@@ -15,8 +15,9 @@
 //!
 //! The full table (every preset, 16 takes of 8 s each side, 48 for the sparse pours and 8 for
 //! sand, `takes_of`; about 13 minutes in a release build on 2 cores) is `#[ignore]`d; run it
-//! with
-//! `cargo test --release -p granary-cli --test transparency -- --ignored --nocapture`.
+//! with `cargo xtask transparency` (the same as
+//! `cargo test --release -p granary-cli --test transparency -- --ignored --nocapture`).
+//! CI runs a short version: the two densest grouped pours of sugar, 6 takes of 4 s.
 
 use granary_cli::compare::{compare_takes, Audio, Comparison};
 use granary_engine::preset;
@@ -132,6 +133,37 @@ fn every_factory_preset_realtime_against_reference() {
         // `compare::ENVELOPE_RANGE_DB`), or what chance alone gives
         if rt.envelope_db > 0.5f64.max(chance.envelope_db) {
             misses.push(format!("{stem}: envelope {:.2} dB", rt.envelope_db));
+        }
+    }
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+/// The short version CI runs (`cargo xtask test`): the two dense pours grouping shapes most,
+/// the default preset and sugar overflowing a mug (the pile's pushes through the bed, the
+/// spills onto the surface), 6 takes of 4 s each side, every figure held to the issue's
+/// tolerance or twice what chance alone gives for so few takes (a second set of reference
+/// takes), whichever is larger. If realtime is transparent its figure and the chance figure
+/// are two draws of the same quantity, either the larger as often (the default preset's
+/// crest: 12.4 % against a chance 11.7 %); twice the chance figure catches what breaks
+/// grouping outright (without the groups' mean push the default preset's cup was 16 dB low
+/// at 125 Hz), not tenths of a decibel: the full table above is the measure
+/// (`cargo xtask transparency`). About 30 s in a debug build.
+#[test]
+fn the_dense_pours_realtime_against_reference_in_short() {
+    let mut misses = Vec::new();
+    println!("{HEADER}");
+    for stem in ["sugar_ceramic_mug", "sugar_overflowing_a_mug"] {
+        let f = figures(stem, 6, 4.0);
+        println!("{}", row(stem, &f));
+        let (rt, chance) = &f;
+        if rt.spectrum_db > 1.0f64.max(2.0 * chance.spectrum_db) {
+            misses.push(format!("{stem}: spectrum {:.2} dB", rt.spectrum_db));
+        }
+        if rt.envelope_db > 0.5f64.max(2.0 * chance.envelope_db) {
+            misses.push(format!("{stem}: envelope {:.2} dB", rt.envelope_db));
+        }
+        if rt.crest > 0.10f64.max(2.0 * chance.crest) {
+            misses.push(format!("{stem}: crest {:.1} %", 100.0 * rt.crest));
         }
     }
     assert!(misses.is_empty(), "{}", misses.join("\n"));

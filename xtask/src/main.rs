@@ -15,6 +15,8 @@
 //!   for `granary render --collisions` (docs/dem.md).
 //! - `cargo xtask bank [--jobs N] [--quick N] [--normalisation] [--output FILE]`: the collision
 //!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md).
+//! - `cargo xtask transparency`: realtime quality against reference for every factory preset,
+//!   the full table (`cli/tests/transparency.rs`, about 13 minutes; CI runs its short version).
 //! - `cargo xtask daw-test [--attempts N] [--keep]`: the VST3 bundle in Ardour 7, headless,
 //!   exporting a pour that must equal `granary render` sample for sample (module `daw`; out
 //!   of CI, see docs/testing.md).
@@ -35,6 +37,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("daw-test") => daw::daw_test(&args[1..]),
         Some("dem") => dem(&args[1..]),
         Some("bank") => bank(&args[1..]),
+        Some("transparency") => transparency(),
         _ => nice_plug_xtask::main(),
     }
 }
@@ -50,6 +53,24 @@ fn run(mut cmd: Command) -> nice_plug_xtask::Result<()> {
         anyhow::bail!("{cmd:?} failed with {status}");
     }
     Ok(())
+}
+
+/// The transparency table (`cli/tests/transparency.rs`'s ignored test), in a release build.
+fn transparency() -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    let mut test = cargo();
+    test.args([
+        "test",
+        "--release",
+        "--package",
+        "granary-cli",
+        "--test",
+        "transparency",
+        "--",
+        "--ignored",
+        "--nocapture",
+    ]);
+    run(test)
 }
 
 fn demo() -> nice_plug_xtask::Result<()> {
