@@ -1489,10 +1489,9 @@ fn add_group_means(
         let mut force = [0.0f32; MEAN_PUSH_LEN];
         let (len, end) = mean_push_force(r, *last_end, k.sample_rate, &mut force);
         *last_end = end;
-        // the ring index of the force's first sample, the join and the box's delay before
-        // the window's (`params.base` is `GENERATOR_LEAD`
-        // ahead of the samples read out: not yet read; a shorter travel than the join and the
-        // box shifts it later)
+        // the ring index of the force's first sample, the join and the boxes' delay before
+        // the window's: not yet read out (`params.base` is `GENERATOR_LEAD` ahead of the
+        // reading; a travel shorter than the join and the boxes shifts the force later)
         let delay = delay.round().max(0.0) as u64;
         let lead = ((MEAN_PUSH_JOIN + mean_push_box(k.sample_rate) - 1) as u64).min(delay + GENERATOR_LEAD as u64 - 1);
         let start = params.base + delay - lead;
@@ -1524,16 +1523,14 @@ mod tests {
     /// Consecutive windows' mean pushes (`mean_push_force`) as `add_group_means` writes
     /// them, each after the last: the force over the windows, from the first's join on.
     fn stream(ramps: &[[f32; 2]], fs: f32) -> Vec<f32> {
-        let h = mean_push_box(fs);
-        let lead = MEAN_PUSH_JOIN + h - 1;
-        let mut out = vec![0.0f32; lead + WINDOW * (ramps.len() + 1) + MEAN_PUSH_LEN];
+        let mut out = vec![0.0f32; WINDOW * (ramps.len() + 1) + MEAN_PUSH_LEN];
         let mut last_end = 0.0;
         for (n, &r) in ramps.iter().enumerate() {
             let mut force = [f32::NAN; MEAN_PUSH_LEN];
             let (len, end) = mean_push_force(r, last_end, fs, &mut force);
             last_end = end;
             for (j, f) in force[..len].iter().enumerate() {
-                out[lead + n * WINDOW + j - lead] += f;
+                out[n * WINDOW + j] += f;
             }
         }
         out
