@@ -232,6 +232,13 @@ pub struct Sim {
     /// (the grain's, the other's; 0 for a fixed body). The databank's reduction tells the
     /// falling stream's collisions by them (`bank`).
     pub falling: Vec<[f32; 2]>,
+    /// Beside each contact: when the younger poured grain of the two left the spout, s (the
+    /// databank's lifetime profile counts a contact by the time since its grain arrived,
+    /// `bank::reduce`).
+    pub born_s: Vec<f64>,
+    /// When each poured grain left the spout, s (indexed by the body handle's index; NaN
+    /// for a body that is not a poured grain).
+    born: Vec<f64>,
     /// Grains of the pre-filled bed (`Scene::bed_top_m`): fixed, one layer.
     pub bed_grains: usize,
     /// Time, s.
@@ -268,6 +275,8 @@ impl Sim {
             touching: HashSet::new(),
             contacts: Vec::new(),
             falling: Vec::new(),
+            born_s: Vec::new(),
+            born: Vec::new(),
             bed_grains: 0,
             time_s: 0.0,
             owed: 0.0,
@@ -377,6 +386,11 @@ impl Sim {
         let (b, c) = self.world.insert(body, collider);
         self.set_kind(c, Body::Grain);
         self.grains.push(b);
+        let i = b.into_raw_parts().0 as usize;
+        if self.born.len() <= i {
+            self.born.resize(i + 1, f64::NAN);
+        }
+        self.born[i] = self.time_s;
         b
     }
 
@@ -513,6 +527,14 @@ impl Sim {
             };
             self.falling
                 .push([v.z, state(other_c).map_or(0.0, |((_, vo, _), _)| vo.z)]);
+            // the younger poured grain of the two (a fixed bed grain or the cup has no birth)
+            let born = |c: ColliderHandle| {
+                self.world.colliders[c]
+                    .parent()
+                    .and_then(|b| self.born.get(b.into_raw_parts().0 as usize).copied())
+                    .unwrap_or(f64::NAN)
+            };
+            self.born_s.push(born(grain_c).max(born(other_c)));
             self.contacts.push(Contact {
                 time_s: self.time_s + tau as f64,
                 position_m: p.into(),

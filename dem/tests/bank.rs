@@ -52,6 +52,48 @@ fn a_grain_dropped_from_the_spout_lands_in_its_cell_at_the_impact_speed() {
     assert_eq!(cell, "pile_surface");
 }
 
+/// A grain dropped from the spout arrives a fall v/g after it leaves it, as the engine's
+/// arrivals do: its landing is in the first lifetime bin (under 5 ms), its rebounds later
+/// and slower, and each cell's lifetime rows hold its collisions, speed bin by speed bin.
+#[test]
+fn a_dropped_grains_landing_is_its_arrival_and_its_rebounds_come_later() {
+    let empty = spec(0.0);
+    let scene = Scene::new(&bank::values(&empty).to_settings());
+    let v_ref = bank::impact_speed(&scene);
+    let top = scene.spout_m[2];
+    let mut sim = Sim::new(scene, 0.0);
+    sim.spawn_grain([0.0, 0.0, top], [0.0; 3]);
+    sim.run_until(0.6);
+    assert!(sim.contacts.len() >= 2, "it lands and bounces: {}", sim.contacts.len());
+    let age = |i: usize| sim.contacts[i].time_s - sim.born_s[i] - (v_ref / 9.81) as f64;
+    assert!(age(0).abs() < 0.002, "landed {:.4} s after its arrival", age(0));
+    assert_eq!(bank::life_bin(age(0)), 0);
+    assert!(bank::life_bin(age(sim.contacts.len() - 1)) > 0);
+    let cells = bank::reduce(&sim, v_ref);
+    for c in &cells {
+        for (i, &n) in c.speed.iter().enumerate() {
+            assert_eq!(c.speed_by_life.iter().map(|row| row[i]).sum::<u64>(), n);
+        }
+    }
+    let floor = &cells[CELLS.iter().position(|&c| c == "cup_floor").unwrap()];
+    let row_energy = |k: usize| -> f64 {
+        let n: u64 = floor.speed_by_life[k].iter().sum();
+        let e: f64 = (0..bank::SPEED_BINS)
+            .map(|i| floor.speed_by_life[k][i] as f64 * bank::speed_centre(i).powi(2))
+            .sum();
+        e / n.max(1) as f64
+    };
+    let late = (1..bank::LIFE_BINS)
+        .find(|&k| floor.speed_by_life[k].iter().sum::<u64>() > 0)
+        .unwrap();
+    assert!(
+        row_energy(late) < 0.5 * row_energy(0),
+        "{} {}",
+        row_energy(late),
+        row_energy(0)
+    );
+}
+
 #[test]
 fn a_grain_thrown_at_the_wall_hits_the_ring_at_its_height() {
     let s = spec(0.0);
@@ -98,8 +140,8 @@ fn the_shipped_bank_reruns_from_its_sweep() {
     for cell in CELLS {
         let (a, b) = (rerun.cell(cell), shipped.cell(cell));
         assert_eq!(
-            (a.count, &a.speed, &a.angle_by_speed, &a.time),
-            (b.count, &b.speed, &b.angle_by_speed, &b.time),
+            (a.count, &a.speed, &a.angle_by_speed, &a.time, &a.speed_by_life),
+            (b.count, &b.speed, &b.angle_by_speed, &b.time, &b.speed_by_life),
             "{cell}"
         );
     }

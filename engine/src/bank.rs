@@ -6,7 +6,7 @@
 //! (5.5–5.6: a Poisson count per window and cell, eq. 5.6, and histograms of the collisions'
 //! speeds and normals, "the simple histogram reconstruction method") from simulations over a
 //! range of scene parameters, and look them up while synthesising. The file (format
-//! "granary-bank", version 2; docs/architecture.md, "The collision databank") holds entries
+//! "granary-bank", version 3; docs/architecture.md, "The collision databank") holds entries
 //! on a full grid over restitution x
 //! grain diameter x fill x fall height per family (a cup shape, or the pour onto the surface), each with, per
 //! cell, the collisions per arriving grain, the counts per speed bin (log-spaced, in units
@@ -14,7 +14,11 @@
 //! (linear, 0..pi/2 from the cell's mean normal): the angle's histogram given the speed, so
 //! that the generator draws a collision's normal for its speed (a pour's fast landings and
 //! its slow contacts meet the bed at different angles, and a grain–grain collision's sound
-//! depends on its normal's direction to the listener).
+//! depends on its normal's direction to the listener), and the lifetime profile with its
+//! speeds: the counts by the time since the collision's grain arrived (`LIFE_EDGES_S`) and
+//! by speed, so that the generator spreads a grain's collisions over its life after its
+//! arrival (a glass bead bounces on for a second) instead of drawing them all as it
+//! arrives, each as fast as collisions that long after a landing are (ever slower).
 //!
 //! `Bank::parse` checks everything once (outside the audio thread); `Bank::lookup` is
 //! allocation-free: multilinear interpolation over the family's grid, clamped to it, mixing
@@ -29,10 +33,18 @@ use std::sync::OnceLock;
 
 /// The file format's name and the version this build reads.
 pub const FORMAT: &str = "granary-bank";
-pub const VERSION: u64 = 2;
+pub const VERSION: u64 = 3;
 /// Speed and angle bins: the generator's histograms' (`generator::Shapes`), bin for bin.
 pub const SPEED_BINS: usize = crate::generator::SPEED_BINS;
 pub const ANGLE_BINS: usize = crate::generator::ANGLE_BINS;
+
+/// The lifetime profile's bins (format version 3): a collision's time since its grain
+/// arrived, s. The first bin (under 5 ms, two generator windows) is the arrival's own
+/// collisions, drawn with the arrivals; the others are drawn from the arrivals that many
+/// seconds ago (`generator::bank_pdf`). Log-spaced on to 2 s, the last bin to the
+/// simulation's end (a glass bead bounces on for seconds).
+pub const LIFE_BINS: usize = 10;
+pub const LIFE_EDGES_S: [f32; LIFE_BINS + 1] = [0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 4.0];
 
 /// The banked cells' ids, in the generator's order (`generator::CELLS` less `Settling`,
 /// which the bank does not hold: the engine's settling model stays).
@@ -156,6 +168,7 @@ struct RawBank {
     speed_bins: RawBins,
     angle_bins: RawBins,
     time_bins: usize,
+    life_edges_s: Vec<f64>,
     cells: Vec<String>,
     entries: Vec<RawEntry>,
 }
@@ -184,15 +197,18 @@ struct RawCell {
     speed: Vec<f64>,
     angle_by_speed: Vec<Vec<f64>>,
     time: Vec<f64>,
+    speed_by_life: Vec<Vec<f64>>,
 }
 
-/// One cell of one entry: its rate, its speed histogram and its joint speed–angle
-/// histogram as shares (each sums to 1, or all 0 for a cell without collisions).
+/// One cell of one entry: its rate, its speed histogram, its joint speed–angle histogram
+/// and its lifetime profile as shares (each sums to 1, or all 0 for a cell without
+/// collisions).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct CellData {
     rate: f32,
     speed: [f32; SPEED_BINS],
     angle_by_speed: [[f32; ANGLE_BINS]; SPEED_BINS],
+    speed_by_life: [[f32; SPEED_BINS]; LIFE_BINS],
 }
 
 /// One family's entries on its grid: `axes` (restitution, grain diameter m, fill, fall
@@ -233,12 +249,16 @@ pub struct Axis {
 /// One cell of a lookup: collisions per arriving grain, and the mixture's speed
 /// distribution and joint speed–angle distribution as shares per bin (each sums to 1, or
 /// all 0 where the rate is 0): `angle_by_speed[i][j]` is the share of the cell's collisions
-/// in speed bin i and angle bin j, so row i sums to `speed[i]`.
+/// in speed bin i and angle bin j, so row i sums to `speed[i]`; `speed_by_life[k][i]` the
+/// share made in speed bin i between `LIFE_EDGES_S[k]` and `[k + 1]` seconds after their
+/// grain arrived, so column i sums to `speed[i]` and row k to `life[k]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CellLookup {
     pub rate: f32,
     pub speed: [f32; SPEED_BINS],
     pub angle_by_speed: [[f32; ANGLE_BINS]; SPEED_BINS],
+    pub speed_by_life: [[f32; SPEED_BINS]; LIFE_BINS],
+    pub life: [f32; LIFE_BINS],
 }
 
 impl CellLookup {
@@ -246,7 +266,19 @@ impl CellLookup {
         rate: 0.0,
         speed: [0.0; SPEED_BINS],
         angle_by_speed: [[0.0; ANGLE_BINS]; SPEED_BINS],
+        speed_by_life: [[0.0; SPEED_BINS]; LIFE_BINS],
+        life: [0.0; LIFE_BINS],
     };
+
+    /// The mean time from a grain's arrival to its collisions in the cell, s (each
+    /// lifetime bin at its middle).
+    pub fn mean_life_s(&self) -> f32 {
+        self.life
+            .iter()
+            .zip(LIFE_EDGES_S.windows(2))
+            .map(|(&w, e)| w * 0.5 * (e[0] + e[1]))
+            .sum()
+    }
 
     /// The angle distribution over all speeds (shares per angle bin).
     pub fn angle(&self) -> [f32; ANGLE_BINS] {
@@ -335,7 +367,7 @@ fn non_negative(x: f64, at: impl FnOnce() -> String) -> Result<f64, BankError> {
 const COUNT_TOLERANCE: f64 = 1e-6;
 
 impl Bank {
-    /// Parses and checks a bank file (format `granary-bank`, version 2).
+    /// Parses and checks a bank file (format `granary-bank`, version 3).
     pub fn parse(text: &str) -> Result<Bank, BankError> {
         let raw: RawBank = serde_json::from_str(text).map_err(|e| BankError::Json(e.to_string()))?;
         if raw.format != FORMAT {
@@ -346,6 +378,18 @@ impl Bank {
         }
         let speed_range = check_bins("speed_bins", &raw.speed_bins, SPEED_BINS, true)?;
         let angle_range = check_bins("angle_bins", &raw.angle_bins, ANGLE_BINS, false)?;
+        let same_edges = raw.life_edges_s.len() == LIFE_EDGES_S.len()
+            && raw
+                .life_edges_s
+                .iter()
+                .zip(LIFE_EDGES_S)
+                .all(|(&a, b)| (a - b as f64).abs() <= 1e-6 * b as f64);
+        if !same_edges {
+            return Err(BankError::Bins {
+                axis: "life_edges_s",
+                detail: format!("{:?} s; the generator's are {LIFE_EDGES_S:?} s", raw.life_edges_s),
+            });
+        }
         for id in CELL_IDS {
             if !raw.cells.iter().any(|c| c == id) {
                 return Err(BankError::Cells(format!("cell `{id}` is missing")));
@@ -391,6 +435,7 @@ impl Bank {
                 rate: 0.0,
                 speed: [0.0; SPEED_BINS],
                 angle_by_speed: [[0.0; ANGLE_BINS]; SPEED_BINS],
+                speed_by_life: [[0.0; SPEED_BINS]; LIFE_BINS],
             }; BANKED_CELLS];
             for (i, id) in CELL_IDS.into_iter().enumerate() {
                 let c = e.cells.get(id).ok_or_else(|| BankError::MissingCell {
@@ -526,6 +571,11 @@ impl Bank {
                 for (s, &x) in o.speed.iter_mut().zip(&c.speed) {
                     *s += m * x;
                 }
+                for (row, c_row) in o.speed_by_life.iter_mut().zip(&c.speed_by_life) {
+                    for (a, &x) in row.iter_mut().zip(c_row) {
+                        *a += m * x;
+                    }
+                }
                 // a speed bin without collisions has no angles (its row is 0)
                 for ((row, c_row), _) in o
                     .angle_by_speed
@@ -560,6 +610,10 @@ impl Bank {
             normalise(&mut o.speed);
             if total > 0.0 {
                 let scale = 1.0 / total;
+                for row in &mut o.speed_by_life {
+                    row.iter_mut().for_each(|a| *a *= scale);
+                }
+                o.life = o.speed_by_life.map(|row| row.iter().sum());
                 for (row, _) in o
                     .angle_by_speed
                     .iter_mut()
@@ -571,6 +625,8 @@ impl Bank {
             }
             if o.speed.iter().all(|&x| x == 0.0) {
                 o.rate = 0.0;
+                o.speed_by_life = [[0.0; SPEED_BINS]; LIFE_BINS];
+                o.life = [0.0; LIFE_BINS];
             }
         }
         out
@@ -650,21 +706,32 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
         .iter()
         .enumerate()
         .map(|(i, row)| (format!("angle_by_speed[{i}]"), row, ANGLE_BINS));
+    let life_rows = c
+        .speed_by_life
+        .iter()
+        .enumerate()
+        .map(|(k, row)| (format!("speed_by_life[{k}]"), row, SPEED_BINS));
     let histograms: Vec<(String, &Vec<f64>, usize)> = [
         ("speed".to_string(), &c.speed, SPEED_BINS),
         ("time".to_string(), &c.time, time_bins),
     ]
     .into_iter()
     .chain(rows)
+    .chain(life_rows)
     .collect();
-    if c.angle_by_speed.len() != SPEED_BINS {
-        return Err(BankError::HistogramLength {
-            entry: entry.to_string(),
-            cell,
-            histogram: "angle_by_speed".to_string(),
-            got: c.angle_by_speed.len(),
-            expected: SPEED_BINS,
-        });
+    for (name, got, expected) in [
+        ("angle_by_speed", c.angle_by_speed.len(), SPEED_BINS),
+        ("speed_by_life", c.speed_by_life.len(), LIFE_BINS),
+    ] {
+        if got != expected {
+            return Err(BankError::HistogramLength {
+                entry: entry.to_string(),
+                cell,
+                histogram: name.to_string(),
+                got,
+                expected,
+            });
+        }
     }
     for (histogram, h, expected) in histograms {
         if h.len() != expected {
@@ -691,6 +758,15 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
     if (sum - count).abs() > COUNT_TOLERANCE * count.max(1.0) {
         return Err(counts(format!("the speed counts sum to {sum}, not the count {count}")));
     }
+    // each speed bin's collisions, over the lifetime bins
+    for (i, &n) in c.speed.iter().enumerate() {
+        let sum: f64 = c.speed_by_life.iter().map(|row| row[i]).sum();
+        if (sum - n).abs() > COUNT_TOLERANCE * n.max(1.0) {
+            return Err(counts(format!(
+                "the speed_by_life counts of speed bin {i} sum to {sum}, not speed[{i}] = {n}"
+            )));
+        }
+    }
     // each speed bin's angles are that bin's collisions
     for (i, (row, &n)) in c.angle_by_speed.iter().zip(&c.speed).enumerate() {
         let sum: f64 = row.iter().sum();
@@ -713,6 +789,15 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
     Ok(CellData {
         rate: rate as f32,
         speed: shares(&c.speed),
+        speed_by_life: std::array::from_fn(|k| {
+            std::array::from_fn(|i| {
+                if total > 0.0 {
+                    (c.speed_by_life[k][i] / total) as f32
+                } else {
+                    0.0
+                }
+            })
+        }),
         angle_by_speed: std::array::from_fn(|i| {
             std::array::from_fn(|j| {
                 if total > 0.0 {
@@ -790,22 +875,27 @@ pub(crate) mod tests {
     use serde_json::{json, Value};
 
     /// A cell's JSON: `rate` per grain of 1000 grains, the speed counts in `speed_bin`, all
-    /// their angles in `angle_bin`.
-    fn cell_json(rate: f64, speed: &[(usize, f64)], angle_bin: usize) -> Value {
+    /// their angles in `angle_bin`, `late` of them in lifetime bin 7 (0.5 to 1 s after
+    /// their grain arrived) and the rest in bin 0 (as it arrives).
+    fn cell_json(rate: f64, speed: &[(usize, f64)], angle_bin: usize, late: f64) -> Value {
         let count: f64 = speed.iter().map(|s| s.1).sum();
+        let mut life = vec![vec![0.0; SPEED_BINS]; LIFE_BINS];
         let mut s = vec![0.0; SPEED_BINS];
         let mut a = vec![vec![0.0; ANGLE_BINS]; SPEED_BINS];
         for &(i, n) in speed {
             s[i] = n;
             a[i][angle_bin] = n;
+            life[0][i] = n * (1.0 - late);
+            life[7][i] = n * late;
         }
-        json!({"rate": rate, "count": count, "speed": s, "angle_by_speed": a, "time": vec![count / 8.0; 8]})
+        json!({"rate": rate, "count": count, "speed": s, "angle_by_speed": a, "time": vec![count / 8.0; 8], "speed_by_life": life})
     }
 
     /// A small synthetic bank: mug (restitution 0.5 and 0.9, grains of 2 and 4 mm, fill 0 and
     /// 0.5, fall 0.1 and 0.3 m) and surface (2 mm grains and fill 0 only). In every entry the impact zone's rate is
     /// (1 + restitution + fill + fall) x diameter / 2 mm and its speeds all in bin 10, angle bin 0 (restitution
-    /// 0.5) or speed bin 12, angle bin 2 (0.9); the cup floor has collisions only at fill 0 (rate 2, speed bin 8); the other
+    /// 0.5) or speed bin 12, angle bin 2 (0.9), made as their grains arrive (0.5) or half of
+    /// them 0.5 to 1 s later (0.9); the cup floor has collisions only at fill 0 (rate 2, speed bin 8); the other
     /// cells have a rate of 0.1 in speed bin 4, angle bin 1.
     pub(crate) fn synthetic() -> Value {
         let mut entries = Vec::new();
@@ -821,10 +911,13 @@ pub(crate) mod tests {
                         let mut cells = serde_json::Map::new();
                         for id in CELL_IDS {
                             let c = match id {
-                                "impact_zone" => cell_json(rate, &[(bin, rate * 1000.0)], if e < 0.7 { 0 } else { 2 }),
-                                "cup_floor" if fill > 0.0 => cell_json(0.0, &[], 0),
-                                "cup_floor" => cell_json(2.0, &[(8, 2000.0)], 0),
-                                _ => cell_json(0.1, &[(4, 100.0)], 1),
+                                "impact_zone" => {
+                                    let (angle, late) = if e < 0.7 { (0, 0.0) } else { (2, 0.5) };
+                                    cell_json(rate, &[(bin, rate * 1000.0)], angle, late)
+                                }
+                                "cup_floor" if fill > 0.0 => cell_json(0.0, &[], 0, 0.0),
+                                "cup_floor" => cell_json(2.0, &[(8, 2000.0)], 0, 0.0),
+                                _ => cell_json(0.1, &[(4, 100.0)], 1, 0.0),
                             };
                             cells.insert(id.to_string(), c);
                         }
@@ -837,10 +930,11 @@ pub(crate) mod tests {
             }
         }
         json!({
-            "format": "granary-bank", "version": 2, "source": "test",
+            "format": "granary-bank", "version": 3, "source": "test",
             "speed_bins": {"lo": 0.001953125, "hi": 2.0, "n": 16},
             "angle_bins": {"lo": 0.0, "hi": 1.5707964, "n": 8},
             "time_bins": 8,
+            "life_edges_s": LIFE_EDGES_S,
             "cells": CELL_IDS,
             "entries": entries,
         })
@@ -909,7 +1003,7 @@ pub(crate) mod tests {
     #[test]
     fn parse_errors_name_what_is_wrong() {
         assert!(error(|v| v["format"] = json!("granary-preset")).contains("format `granary-preset`"));
-        assert!(error(|v| v["version"] = json!(1)).contains("version 1: this build reads version 2"));
+        assert!(error(|v| v["version"] = json!(1)).contains("version 1: this build reads version 3"));
         let e = error(|v| v["speed_bins"]["n"] = json!(12));
         assert!(e.contains("speed_bins: 12 bins; the generator has 16"), "{e}");
         let e = error(|v| v["angle_bins"]["n"] = json!(9));
@@ -976,6 +1070,12 @@ pub(crate) mod tests {
         assert!(e.contains("`cells`: cell `cup_floor` is missing"), "{e}");
         let e = error(|v| v["entries"][0]["cells"]["impact_zone"]["count"] = json!(5.0));
         assert!(e.contains("speed counts sum to"), "{e}");
+        let e = error(|v| v["life_edges_s"][3] = json!(0.03));
+        assert!(e.contains("life_edges_s: ") && e.contains("the generator's are"), "{e}");
+        let e = error(|v| v["entries"][0]["cells"]["impact_zone"]["speed_by_life"][2][10] = json!(7.0));
+        assert!(e.contains("the speed_by_life counts of speed bin 10 sum to"), "{e}");
+        let e = error(|v| v["entries"][0]["cells"]["impact_zone"]["speed_by_life"] = json!([vec![0.0; 16]]));
+        assert!(e.contains("`speed_by_life` has 1 bins, expected 10"), "{e}");
         let e = error(|v| v["entries"] = json!([]));
         assert_eq!(e, "the bank has no entries");
         assert!(Bank::parse("{").unwrap_err().to_string().starts_with("not a bank file"));
@@ -992,6 +1092,9 @@ pub(crate) mod tests {
         assert_eq!(iz.speed.iter().sum::<f32>(), 1.0);
         assert_eq!(iz.angle_by_speed[12][2], 1.0);
         assert_eq!(iz.angle()[2], 1.0);
+        assert_eq!((iz.life[0], iz.life[7]), (0.5, 0.5));
+        assert_eq!((iz.speed_by_life[0][12], iz.speed_by_life[7][12]), (0.5, 0.5));
+        assert!((iz.mean_life_s() - 0.5 * (0.0025 + 0.75)).abs() < 1e-6);
         // no floor collisions on a covered floor: rate 0, empty histograms
         assert_eq!(l.cells[1], CellLookup::ZERO);
         assert_eq!(
@@ -1015,6 +1118,9 @@ pub(crate) mod tests {
         assert!((iz.angle_by_speed[10][0] - r5 / (r5 + r9)).abs() < 1e-6);
         assert!((iz.angle_by_speed[12][2] - r9 / (r5 + r9)).abs() < 1e-6);
         assert_eq!(iz.angle_by_speed[10][2] + iz.angle_by_speed[12][0], 0.0);
+        // the lifetime profiles mix as the speeds do: half of 0.9's collisions come late
+        assert!((iz.life[7] - 0.5 * r9 / (r5 + r9)).abs() < 1e-6, "{:?}", iz.life);
+        assert!((iz.life.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         // half-way in fill: the floor's rate halves, but its histogram is the one corner
         // with collisions, undiluted by the covered floor
         let l = b.lookup(MUG, 0.5, D2, 0.25, 0.1);
