@@ -695,23 +695,60 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
 }
 
 /// A banked cell's window-local PDF (thesis 7.1: the PDFs of 5.5–5.6 precomputed from
-/// simulations): the count is Poisson with lambda = arrivals x the bank's collisions per
-/// arriving grain x the window (eq. 5.6), over the arrivals' ramp (`Ramp`, as the model's);
-/// the mean speed is the impact speed, the unit of the bank's speed histograms. No aimed
+/// simulations): the count is Poisson (eq. 5.6) with lambda = the bank's collisions per
+/// arriving grain x the window x the arrivals weighted by the cell's lifetime profile: the
+/// share p_0 made as a grain arrives times this window's arrivals, plus each later share p_k
+/// times the mean arrival rate between its bin's edges before now (`PourState::arrived_ago`),
+/// the collisions of grains that arrived then. In a steady pour that is the arrival rate
+/// (the shares sum to 1); when the pour starts they come as the grains' lives fill up, and
+/// after it stops the late ones go on (a glass bead bounces for a second). Over the window
+/// the first part follows the arrivals' ramp, the rest is steady (`Ramp`); the mean speed is the impact speed, the unit of the bank's speed histograms. No aimed
 /// share: the bank is simulated with the stream at the cup's axis (aim 0). `None` for a cell
 /// that expects no collision in this window.
 fn bank_pdf(c: &CellLookup, s: &PourState, window_s: f32) -> Option<CellPdf> {
-    let arrive = 0.5 * (s.arrivals_start + s.arrivals_end);
-    let lambda = (arrive * c.rate * window_s) as f64;
+    let (start, end) = lifetime_arrivals(c, s);
+    let lambda = (0.5 * (start + end) * c.rate * window_s) as f64;
     if lambda.is_nan() || lambda <= 1e-9 {
         return None;
     }
     Some(CellPdf {
         lambda,
-        time: Ramp::new(s.arrivals_start, s.arrivals_end),
+        time: Ramp::new(start, end),
         mean_v: s.impact_speed.max(V_MIN * 2.0),
         aimed: 0.0,
     })
+}
+
+/// The arrivals a banked cell's collisions come from at the window's start and end, grains
+/// a second: its lifetime profile's first share times the arrivals now, plus each later
+/// share times the arrivals of its bin's span ago (`bank_pdf`).
+pub fn lifetime_arrivals(c: &CellLookup, s: &PourState) -> (f32, f32) {
+    let at_once = c.life[0];
+    let late: f32 = c.life[1..].iter().zip(&s.arrived_ago[1..]).map(|(p, a)| p * a).sum();
+    (at_once * s.arrivals_start + late, at_once * s.arrivals_end + late)
+}
+
+/// A banked cell's speed distribution this window (unnormalised shares per speed bin): its
+/// speeds in each lifetime bin (`CellLookup::speed_by_life`) weighted by the arrivals that
+/// bin's collisions come from, as their count is (`lifetime_arrivals`). In a steady pour
+/// that is the cell's speeds; as a pour starts, the landings' (fast); after it stops, the
+/// late collisions' (a bouncing bead's are ever slower). All 0 without arrivals: the
+/// cell's own speeds.
+fn lifetime_speeds(c: &CellLookup, s: &PourState) -> [f32; SPEED_BINS] {
+    let mut out = [0.0f32; SPEED_BINS];
+    let now = 0.5 * (s.arrivals_start + s.arrivals_end);
+    for (k, row) in c.speed_by_life.iter().enumerate() {
+        let a = if k == 0 { now } else { s.arrived_ago[k] };
+        if a > 0.0 {
+            for (o, &x) in out.iter_mut().zip(row) {
+                *o += a * x;
+            }
+        }
+    }
+    if out.iter().all(|&x| x <= 0.0) {
+        return c.speed;
+    }
+    out
 }
 
 /// The bank's statistics for `cell` this window, if it draws from the bank: every cell but
@@ -779,7 +816,12 @@ struct WindowShapes {
 }
 
 impl WindowShapes {
-    fn new(shapes: &Shapes, lookup: &Lookup, banked: &[Option<&CellLookup>; CELLS.len()]) -> WindowShapes {
+    fn new(
+        shapes: &Shapes,
+        lookup: &Lookup,
+        banked: &[Option<&CellLookup>; CELLS.len()],
+        state: &PourState,
+    ) -> WindowShapes {
         let mut w = WindowShapes {
             speed: shapes.speed,
             angle: shapes.angle,
@@ -793,7 +835,7 @@ impl WindowShapes {
             if b.rate <= 0.0 {
                 continue;
             }
-            let speed = Histogram::from_weights(s_lo, s_hi, true, &b.speed);
+            let speed = Histogram::from_weights(s_lo, s_hi, true, &lifetime_speeds(b, state));
             (w.speed_m2[i], w.cut[i]) = speed.second_moment_and_cut(shapes.cull_share);
             w.speed[i] = speed;
             w.own[i] = true;
@@ -896,7 +938,7 @@ pub fn generate(
         None if lookup.is_some() && CELLS[i] == Cell::Settling => None,
         None => cell_pdf(CELLS[i], state, geometry, &heap, restitution, window_s),
     });
-    let window_shapes = lookup.as_ref().map(|l| WindowShapes::new(shapes, l, &banked));
+    let window_shapes = lookup.as_ref().map(|l| WindowShapes::new(shapes, l, &banked, state));
     let (speed_shapes, angle_shapes, cuts, speed_m2) = match &window_shapes {
         Some(w) => (&w.speed, &w.angle, &w.cut, &w.speed_m2),
         None => (&shapes.speed, &shapes.angle, &shapes.cut, &shapes.speed_m2),
@@ -1584,6 +1626,7 @@ mod tests {
             flow_kg_s: 0.0,
             flow_factor: 1.0,
             overflow: 0.0,
+            arrived_ago: [arrivals; crate::bank::LIFE_BINS],
         }
     }
 
@@ -1649,9 +1692,20 @@ mod tests {
         windows: usize,
         seed: u64,
     ) -> ([u64; CELLS.len()], Vec<Collision>) {
+        run_cells_at(s, statistics, 0.5, windows, seed)
+    }
+
+    /// `run_cells` for grains of `restitution`.
+    fn run_cells_at(
+        s: &PourState,
+        statistics: CellStatistics,
+        restitution: f32,
+        windows: usize,
+        seed: u64,
+    ) -> ([u64; CELLS.len()], Vec<Collision>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let shapes = Shapes::new(0.0, Isa::detect());
-        let setup = setup(statistics, 0.5);
+        let setup = setup(statistics, restitution);
         let mut counts = [0u64; CELLS.len()];
         let mut all = Vec::new();
         for _ in 0..windows {
@@ -1714,6 +1768,79 @@ mod tests {
         }
         // the synthetic bank's rates: impact zone 1 + e + fill + h, floor 2, the rest 0.1
         assert!((lookup.cells[0].rate - 1.6).abs() < 1e-6 && lookup.cells[1].rate == 2.0);
+    }
+
+    /// With the bank, a cell's collisions come over its grains' lives as its lifetime
+    /// profile says: the synthetic bank's impact zone at restitution 0.9 makes half of them
+    /// as its grains arrive and half 0.5 to 1 s later. In a steady pour the count is the
+    /// arrivals x the rate; as the pour starts (no arrivals before), half of it; after the
+    /// arrivals stop, the other half goes on while the grains of 0.5 to 1 s ago bounce, and
+    /// none comes from grains 1 to 2 s ago.
+    #[test]
+    fn bank_counts_follow_the_lifetime_profile() {
+        let windows = 2000;
+        let seconds = windows as f64 * 128.0 / 48_000.0;
+        let rate = 3000.0 * (1.0 + 0.9 + 0.0 + 0.1);
+        let impact_zone = CELLS.iter().position(|&c| c == Cell::ImpactZone).unwrap();
+        let impact =
+            |s: &PourState, seed: u64| run_cells_at(s, bank_statistics(0.1), 0.9, windows, seed).0[impact_zone] as f64;
+        let steady = state(3000.0, 0.0);
+        let mut starting = steady;
+        starting.arrived_ago = [0.0; crate::bank::LIFE_BINS];
+        starting.arrived_ago[0] = 3000.0;
+        let mut stopped = state(0.0, 0.0);
+        stopped.arrived_ago[7] = 3000.0;
+        let mut long_stopped = state(0.0, 0.0);
+        long_stopped.arrived_ago[8] = 3000.0;
+        for (s, share, seed) in [
+            (&steady, 1.0, 1),
+            (&starting, 0.5, 2),
+            (&stopped, 0.5, 3),
+            (&long_stopped, 0.0, 4),
+        ] {
+            let expected = share * rate * seconds;
+            let got = impact(s, seed);
+            let sigma = expected.sqrt().max(1.0);
+            assert!(
+                (got - expected).abs() < 4.0 * sigma,
+                "{share}: {got} collisions, expected {expected:.0} +- {sigma:.0}"
+            );
+        }
+    }
+
+    /// With the bank, a cell's speeds this window are those of the collisions its arrivals
+    /// make then: a cell whose landings (within 5 ms) are in speed bin 12 and whose
+    /// collisions 0.5 to 1 s later are in bin 4 draws both in a steady pour, the landings'
+    /// as the pour starts, and the slow ones after it stops; with no arrivals at all, its own
+    /// speeds.
+    #[test]
+    fn bank_speeds_follow_the_lifetime_profile() {
+        use crate::bank::LIFE_BINS;
+        let mut c = CellLookup {
+            rate: 1.0,
+            speed: [0.0; SPEED_BINS],
+            angle_by_speed: [[0.0; ANGLE_BINS]; SPEED_BINS],
+            speed_by_life: [[0.0; SPEED_BINS]; LIFE_BINS],
+            life: [0.0; LIFE_BINS],
+        };
+        (c.speed[12], c.speed[4]) = (0.6, 0.4);
+        (c.speed_by_life[0][12], c.speed_by_life[7][4]) = (0.6, 0.4);
+        (c.life[0], c.life[7]) = (0.6, 0.4);
+        let shares = |s: &PourState| {
+            let w = lifetime_speeds(&c, s);
+            let total: f32 = w.iter().sum();
+            w.map(|x| x / total)
+        };
+        let steady = state(3000.0, 0.0);
+        assert_eq!(shares(&steady), c.speed);
+        let mut starting = steady;
+        starting.arrived_ago = [0.0; LIFE_BINS];
+        starting.arrived_ago[0] = 3000.0;
+        assert_eq!((shares(&starting)[12], shares(&starting)[4]), (1.0, 0.0));
+        let mut stopped = state(0.0, 0.0);
+        stopped.arrived_ago[7] = 3000.0;
+        assert_eq!((shares(&stopped)[12], shares(&stopped)[4]), (0.0, 1.0));
+        assert_eq!(lifetime_speeds(&c, &state(0.0, 0.0)), c.speed);
     }
 
     /// With the bank, a cell's speeds follow the bank's histogram (in units of the impact

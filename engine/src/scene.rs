@@ -21,6 +21,7 @@
 //! like the lag); the wavering and the clumps multiply the arriving flow (a stationary random
 //! factor of mean 1: delaying it by the fall would not change its statistics).
 
+use crate::bank::{LIFE_BINS, LIFE_EDGES_S};
 use crate::cups::{Cup, CupShape};
 use crate::materials::{GRAVITY, PACKING_FRACTION};
 use crate::modal::floor_coverage;
@@ -81,6 +82,10 @@ pub struct PourState {
     /// Grains per second running over the rim of a full cup onto the surface (0 in a pour
     /// onto the surface).
     pub overflow: f32,
+    /// Grains that arrived per second, on average, between `bank::LIFE_EDGES_S[k]` and
+    /// `[k + 1]` seconds before the window's middle (entry 0: this window's mean): what a
+    /// databank's lifetime profile weighs (`generator::bank_pdf`).
+    pub arrived_ago: [f32; LIFE_BINS],
 }
 
 pub struct PourScene {
@@ -106,6 +111,11 @@ pub struct PourScene {
     trickle_end: f32,
     stream: StreamParams,
     unsteady: Unsteady,
+    /// Grains arrived since the reset at the last window boundaries, the newest the end of
+    /// the window last stepped (ring buffer, fixed capacity: `LIFE_EDGES_S`'s last edge;
+    /// `arrived_head` is where the next goes).
+    arrived: Vec<f64>,
+    arrived_head: usize,
 }
 
 impl PourScene {
@@ -132,6 +142,8 @@ impl PourScene {
             trickle_end: 0.0,
             stream: StreamParams::default(),
             unsteady: Unsteady::new(0),
+            arrived: vec![0.0; (LIFE_EDGES_S[LIFE_BINS] / window_s).ceil() as usize + 3],
+            arrived_head: 0,
         };
         scene.reset(0.0, 0);
         scene
@@ -142,6 +154,8 @@ impl PourScene {
     pub fn reset(&mut self, fill: f32, seed: u64) {
         self.history.iter_mut().for_each(|x| *x = 0.0);
         self.head = 0;
+        self.arrived.iter_mut().for_each(|x| *x = 0.0);
+        self.arrived_head = 0;
         self.flow = 0.0;
         self.command = 0.0;
         self.t_s = 0.0;
@@ -255,6 +269,19 @@ impl PourScene {
         a + (b - a) * frac
     }
 
+    /// The grains arrived by `before_s` seconds before the end of the window last stepped
+    /// (linear between boundaries; the oldest boundary kept beyond the record).
+    fn arrived_by(&self, before_s: f32) -> f64 {
+        let len = self.arrived.len();
+        let k = (before_s / self.window_s).clamp(0.0, (len - 2) as f32);
+        let i = k as usize;
+        let frac = (k - i as f32) as f64;
+        let last = self.arrived_head + len - 1;
+        let a = self.arrived[(last - i) % len];
+        let b = self.arrived[(last - i - 1) % len];
+        a + (b - a) * frac
+    }
+
     /// Records the window boundary that is now (the spout's flow there) and returns the
     /// state of the window that starts here.
     pub fn step(&mut self, input: &SceneInput) -> PourState {
@@ -308,6 +335,18 @@ impl PourScene {
                 self.fill = (self.fill + rise / cup.depth).min(1.0);
             }
         }
+        // the arrivals' record, for the lifetime profile: the window's own arrivals added at
+        // its end, then the mean arrival rate over each lifetime bin's span before its middle
+        let len = self.arrived.len();
+        let total = self.arrived[(self.arrived_head + len - 1) % len] + (arrivals * self.window_s) as f64;
+        self.arrived[self.arrived_head] = total;
+        self.arrived_head = (self.arrived_head + 1) % len;
+        let half = 0.5 * self.window_s;
+        let mut arrived_ago = [arrivals; LIFE_BINS];
+        for (k, a) in arrived_ago.iter_mut().enumerate().skip(1) {
+            let (near, far) = (LIFE_EDGES_S[k], LIFE_EDGES_S[k + 1]);
+            *a = ((self.arrived_by(half + near) - self.arrived_by(half + far)) / (far - near) as f64) as f32;
+        }
         let decay = (-self.window_s / SETTLE_TIME_S).exp();
         self.settle = self.settle * decay + (1.0 - decay) * arrivals * SETTLE_COLLISIONS_PER_GRAIN;
         if self.settle < 1e-4 {
@@ -329,6 +368,7 @@ impl PourScene {
             flow_kg_s: self.spout_flow(),
             flow_factor: factor_end,
             overflow,
+            arrived_ago,
         }
     }
 }

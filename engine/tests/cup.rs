@@ -105,6 +105,7 @@ fn state(cup: &Cup, arrivals: f32, pile_height_m: f32, settle_rate: f32) -> Pour
         flow_kg_s: 0.0,
         flow_factor: 1.0,
         overflow: 0.0,
+        arrived_ago: [arrivals; granary_engine::bank::LIFE_BINS],
     }
 }
 

@@ -207,3 +207,51 @@ fn a_pour_surges_at_the_start_and_trickles_after_the_end_for_as_long_as_the_mate
     );
     assert!(sand_tail > 2.0 * beads_tail, "sand {sand_tail} s, beads {beads_tail} s");
 }
+
+/// The arrivals a databank's lifetime profile weighs (`PourState::arrived_ago`): for each
+/// bin, the mean arrival rate between its edges before the window's middle, against the
+/// plain integral of the windows' own mean arrivals (piecewise constant, one value a window)
+/// over the same span: an unsteady pour of sugar, opened for 1.5 s, over 6 s (longer than
+/// the record's 4 s). Entry 0 is the window's own mean.
+#[test]
+fn the_arrivals_ago_are_the_mean_arrivals_over_each_lifetime_bin() {
+    use granary_engine::bank::{LIFE_BINS, LIFE_EDGES_S};
+    let states = pour(GrainMaterial::Sugar, 1.0, 1.5, 6.0, 3);
+    let w = window_s() as f64;
+    let means: Vec<f64> = states
+        .iter()
+        .map(|s| 0.5 * (s.arrivals_start + s.arrivals_end) as f64)
+        .collect();
+    // the integral of the windows' means from time a to b, s (window n spans n w .. (n + 1) w)
+    let integral = |a: f64, b: f64| -> f64 {
+        means
+            .iter()
+            .enumerate()
+            .map(|(n, &m)| {
+                let (lo, hi) = ((n as f64 * w).max(a), ((n + 1) as f64 * w).min(b));
+                m * (hi - lo).max(0.0)
+            })
+            .sum()
+    };
+    let peak = means.iter().cloned().fold(0.0, f64::max);
+    assert!(peak > 100.0, "the pour arrives: {peak}");
+    let mut late = 0.0f64;
+    for (n, s) in states.iter().enumerate().step_by(37) {
+        let mid = (n as f64 + 0.5) * w;
+        assert!((s.arrived_ago[0] as f64 - means[n]).abs() <= 1e-3 * peak);
+        for k in 1..LIFE_BINS {
+            let (near, far) = (LIFE_EDGES_S[k] as f64, LIFE_EDGES_S[k + 1] as f64);
+            let expected = integral(mid - far, mid - near) / (far - near);
+            let got = s.arrived_ago[k] as f64;
+            assert!(
+                (got - expected).abs() <= 2e-3 * peak,
+                "window {n}, bin {k}: {got} against {expected}"
+            );
+            if mid > 3.0 {
+                late = late.max(got);
+            }
+        }
+    }
+    // 1.5 s after the arrivals stopped, the bins that reach back to the pour still hold it
+    assert!(late > 0.1 * peak, "{late}");
+}

@@ -5,7 +5,7 @@
 
 use crate::render::preset_with_changes;
 use granary_engine::bank::{Axis, CELL_IDS};
-use granary_engine::generator::WINDOW;
+use granary_engine::generator::{lifetime_arrivals, WINDOW};
 use granary_engine::render::{RenderOptions, Renderer};
 use granary_engine::Statistics;
 use serde::Serialize;
@@ -61,10 +61,15 @@ pub struct CellReport {
     pub cell: String,
     /// Collisions per arriving grain.
     pub rate_per_grain: f64,
-    /// Arrivals x rate: the generator's expected collisions a second.
+    /// The generator's expected collisions a second: the rate times the arrivals weighted by
+    /// the cell's lifetime profile (`generator::lifetime_arrivals`; in a steady pour, the
+    /// arrivals).
     pub collisions_per_s: f64,
     /// The mixture's mean speed (bins at their geometric centres) times the impact speed.
     pub mean_speed_m_s: f64,
+    /// The mean time from a grain's arrival to its collisions in the cell, s (lifetime bins
+    /// at their middles).
+    pub mean_life_s: f64,
 }
 
 /// What `granary inspect bank` prints. Units in the field names.
@@ -119,12 +124,14 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
         .iter()
         .enumerate()
         .map(|(i, id)| {
-            let rate = lookup.cells[i].rate as f64;
+            let c = &lookup.cells[i];
+            let (start, end) = lifetime_arrivals(c, &pour);
             CellReport {
                 cell: id.to_string(),
-                rate_per_grain: rate,
-                collisions_per_s: arrivals * rate,
+                rate_per_grain: c.rate as f64,
+                collisions_per_s: 0.5 * (start + end) as f64 * c.rate as f64,
                 mean_speed_m_s: lookup.mean_speed(i) as f64 * v,
+                mean_life_s: c.mean_life_s() as f64,
             }
         })
         .collect();
@@ -199,15 +206,15 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
     .map_err(io)?;
     writeln!(
         out,
-        "{:<14}{:>16}{:>16}{:>18}",
-        "cell", "per grain", "per second", "mean speed m/s"
+        "{:<14}{:>16}{:>16}{:>18}{:>15}",
+        "cell", "per grain", "per second", "mean speed m/s", "mean life s"
     )
     .map_err(io)?;
     for c in &r.cells {
         writeln!(
             out,
-            "{:<14}{:>16.4}{:>16.0}{:>18.4}",
-            c.cell, c.rate_per_grain, c.collisions_per_s, c.mean_speed_m_s
+            "{:<14}{:>16.4}{:>16.0}{:>18.4}{:>15.3}",
+            c.cell, c.rate_per_grain, c.collisions_per_s, c.mean_speed_m_s, c.mean_life_s
         )
         .map_err(io)?;
     }
