@@ -11,8 +11,10 @@
 //! sound (its stem: the grains' own acceleration noise, the sound of the collisions
 //! themselves) in third octaves from 100 Hz to 16 kHz within 2 dB (the bands within 60 dB of
 //! the loudest), and its 50 ms level
-//! envelope over the steady pour within 1.5 dB. Printed, not checked: the envelope over the
-//! whole pour and the mix's spectrum (docs/dem.md says why they differ).
+//! envelope over the steady pour within 1.5 dB, the simulation's three takes against the
+//! generator's twelve (four a seed). Printed, not checked: the envelope from each side's
+//! first landing over the pour and its tail, and the mix's spectrum (docs/dem.md says why
+//! they differ).
 
 use granary_cli::compare::{compare_takes, envelope_power, window_frames, Audio, FLOOR_DB};
 use granary_cli::contacts::ContactFile;
@@ -20,21 +22,37 @@ use granary_dem::bank::{self, Spec, CELLS};
 use granary_engine::bank::{bank_cell, shipped, Family};
 use granary_engine::cups::CupShape;
 use granary_engine::generator::CELLS as GENERATOR_CELLS;
+use granary_engine::materials::GRAVITY;
 use granary_engine::render::{PourCurve, RenderOptions, Renderer};
 
 const SEEDS: [u64; 3] = [1, 2, 3];
+/// The generator's takes per simulated seed (its own seeds: the simulation's, then 1000,
+/// 2000 and 3000 above it). The generator's draws are as random as the simulation's and
+/// cheap: with one take a seed, the grains' bands 60 dB under the loudest moved by up to
+/// 1 dB between two sets of the generator's draws (sugar into a mug at 800 Hz: 1.20 and
+/// 2.25 dB against the same simulated pours).
+const GENERATOR_TAKES: u64 = 4;
 /// Figures not yet within the bounds, as measured (scene, figure; rates in per cent,
-/// the others in dB). Glass beads: over the half-second pour the generator is louder (it
-/// draws each arriving bead's collisions until it rests at once, the simulated beads bounce
-/// for a second), and 15 % more spills onto the table are banked than simulated (not
-/// investigated). Rice: its lower friction (0.35 against the banked
-/// sugar's 0.45) makes a third more slow collisions on the pile than the bank's sugar (its
-/// sound within bounds: they are slow); friction is not an axis of the bank.
+/// the others in dB). Glass beads: 15 % more spills onto the table are banked than
+/// simulated, within the bank's own noise: each entry is one 1,000-grain run, and four
+/// seeds of the bowl at the sweep's fill 0.3 spill 3.0, 2.3, 1.9 and 2.4 table collisions a
+/// bead. Rice: its lower friction (0.35 against the banked sugar's 0.45) makes a third more
+/// slow collisions on the pile than the bank's sugar (its sound within bounds: they are
+/// slow); friction is not an axis of the bank. Sugar into a mug: the generator's grains are
+/// 1.5 to 2 dB louder from 400 Hz to 1 kHz (the bands 55 to 60 dB under the loudest); as
+/// much with the lifetime profile left out (1.90 dB with four takes a seed; the 1.20 dB
+/// measured before with one take a seed was a kind draw).
 const NOT_YET: [(&str, &str, f64); 3] = [
     ("glass beads into a bowl, bed at 0.45", "rates", 15.0),
-    ("glass beads into a bowl, bed at 0.45", "envelope", 2.57),
     ("rice into a jar, bed at 0.45", "rates", 33.5),
+    ("sugar into a mug, bed at 0.45", "spectrum", 2.08),
 ];
+/// The envelope from the landings (printed, not checked) is compared while the simulated one
+/// is within this of its loudest window, dB (below, a few slow contacts set it), except for
+/// `ONSET_S` after the spout opens and after it closes (the engine's spout opens and closes
+/// over tens of milliseconds, the simulation's at once), s.
+const LANDED_FLOOR_DB: f64 = -20.0;
+const ONSET_S: f64 = 0.1;
 /// Seconds rendered after the pour ends (a glass bead bounces on for about a second).
 const TAIL_S: f64 = 1.5;
 
@@ -79,6 +97,23 @@ fn steady_envelope_db(a: &[Audio], b: &[Audio], from_s: f64, to_s: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The takes' mean 50 ms envelopes, power, each from its own time `from_s` on.
+fn mean_envelope(x: &[Audio], from_s: f64) -> Vec<f64> {
+    let window = window_frames(48_000);
+    let skip = (from_s * 48_000.0).round().max(0.0) as usize;
+    let all: Vec<Vec<f64>> = x
+        .iter()
+        .map(|t| {
+            let c: Vec<Vec<f32>> = t.channels.iter().map(|c| c[skip.min(c.len())..].to_vec()).collect();
+            envelope_power(&c, window)
+        })
+        .collect();
+    let n = all.iter().map(Vec::len).min().unwrap_or(0);
+    (0..n)
+        .map(|w| all.iter().map(|e| e[w]).sum::<f64>() / all.len() as f64)
+        .collect()
+}
+
 /// Checks scene `spec`; its steady pour starts `settle_s` after the first grains land.
 fn check(name: &str, spec: Spec, settle_s: f64) {
     let family = Family::from_id(bank::family_id(spec.cup)).expect("a family");
@@ -87,10 +122,11 @@ fn check(name: &str, spec: Spec, settle_s: f64) {
     let (mut heard_mix, mut generated_mix) = (Vec::new(), Vec::new());
     let mut first_landing = f64::INFINITY;
     let mut lookup = None;
+    let mut v_ref = 0.0f32;
     for seed in SEEDS {
         let spec = Spec { seed, ..spec };
         let (sim, wall) = bank::simulate(&spec);
-        let v_ref = bank::impact_speed(&sim.scene);
+        v_ref = bank::impact_speed(&sim.scene);
         for (r, c) in rates.iter_mut().zip(bank::reduce(&sim, v_ref)) {
             *r += c.rate / SEEDS.len() as f64;
         }
@@ -137,15 +173,18 @@ fn check(name: &str, spec: Spec, settle_s: f64) {
                 spec.fall_height_m,
             )
         });
-        let from_bank = granary_engine::render::render(&values, &opts);
+        for take in 0..GENERATOR_TAKES {
+            values.set_text("seed", &(seed + 1000 * take).to_string()).unwrap();
+            let from_bank = granary_engine::render::render(&values, &opts);
+            generated.push(stereo(&from_bank.grains));
+            generated_mix.push(stereo(&from_bank.main));
+        }
         eprintln!(
             "{name}, seed {seed}: {} contacts simulated in {wall:.1} s",
             sim.contacts.len()
         );
         heard.push(stereo(&from_log.grains));
-        generated.push(stereo(&from_bank.grains));
         heard_mix.push(stereo(&from_log.main));
-        generated_mix.push(stereo(&from_bank.main));
     }
     let lookup = lookup.unwrap();
     // the rates: simulated again against the bank's interpolation
@@ -206,12 +245,37 @@ fn check(name: &str, spec: Spec, settle_s: f64) {
         first_landing + settle_s,
         first_landing + spec.pour_s,
     );
+    // the pour and its tail, each side from its own first landing: the engine's grains
+    // land a fall v/g after its spout opens, the simulation's 20-40 ms earlier (their exit
+    // speed), so at one clock the two are compared a few windows apart
+    let ea = mean_envelope(&heard, first_landing);
+    let eb = mean_envelope(&generated, (v_ref / GRAVITY) as f64);
+    let loudest = ea.iter().cloned().fold(0.0, f64::max);
+    let mut landed = (0.0f64, 0.0f64);
+    eprintln!("{name}: 50 ms envelope from each side's first landing (simulated, generated, dB)");
+    for (w, (&a, &b)) in ea.iter().zip(&eb).enumerate() {
+        let t = w as f64 * window_frames(48_000) as f64 / 48_000.0;
+        if a < loudest * 10f64.powf(LANDED_FLOOR_DB / 10.0) {
+            break;
+        }
+        let d = 10.0 * (b / a).log10();
+        eprintln!(
+            "  {t:>5.2} s {:>8.2} {:>8.2} {d:+.2}",
+            10.0 * a.log10(),
+            10.0 * b.log10()
+        );
+        // the spout's opening and closing (the engine's over tens of milliseconds) left out
+        let spout = t < ONSET_S || (t >= spec.pour_s && t < spec.pour_s + ONSET_S);
+        if !spout && d.abs() > landed.0.abs() {
+            landed = (d, t);
+        }
+    }
     eprintln!(
-        "{name}: rates within {:.1} %; grains: spectrum {spectrum_db:.2} dB (every band {:.2} dB), envelope over the steady pour {steady:.2} dB (over the whole pour {:.2} dB at {:.2} s); mix: spectrum {:.2} dB",
+        "{name}: rates within {:.1} %; grains: spectrum {spectrum_db:.2} dB (every band {:.2} dB), envelope over the steady pour {steady:.2} dB, from the landings over the pour and its tail {:+.2} dB at {:.2} s; mix: spectrum {:.2} dB",
         100.0 * worst,
         grains.spectrum_db,
-        grains.envelope_db,
-        grains.envelope_at_s,
+        landed.0,
+        landed.1,
         mix.spectrum_db
     );
     // a figure not yet within its bound is held to what it was measured at (`NOT_YET`):
@@ -261,12 +325,10 @@ fn sugar_onto_the_surface() {
     );
 }
 
-/// Bouncing glass beads into a bowl, between fills. A bead bounces for a second or more
-/// and the generator draws each arriving bead's collisions until it rests at once: over the
-/// sweep's half-second pour the generator is louder (1 to 2.6 dB) and silent after it, where
-/// the simulated beads bounce on (`NOT_YET`). A 2 s pour (4,000 beads, steady from 0.6 s) was
-/// tried: envelope 2.10 dB, spectrum 1.31 dB, but the pile of 4,000 beads outgrows the
-/// bank's 1,000-grain runs (rates 31 % off) and it simulates for 4 minutes a seed.
+/// Bouncing glass beads into a bowl, between fills. A bead bounces for a second or more,
+/// ever slower: the generator spreads its collisions over its life by the bank's lifetime
+/// profile and its speeds (before it drew them all as the bead arrived, 1 to 2.6 dB louder
+/// over the half-second pour and silent after it).
 #[test]
 #[ignore = "1 minute in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
 fn glass_beads_into_a_bowl() {
