@@ -702,9 +702,10 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
 /// the collisions of grains that arrived then. In a steady pour that is the arrival rate
 /// (the shares sum to 1); when the pour starts they come as the grains' lives fill up, and
 /// after it stops the late ones go on (a glass bead bounces for a second). Over the window
-/// the first part follows the arrivals' ramp, the rest is steady (`Ramp`); the mean speed is the impact speed, the unit of the bank's speed histograms. No aimed
-/// share: the bank is simulated with the stream at the cup's axis (aim 0). `None` for a cell
-/// that expects no collision in this window.
+/// the first part follows the arrivals' ramp, the rest is steady (`Ramp`); the mean speed
+/// is the impact speed, the unit of the bank's speed histograms. No aimed share: the bank is
+/// simulated with the stream at the cup's axis (aim 0). `None` for a cell that expects no
+/// collision in this window.
 fn bank_pdf(c: &CellLookup, s: &PourState, window_s: f32) -> Option<CellPdf> {
     let (start, end) = lifetime_arrivals(c, s);
     let lambda = (0.5 * (start + end) * c.rate * window_s) as f64;
