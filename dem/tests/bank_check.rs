@@ -81,16 +81,8 @@ fn stereo(x: &[Vec<f32>; 2]) -> Audio {
 /// The largest level difference of the takes' mean 50 ms envelopes over the windows within
 /// `from_s..to_s`, dB.
 fn steady_envelope_db(a: &[Audio], b: &[Audio], from_s: f64, to_s: f64) -> f64 {
-    let window = window_frames(48_000);
-    let mean = |x: &[Audio]| {
-        let all: Vec<Vec<f64>> = x.iter().map(|t| envelope_power(&t.channels, window)).collect();
-        let n = all.iter().map(Vec::len).min().unwrap_or(0);
-        (0..n)
-            .map(|w| all.iter().map(|e| e[w]).sum::<f64>() / all.len() as f64)
-            .collect::<Vec<_>>()
-    };
-    let (ea, eb) = (mean(a), mean(b));
-    let w_s = window as f64 / 48_000.0;
+    let (ea, eb) = (mean_envelope(a, 0.0), mean_envelope(b, 0.0));
+    let w_s = window_frames(48_000) as f64 / 48_000.0;
     let (lo, hi) = ((from_s / w_s).ceil() as usize, (to_s / w_s).floor() as usize);
     (lo..hi.min(ea.len()).min(eb.len()))
         .map(|w| (10.0 * (eb[w] / ea[w]).log10()).abs())
