@@ -16,6 +16,7 @@ fn spec(fill: f32) -> Spec {
         grains_per_s: 0.0,
         pour_s: 0.0,
         seed: 1,
+        runs: 1,
     }
 }
 
@@ -146,4 +147,68 @@ fn the_shipped_bank_reruns_from_its_sweep() {
         );
     }
     assert_eq!(rerun.grains, shipped.grains);
+    // every entry holds its grain's runs of the sweep (`bank::RUNS`)
+    for (spec, e) in sweep.iter().zip(&file.entries) {
+        assert_eq!(
+            (e.runs, e.grains),
+            (spec.runs, spec.runs as usize * 1000),
+            "{}",
+            e.grain_material
+        );
+    }
+}
+
+/// An entry of several runs is their sum: `run` of two seeds is `merge` of each seed's run,
+/// every count and histogram added up and each rate the count over all the grains poured;
+/// merged in either grouping the counts are the same (the sweep's `--reuse` adds seeds to
+/// an entry it holds). A short pour of 100 grains into the empty mug.
+#[test]
+fn an_entry_of_several_runs_is_their_sum() {
+    let short = Spec {
+        grains_per_s: 2000.0,
+        pour_s: 0.05,
+        runs: 2,
+        ..spec(0.0)
+    };
+    let (a, b) = (bank::run_seed(&short, 1), bank::run_seed(&short, 2));
+    assert_ne!(
+        a.cell("cup_floor").speed,
+        b.cell("cup_floor").speed,
+        "two seeds, two pours"
+    );
+    let both = bank::run(&short);
+    assert_eq!((both.runs, both.grains), (2, a.grains + b.grains));
+    for cell in CELLS {
+        let (x, y, m) = (a.cell(cell), b.cell(cell), both.cell(cell));
+        assert_eq!(m.count, x.count + y.count, "{cell}");
+        assert_eq!(m.rate, m.count as f64 / both.grains as f64, "{cell}");
+        let sum = |p: &[u64], q: &[u64]| p.iter().zip(q).map(|(u, v)| u + v).collect::<Vec<u64>>();
+        assert_eq!(m.speed, sum(&x.speed, &y.speed), "{cell}");
+        assert_eq!(m.time, sum(&x.time, &y.time), "{cell}");
+        for (k, row) in m.speed_by_life.iter().enumerate() {
+            assert_eq!(*row, sum(&x.speed_by_life[k], &y.speed_by_life[k]), "{cell}");
+        }
+        for (k, row) in m.angle_by_speed.iter().enumerate() {
+            assert_eq!(*row, sum(&x.angle_by_speed[k], &y.angle_by_speed[k]), "{cell}");
+        }
+    }
+    // a third seed added to the merged two, or the last two merged first
+    let c = bank::run_seed(&short, 3);
+    let (left, right) = (
+        bank::merge(&[both.clone(), c.clone()]),
+        bank::merge(&[a, bank::merge(&[b, c])]),
+    );
+    assert_eq!(left.runs, 3);
+    assert_eq!((left.grains, left.runs), (right.grains, right.runs));
+    for cell in CELLS {
+        let (l, r) = (left.cell(cell), right.cell(cell));
+        assert_eq!(
+            (l.rate, l.count, &l.speed, &l.speed_by_life),
+            (r.rate, r.count, &r.speed, &r.speed_by_life)
+        );
+    }
+    // what `--reuse` counts as held: the two runs of the three the sweep would ask for
+    let three = Spec { runs: 3, ..short };
+    assert_eq!(bank::runs_held(&both, &three), 2);
+    assert_eq!(bank::runs_held(&left, &short), 0, "more runs than asked are not reused");
 }

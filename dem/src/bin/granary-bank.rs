@@ -27,8 +27,9 @@ struct Args {
     #[arg(long)]
     quick: Option<usize>,
     /// Reuse the entries of this bank file that the sweep would simulate again (the same
-    /// scene: family, grain, fill, fall height, flow and length): a sweep extended by new
-    /// values runs only the new scenes. The result is the same file a whole sweep writes.
+    /// scene: family, grain, fill, fall height, flow and length; the runs it holds are the
+    /// scene's first seeds): a sweep extended by new values or more runs simulates only
+    /// the new scenes and seeds. The counts are the same a whole sweep writes.
     #[arg(long, value_name = "BANK.json")]
     reuse: Option<PathBuf>,
     /// Instead of the sweep: the check that grain size and flow are normalised out (three
@@ -48,6 +49,7 @@ fn main() {
         specs.truncate(n);
     }
     let total = specs.len();
+    // what is held already: each scene's runs in the old file (its first seeds)
     let mut reused: Vec<Option<Entry>> = vec![None; total];
     if let Some(path) = &args.reuse {
         let old: BankFile = match std::fs::read_to_string(path)
@@ -61,42 +63,55 @@ fn main() {
             }
         };
         for (slot, spec) in reused.iter_mut().zip(&specs) {
-            *slot = old.entries.iter().find(|e| bank::simulates(e, spec)).cloned();
+            *slot = old.entries.iter().find(|e| bank::runs_held(e, spec) > 0).cloned();
         }
     }
-    let todo: Vec<usize> = (0..total).filter(|&i| reused[i].is_none()).collect();
+    // the runs to simulate: (scene, seed), each scene's seeds beyond those held
+    let todo: Vec<(usize, u64)> = (0..total)
+        .flat_map(|i| {
+            let held = reused[i].as_ref().map_or(0, |e| e.runs) as u64;
+            let spec = specs[i];
+            (held..spec.runs as u64).map(move |k| (i, spec.seed + k))
+        })
+        .collect();
+    let runs: u32 = specs.iter().map(|s| s.runs).sum();
     println!(
-        "granary-bank: {} runs ({} reused) on {} threads",
+        "granary-bank: {} runs of {} scenes ({} runs reused) on {} threads",
         todo.len(),
-        total - todo.len(),
+        total,
+        runs as usize - todo.len(),
         args.jobs.max(1)
     );
     let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Entry>>> = Mutex::new(reused);
+    let done: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; todo.len()]);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..args.jobs.max(1) {
-            s.spawn(|| {
-                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let spec = &specs[i];
-                    let e = bank::run(spec);
-                    report(i, total, spec, &e);
-                    done.lock().expect("no thread panicked")[i] = Some(e);
-                }
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(i, seed)) = todo.get(k) else { break };
+                let e = bank::run_seed(&specs[i], seed);
+                report(i, total, &specs[i], seed, &e);
+                done.lock().expect("no thread panicked")[k] = Some(e);
             });
         }
     });
-    let entries: Vec<Entry> = done
-        .into_inner()
-        .expect("no thread panicked")
+    let mut new_runs = done.into_inner().expect("no thread panicked").into_iter().flatten();
+    // each scene's entry: its held runs, then its new ones in seed order (`todo`'s order)
+    let entries: Vec<Entry> = reused
         .into_iter()
-        .flatten()
+        .enumerate()
+        .map(|(i, held)| {
+            let fresh = specs[i].runs - held.as_ref().map_or(0, |e| e.runs);
+            let parts: Vec<Entry> = held.into_iter().chain(new_runs.by_ref().take(fresh as usize)).collect();
+            bank::merge(&parts)
+        })
         .collect();
     let grains: usize = entries.iter().map(|e| e.grains).sum();
     let simulated: f64 = entries.iter().map(|e| e.simulated_s).sum();
     let file = BankFile::new(
         format!(
-            "granary-dem {} (rapier3d 0.36): {} runs, {grains} grains, {simulated:.1} s simulated",
+            "granary-dem {} (rapier3d 0.36): {} scenes, {runs} runs, {grains} grains, {simulated:.1} s simulated",
             env!("CARGO_PKG_VERSION"),
             entries.len()
         ),
@@ -114,10 +129,10 @@ fn main() {
     );
 }
 
-fn report(i: usize, total: usize, spec: &Spec, e: &Entry) {
+fn report(i: usize, total: usize, spec: &Spec, seed: u64, e: &Entry) {
     let rate = |c: &str| e.cell(c).rate;
     println!(
-        "[{:>3}/{total}] {:<9} {:<15} fill {:.1} fall {:.2} m: {} grains, {:.1} s wall; per grain: impact {:.2} floor {:.2} walls {:.2} pile {:.2} stream {:.2} surface {:.2}",
+        "[{:>3}/{total}] {:<9} {:<15} fill {:.1} fall {:.2} m seed {seed}: {} grains, {:.1} s wall; per grain: impact {:.2} floor {:.2} walls {:.2} pile {:.2} stream {:.2} surface {:.2}",
         i + 1,
         e.family,
         spec.grain,
