@@ -42,6 +42,9 @@ fn inspect_bank_reports_the_lookup_the_generator_uses() {
         (Some("mug"), Some("mug"))
     );
     let (r, _, _) = axis(&v, "restitution");
+    let (mu, mu_used, mu_clamped) = axis(&v, "friction");
+    // sugar's friction on sugar, banked at sugar's restitution
+    assert_eq!((mu, mu_used, mu_clamped), (0.45, 0.45, false));
     let (d, _, d_clamped) = axis(&v, "grain_diameter_m");
     // the preset's 0.5 mm sugar: smaller than the bank's grains, the nearest used and said
     assert!((d - 0.0005).abs() < 1e-9 && d_clamped, "{d} m, clamped {d_clamped}");
@@ -53,7 +56,7 @@ fn inspect_bank_reports_the_lookup_the_generator_uses() {
     let speed = v["impact_speed_m_s"].as_f64().unwrap();
     assert!(arrivals > 1000.0 && speed > 1.0, "{arrivals} grains/s at {speed} m/s");
     // the engine's lookup at the reported axes, cell by cell
-    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, d, fill, h);
+    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, mu, d, fill, h);
     let cells = v["cells"].as_array().unwrap();
     assert_eq!(cells.len(), CELL_IDS.len());
     for (i, (c, id)) in cells.iter().zip(CELL_IDS).enumerate() {
@@ -88,7 +91,7 @@ fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
     let v = inspect(&["--preset", "sand_onto_concrete", "--set", "fall_height=100"]);
     assert_eq!(v["family"], "surface");
     assert_eq!(v["statistics"], "model");
-    let falls = shipped().axes(Family::Surface).unwrap()[3];
+    let falls = shipped().axes(Family::Surface).unwrap()[2];
     let (asked, used, clamped) = axis(&v, "fall_height_m");
     let top = *falls.last().unwrap();
     assert_eq!(asked, 1.0);

@@ -22,13 +22,13 @@
 
 use crate::{Body, Scene, Sim};
 use granary_engine::cups::{Cup, CupShape, RINGS};
-use granary_engine::materials::GRAVITY;
+use granary_engine::materials::{GrainMaterial, GRAVITY};
 use granary_engine::params::ParamValues;
 use serde::{Deserialize, Serialize};
 
 /// The file's format name and version.
 pub const FORMAT: &str = "granary-bank";
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The cells the bank holds, in the file's order: the engine's (the generator's `Cell`s
 /// but Settling: a grain's collisions until it rests are in the others).
 pub use granary_engine::bank::CELL_IDS as CELLS;
@@ -167,6 +167,9 @@ pub struct Spec {
 pub struct Entry {
     pub family: String,
     pub restitution: f32,
+    /// The grains' dynamic friction coefficient against each other (the material's mu_d,
+    /// `FrictionMaterial::friction_surface`), the simulation's grain–grain friction.
+    pub friction: f32,
     pub fill: f32,
     pub fall_height_m: f32,
     pub grain_material: String,
@@ -273,10 +276,11 @@ pub fn run_seed(spec: &Spec, seed: u64) -> Entry {
     Entry {
         family: family_id(spec.cup).into(),
         restitution: scene.grain_material().data().restitution,
+        friction: scene.grain_material().friction(),
         fill: if spec.cup.is_some() { spec.fill } else { 0.0 },
         fall_height_m: spec.fall_height_m,
         grain_material: spec.grain.into(),
-        grain_diameter_m: 2.0 * scene.grain_radius_m,
+        grain_diameter_m: diameter_m(scene.grain_radius_m),
         flow_kg_s: scene.flow_kg_s,
         grains: sim.grains().len(),
         pour_s: spec.pour_s,
@@ -324,7 +328,7 @@ pub fn merge(parts: &[Entry]) -> Entry {
 pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
     let mut v = ParamValues::default();
     let known = v.set_text("grain_material", spec.grain).is_ok();
-    let grain_m = 2.0 * grain_radius_m(&v.to_settings(), spec.grain_size);
+    let grain_m = diameter_m(grain_radius_m(&v.to_settings(), spec.grain_size));
     let per_run = (spec.grains_per_s as f64 * spec.pour_s).round() as usize;
     let same = known
         && entry.family == family_id(spec.cup)
@@ -340,6 +344,36 @@ pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
     } else {
         0
     }
+}
+
+/// An entry's grain diameter, m: twice the simulated radius, to a tenth of a micrometre (a
+/// 2 mm grain of rice is 2.8 mm times a factor, 0.0019999999 m in single precision; the
+/// bank's grid holds one 2 mm).
+pub fn diameter_m(radius_m: f32) -> f32 {
+    ((2.0 * radius_m as f64 * 1e7).round() / 1e7) as f32
+}
+
+/// Reads a bank file, of this version or of version 3 (before `Entry::friction`: each
+/// entry's grain material gives it), as `cargo xtask bank --reuse` does.
+pub fn read(text: &str) -> Result<BankFile, String> {
+    let mut v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if v["version"] == 3 {
+        let entries = v["entries"].as_array_mut().ok_or("no entries")?;
+        for (n, e) in entries.iter_mut().enumerate() {
+            let id = e["grain_material"].as_str().unwrap_or_default();
+            let g = GrainMaterial::from_id(id).ok_or_else(|| format!("entry {n}: unknown grain material `{id}`"))?;
+            e["friction"] = serde_json::json!(g.friction());
+        }
+        v["version"] = VERSION.into();
+    }
+    let file: BankFile = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    if file.format != FORMAT || file.version != VERSION {
+        return Err(format!(
+            "{} version {}: not {FORMAT} version 3 or {VERSION}",
+            file.format, file.version
+        ));
+    }
+    Ok(file)
 }
 
 /// The family an entry belongs to: the cup shape's id, or "surface".
@@ -483,37 +517,48 @@ impl BankFile {
 }
 
 /// The swept axes (docs/dem.md, "The sweep"): every cup shape and the pour onto the surface;
-/// two grains standing for the restitutions of the table (sugar 0.5, glass beads 0.85, both
-/// 2 mm); fills of the pre-filled bed; five fall heights over the factory presets' 8 to
-/// 40 cm (a grain's collisions per grain poured fall faster than linearly with the fall: at
-/// 15 and 30 cm only, a pour onto the surface from 22 cm had 11 % fewer on its pile than the
-/// interpolation).
-pub const GRAINS: [(&str, f32); 2] = [("sugar", 4.0), ("glass_beads_2mm", 1.0)];
+/// three grains standing for the restitutions and frictions of the table (sugar: 0.5 and
+/// 0.45, glass beads 0.85 and 0.4, rice 0.5 and 0.35; each at 2 and 4 mm); fills of the
+/// pre-filled bed; five fall heights over the factory presets' 8 to 40 cm (a grain's
+/// collisions per grain poured fall faster than linearly with the fall: at 15 and 30 cm only,
+/// a pour onto the surface from 22 cm had 11 % fewer on its pile than the interpolation).
+///
+/// Friction is an axis only at sugar's restitution, where rice is: a grain that slides more
+/// easily runs off the spot it lands on, so rice's collisions shift from the impact zone to
+/// the pile and the wall (in a jar on a bed at 0.3, from 30 cm: the impact zone 8.1 a grain
+/// poured against sugar's 11.4, the pile 13.1 against 10.1, the same 21.7 in all), and rice
+/// looked up as sugar had a third more on its pile than its own simulation (the §6.2 check).
+/// Each grain's factor on its material's diameter for the 2 mm size (`SIZES` scales it).
+pub const GRAINS: [(&str, f32); 3] = [("sugar", 4.0), ("glass_beads_2mm", 1.0), ("rice", 2.0 / 2.8)];
 /// Runs an entry, per grain of `GRAINS`: a glass bead bounces out of the cup, and one
 /// 1,000-grain run is not enough to say how often (four seeds of the bowl at fill 0.3 made
 /// 3.0, 2.3, 1.9 and 2.4 table collisions a bead poured; the wall's lowest ring ±15 %, the
-/// impact zone ±8 %): three runs. Sugar stays where it lands (its rates in the §6.2 check
-/// within 4 to 8 % with one run).
-pub const RUNS: [u32; 2] = [1, 3];
+/// impact zone ±8 %): three runs. Sugar and rice stay where they land (sugar's rates in the
+/// §6.2 check within 4 to 8 % with one run).
+pub const RUNS: [u32; 3] = [1, 3, 1];
 pub const FILLS: [f32; 4] = [0.0, 0.3, 0.6, 0.9];
 pub const FALLS_M: [f32; 5] = [0.08, 0.15, 0.22, 0.3, 0.4];
 /// Grains poured a second and the pour's length: 1,000 grains a run.
 pub const GRAINS_PER_S: f32 = 2000.0;
 pub const POUR_S: f64 = 0.5;
 
-/// The grain sizes, as factors on the 2 mm grains of `GRAINS`: 2 and 4 mm (the factory
-/// presets' grains are 0.2 to 7 mm; rice, lentils, plastic discs, coffee beans and gravel
-/// 2.8 to 7 mm). A 1 mm size would cost about four times a 2 mm one (a bed of four times the
-/// grains, docs/dem.md).
-pub const SIZES: [f32; 2] = [1.0, 2.0];
+/// The grain sizes of each grain of `GRAINS`, as factors on its 2 mm: 2 and 4 mm (the
+/// factory presets' grains are 0.2 to 7 mm; rice, lentils, plastic discs, coffee beans and
+/// gravel 2.8 to 7 mm), and rice at its own 2.8 mm too: its collisions are not monotone in
+/// the size between 2 and 4 mm (in a jar on a bed at 0.3, from 30 cm, 21.2, 23.9 and 20.5 a
+/// grain poured at 2, 2.8 and 4 mm, the impact zone's 8.0, 12.4 and 11.8; interpolated
+/// between 2 and 4 mm, its impact zone in the §6.2 check was 16 % under its simulation's).
+/// A 1 mm size would cost about four times a 2 mm one (a bed of four times the grains,
+/// docs/dem.md).
+pub const SIZES: [&[f32]; 3] = [&[1.0, 2.0], &[1.0, 2.0], &[1.0, 1.4, 2.0]];
 
 /// Every run of the sweep.
 pub fn sweep() -> Vec<Spec> {
     let mut specs = Vec::new();
     let families = CupShape::ALL.map(Some).into_iter().chain([None]);
     for cup in families {
-        for ((grain, grain_size), runs) in GRAINS.into_iter().zip(RUNS) {
-            for size in SIZES {
+        for (((grain, grain_size), runs), sizes) in GRAINS.into_iter().zip(RUNS).zip(SIZES) {
+            for &size in sizes {
                 let fills: &[f32] = if cup.is_some() { &FILLS } else { &[0.0] };
                 for &fill in fills {
                     for fall_height_m in FALLS_M {

@@ -341,7 +341,7 @@ impl Sim {
                 }
                 let collider = ColliderBuilder::ball(a)
                     .translation(Vector::new(x, y, z))
-                    .friction(FrictionMaterial::Grain(g).friction_surface().mu_dynamic)
+                    .friction(g.friction())
                     .friction_combine_rule(CoefficientCombineRule::GeometricMean)
                     .restitution(g.data().restitution)
                     .restitution_combine_rule(CoefficientCombineRule::Min)
@@ -379,7 +379,7 @@ impl Sim {
             .ccd_enabled(true);
         let collider = ColliderBuilder::ball(sc.grain_radius_m)
             .density(sc.grain_density)
-            .friction(FrictionMaterial::Grain(g).friction_surface().mu_dynamic)
+            .friction(g.friction())
             .friction_combine_rule(CoefficientCombineRule::GeometricMean)
             .restitution(g.data().restitution)
             .restitution_combine_rule(CoefficientCombineRule::Min);

@@ -212,3 +212,36 @@ fn an_entry_of_several_runs_is_their_sum() {
     assert_eq!(bank::runs_held(&both, &three), 2);
     assert_eq!(bank::runs_held(&left, &short), 0, "more runs than asked are not reused");
 }
+
+/// `--reuse` reads a bank of the version before the friction (3): each entry's friction is
+/// its grain material's; another version or an unknown grain is refused, said why.
+#[test]
+fn a_bank_of_version_3_is_read_with_its_grains_friction() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/bank/bank.json"))
+        .expect("assets/bank/bank.json");
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let entries = v["entries"].as_array_mut().unwrap();
+    entries.truncate(1);
+    assert_eq!(entries[0]["grain_material"], "sugar");
+    entries[0].as_object_mut().unwrap().remove("friction");
+    v["version"] = 3.into();
+    let old = bank::read(&v.to_string()).expect("version 3 is read");
+    assert_eq!(old.version, bank::VERSION);
+    assert_eq!(old.entries[0].friction, 0.45);
+    let mut glass = v.clone();
+    glass["entries"][0]["grain_material"] = "glass_beads_2mm".into();
+    assert_eq!(bank::read(&glass.to_string()).unwrap().entries[0].friction, 0.4);
+    let mut unknown = v.clone();
+    unknown["entries"][0]["grain_material"] = "marbles".into();
+    let e = bank::read(&unknown.to_string()).unwrap_err();
+    assert!(e.contains("entry 0: unknown grain material `marbles`"), "{e}");
+    let mut future = v.clone();
+    future["version"] = 9.into();
+    future["entries"][0]["friction"] = 0.45.into();
+    let e = bank::read(&future.to_string()).unwrap_err();
+    assert!(e.contains("version 9: not granary-bank version 3 or 4"), "{e}");
+    // version 4 without a friction is not a bank
+    let mut missing = v;
+    missing["version"] = 4.into();
+    assert!(bank::read(&missing.to_string()).unwrap_err().contains("friction"));
+}

@@ -6,9 +6,10 @@
 //! (5.5–5.6: a Poisson count per window and cell, eq. 5.6, and histograms of the collisions'
 //! speeds and normals, "the simple histogram reconstruction method") from simulations over a
 //! range of scene parameters, and look them up while synthesising. The file (format
-//! "granary-bank", version 3; docs/architecture.md, "The collision databank") holds entries
-//! on a full grid over restitution x
-//! grain diameter x fill x fall height per family (a cup shape, or the pour onto the surface), each with, per
+//! "granary-bank", version 4; docs/architecture.md, "The collision databank") holds entries
+//! per family (a cup shape, or the pour onto the surface) for grains of some restitutions,
+//! each restitution at one or more frictions, every such grain on the same full grid over
+//! grain diameter x fill x fall height, each entry with, per
 //! cell, the collisions per arriving grain, the counts per speed bin (log-spaced, in units
 //! of the impact speed sqrt(2 g h)) and, for each speed bin, the counts per normal-angle bin
 //! (linear, 0..pi/2 from the cell's mean normal): the angle's histogram given the speed, so
@@ -21,24 +22,26 @@
 //! arrives, each as fast as collisions that long after a landing are (ever slower).
 //!
 //! `Bank::parse` checks everything once (outside the audio thread); `Bank::lookup` is
-//! allocation-free: multilinear interpolation over the family's grid, clamped to it, mixing
-//! the corners' histograms weighted by their rates.
+//! allocation-free: multilinear interpolation over the family's grid, clamped to it (the
+//! friction at each of the two restitutions bracketing the grain's, over that restitution's
+//! own frictions), mixing the corners' histograms weighted by their rates.
 
 use crate::cups::{CupShape, RINGS};
 use crate::generator::Cell;
 use crate::settings::{PourTarget, Settings};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// The file format's name and the version this build reads.
 pub const FORMAT: &str = "granary-bank";
-pub const VERSION: u64 = 3;
+pub const VERSION: u64 = 4;
 /// Speed and angle bins: the generator's histograms' (`generator::Shapes`), bin for bin.
 pub const SPEED_BINS: usize = crate::generator::SPEED_BINS;
 pub const ANGLE_BINS: usize = crate::generator::ANGLE_BINS;
 
-/// The lifetime profile's bins (format version 3): a collision's time since its grain
+/// The lifetime profile's bins (format version 3 on): a collision's time since its grain
 /// arrived, s. The first bin (under 5 ms, two generator windows) is the arrival's own
 /// collisions, drawn with the arrivals; the others are drawn from the arrivals that many
 /// seconds ago (`generator::bank_pdf`). Log-spaced on to 2 s, the last bin to the
@@ -152,7 +155,7 @@ pub enum BankError {
         cell: &'static str,
         detail: String,
     },
-    #[error("family `{family}`: not a full grid over restitution x grain_diameter_m x fill x fall_height_m: {detail}")]
+    #[error("family `{family}`: not a full grid over (restitution, friction) x grain_diameter_m x fill x fall_height_m: {detail}")]
     Grid { family: &'static str, detail: String },
     #[error("the bank has no entries")]
     Empty,
@@ -184,6 +187,7 @@ struct RawBins {
 struct RawEntry {
     family: String,
     restitution: f64,
+    friction: f64,
     grain_diameter_m: f64,
     fill: f64,
     fall_height_m: f64,
@@ -211,19 +215,31 @@ struct CellData {
     speed_by_life: [[f32; SPEED_BINS]; LIFE_BINS],
 }
 
-/// One family's entries on its grid: `axes` (restitution, grain diameter m, fill, fall
-/// height m), each ascending and distinct; entry (i, d, j, k) at
-/// `((i * diameters + d) * fills + j) * falls + k`. `ln_diameters`: the diameters' natural
-/// logarithms (a lookup interpolates in the logarithm of the size).
+/// One family's entries on its grid, a tree of three levels over a full grid of fill x
+/// fall: restitutions, then each restitution's frictions (its grains), then each grain's
+/// diameters (its sizes), each level's values ascending and its own (the bank sweeps a
+/// friction or a size only where a material needs it). `by_restitution[i]`: the grains at
+/// `restitutions[i]`, `frictions[g]` grain g's friction; `by_grain[g]`: grain g's sizes,
+/// `diameters[s]` size s's diameter, m, and `ln_diameters[s]` its natural logarithm (a
+/// lookup interpolates in the logarithm of the size). `axes`: fill and fall height m, each
+/// ascending and distinct, the same for every size; entry (s, j, k) at
+/// `(s * fills + j) * falls + k`.
 #[derive(Debug, Clone, PartialEq)]
 struct Grid {
-    axes: [Vec<f32>; AXES],
+    restitutions: Vec<f32>,
+    by_restitution: Vec<Range<usize>>,
+    frictions: Vec<f32>,
+    by_grain: Vec<Range<usize>>,
+    diameters: Vec<f32>,
     ln_diameters: Vec<f32>,
+    axes: [Vec<f32>; AXES],
     cells: Vec<[CellData; BANKED_CELLS]>,
 }
 
-/// The grid's axes: restitution, grain diameter (m), fill, fall height (m).
-const AXES: usize = 4;
+/// An entry's key: restitution, friction, grain diameter (m), fill, fall height (m).
+const KEYS: usize = 5;
+/// The grid's full axes, under every size: fill, fall height (m).
+const AXES: usize = 2;
 
 /// A parsed, checked bank.
 #[derive(Debug, Clone, PartialEq)]
@@ -324,6 +340,11 @@ pub struct Lookup {
     pub asked: Family,
     pub family: Family,
     pub restitution: Axis,
+    /// The grains' friction against each other (dynamic). `used`: the mean of the frictions
+    /// used at the two restitutions bracketing the grain's, weighted as they are; `clamped`
+    /// when either is outside its restitution's frictions (a restitution banked at one
+    /// friction is clamped to it for any other).
+    pub friction: Axis,
     /// The grains' diameter, m.
     pub grain_diameter_m: Axis,
     pub fill: Axis,
@@ -344,7 +365,11 @@ impl Lookup {
 
     /// Some axis was outside the bank's range (the nearest entries were used).
     pub fn clamped(&self) -> bool {
-        self.restitution.clamped || self.grain_diameter_m.clamped || self.fill.clamped || self.fall_height_m.clamped
+        self.restitution.clamped
+            || self.friction.clamped
+            || self.grain_diameter_m.clamped
+            || self.fill.clamped
+            || self.fall_height_m.clamped
     }
 
     /// A generator cell's statistics; `None` for `Settling`.
@@ -398,7 +423,7 @@ fn non_negative(x: f64, at: impl FnOnce() -> String) -> Result<f64, BankError> {
 const COUNT_TOLERANCE: f64 = 1e-6;
 
 impl Bank {
-    /// Parses and checks a bank file (format `granary-bank`, version 3).
+    /// Parses and checks a bank file (format `granary-bank`, version 4).
     pub fn parse(text: &str) -> Result<Bank, BankError> {
         let raw: RawBank = serde_json::from_str(text).map_err(|e| BankError::Json(e.to_string()))?;
         if raw.format != FORMAT {
@@ -433,11 +458,11 @@ impl Bank {
             return Err(BankError::Empty);
         }
         // every entry, checked, by family
-        let mut by_family: [Vec<([f32; AXES], [CellData; BANKED_CELLS])>; 6] = Default::default();
+        let mut by_family: [Vec<([f32; KEYS], [CellData; BANKED_CELLS])>; 6] = Default::default();
         for (n, e) in raw.entries.iter().enumerate() {
             let label = format!(
-                "entry {n} ({}, restitution {}, grain_diameter_m {}, fill {}, fall_height_m {})",
-                e.family, e.restitution, e.grain_diameter_m, e.fill, e.fall_height_m
+                "entry {n} ({}, restitution {}, friction {}, grain_diameter_m {}, fill {}, fall_height_m {})",
+                e.family, e.restitution, e.friction, e.grain_diameter_m, e.fill, e.fall_height_m
             );
             let family = Family::from_id(&e.family).ok_or_else(|| BankError::Family {
                 entry: format!("entry {n}"),
@@ -450,8 +475,9 @@ impl Bank {
                     value: diameter,
                 });
             }
-            let axes = [
+            let keys = [
                 non_negative(e.restitution, || format!("{label}: restitution"))? as f32,
+                non_negative(e.friction, || format!("{label}: friction"))? as f32,
                 diameter as f32,
                 non_negative(e.fill, || format!("{label}: fill"))? as f32,
                 non_negative(e.fall_height_m, || format!("{label}: fall_height_m"))? as f32,
@@ -475,7 +501,7 @@ impl Bank {
                 })?;
                 cells[i] = check_cell(&label, id, c, raw.time_bins)?;
             }
-            by_family[family.index()].push((axes, cells));
+            by_family[family.index()].push((keys, cells));
         }
         let mut grids: [Option<Grid>; 6] = Default::default();
         for (f, entries) in by_family.into_iter().enumerate() {
@@ -500,21 +526,50 @@ impl Bank {
             .map(|(f, _)| f)
     }
 
-    /// A family's grid axes (restitution, grain diameter m, fill, fall height m), if the
-    /// bank holds it.
-    pub fn axes(&self, family: Family) -> Option<[&[f32]; AXES]> {
+    /// A family's restitutions, fills and fall heights (m), if the bank holds it (the
+    /// frictions of each restitution: `frictions`; the diameters of each grain: `diameters`).
+    pub fn axes(&self, family: Family) -> Option<[&[f32]; 3]> {
         self.grids[family.index()]
             .as_ref()
-            .map(|g| std::array::from_fn(|a| &g.axes[a][..]))
+            .map(|g| [&g.restitutions[..], &g.axes[0], &g.axes[1]])
+    }
+
+    /// The frictions a family holds at `restitution`, ascending (empty for a restitution or
+    /// family it does not hold).
+    pub fn frictions(&self, family: Family, restitution: f32) -> &[f32] {
+        self.grain_range(family, restitution)
+            .and_then(|(g, grains)| g.frictions.get(grains))
+            .unwrap_or(&[])
+    }
+
+    /// The grain diameters (m) a family holds for grains of `restitution` and `friction`,
+    /// ascending (empty for a grain it does not hold).
+    pub fn diameters(&self, family: Family, restitution: f32, friction: f32) -> &[f32] {
+        self.grain_range(family, restitution)
+            .and_then(|(g, grains)| {
+                let k = grains.clone().find(|&k| g.frictions[k] == friction)?;
+                g.diameters.get(g.by_grain[k].clone())
+            })
+            .unwrap_or(&[])
+    }
+
+    /// A family's grid and the numbers of its grains at `restitution`.
+    fn grain_range(&self, family: Family, restitution: f32) -> Option<(&Grid, Range<usize>)> {
+        let g = self.grids[family.index()].as_ref()?;
+        let i = g.restitutions.iter().position(|&r| r == restitution)?;
+        Some((g, g.by_restitution[i].clone()))
     }
 
     /// The statistics for a pour of `family` with grains of coefficient of restitution
-    /// `restitution` and diameter `grain_diameter_m`, the cup filled to `fill` (of its depth)
-    /// and the spout `fall_height_m` above the rim (thesis 7.1: the precomputed PDFs looked
-    /// up by the scene's parameters).
+    /// `restitution`, friction coefficient `friction` (dynamic, grain on grain) and diameter
+    /// `grain_diameter_m`, the cup filled to `fill` (of its depth) and the spout
+    /// `fall_height_m` above the rim (thesis 7.1: the precomputed PDFs looked up by the
+    /// scene's parameters).
     ///
     /// Multilinear interpolation over the family's grid (in the logarithm of the diameter,
-    /// linear in the others), each axis clamped to its range (the clamped ones reported). Per cell the rate is the corners' rates weighted by the
+    /// linear in the others; the friction at each of the two bracketing restitutions over
+    /// that restitution's own frictions), each axis clamped to its range (the clamped ones
+    /// reported). Per cell the rate is the corners' rates weighted by the
     /// interpolation weights w_i, and the speed and joint speed–angle distributions are the
     /// mixture sum_i w_i rate_i h_i (h_i the corner's normalised histogram), normalised: a corner
     /// without collisions in the cell does not dilute the others, and a cell with none at
@@ -525,6 +580,7 @@ impl Bank {
         &self,
         family: Family,
         restitution: f32,
+        friction: f32,
         grain_diameter_m: f32,
         fill: f32,
         fall_height_m: f32,
@@ -540,6 +596,7 @@ impl Bank {
             asked: family,
             family: used,
             restitution: Axis::default(),
+            friction: Axis::default(),
             grain_diameter_m: Axis::default(),
             fill: Axis::default(),
             fall_height_m: Axis::default(),
@@ -550,40 +607,59 @@ impl Bank {
         let Some(g) = &self.grids[used.index()] else {
             return out;
         };
-        let (ar, wr) = place(&g.axes[0], restitution);
-        // the diameter in its logarithm (the grid's `ln_diameters`), reported in metres
-        let (ad, wd) = place(&g.ln_diameters, grain_diameter_m.ln());
-        let diameters = &g.axes[1];
+        // down the tree: the two restitutions about the grains', each one's two frictions
+        // about theirs, each grain's two sizes about theirs (`descend`)
+        let (ar, wr) = place(&g.restitutions, restitution);
+        let mut grains = [(0, 0.0); 4];
+        let af = descend(&wr, &g.by_restitution, &g.frictions, friction, &mut grains, |_, a| {
+            a.used
+        });
+        let mut sizes = [(0, 0.0); 8];
+        let ad = descend(
+            &grains,
+            &g.by_grain,
+            &g.ln_diameters,
+            grain_diameter_m.ln(),
+            &mut sizes,
+            |r, a| {
+                // the diameter reported in metres: the asked one, or the end it was clamped to
+                match a.clamped {
+                    false => grain_diameter_m,
+                    true if a.used <= g.ln_diameters[r.start] => g.diameters[r.start],
+                    true => g.diameters[r.end - 1],
+                }
+            },
+        );
         let ad = Axis {
             asked: grain_diameter_m,
-            used: match ad.clamped {
-                false => grain_diameter_m,
-                true if ad.used <= g.ln_diameters[0] => diameters[0],
-                true => diameters[diameters.len() - 1],
-            },
-            clamped: ad.clamped,
+            ..ad
         };
-        let (af, wf) = place(&g.axes[2], fill);
-        let (ah, wh) = place(&g.axes[3], fall_height_m);
-        (out.restitution, out.grain_diameter_m, out.fill, out.fall_height_m) = (ar, ad, af, ah);
-        let (nd, nf, nh) = (g.axes[1].len(), g.axes[2].len(), g.axes[3].len());
-        let corners = wr
+        let (a_fill, wf) = place(&g.axes[0], fill);
+        let (ah, wh) = place(&g.axes[1], fall_height_m);
+        (
+            out.restitution,
+            out.friction,
+            out.grain_diameter_m,
+            out.fill,
+            out.fall_height_m,
+        ) = (ar, af, ad, a_fill, ah);
+        let (nf, nh) = (g.axes[0].len(), g.axes[1].len());
+        let corners = sizes
             .into_iter()
-            .flat_map(|r| wd.into_iter().map(move |d| (r, d)))
-            .flat_map(|rd| wf.into_iter().map(move |f| (rd, f)))
-            .flat_map(|rdf| wh.into_iter().map(move |h| (rdf, h)));
-        for ((((i, w_i), (d, w_d)), (j, w_j)), (k, w_k)) in corners {
-            let w = w_i * w_d * w_j * w_k;
+            .flat_map(|s| wf.into_iter().map(move |f| (s, f)))
+            .flat_map(|sf| wh.into_iter().map(move |h| (sf, h)));
+        for (((s, w_s), (j, w_j)), (k, w_k)) in corners {
+            let w = w_s * w_j * w_k;
             if w <= 0.0 {
                 continue;
             }
-            let corner = &g.cells[((i * nd + d) * nf + j) * nh + k];
+            let corner = &g.cells[(s * nf + j) * nh + k];
             // a wall ring's collisions are where they were above the corner's bed: spread
             // over the rings at the fill asked (`ring_transfer`)
             let transfer = match used {
                 Family::Cup(_) => {
                     let rates = std::array::from_fn(|k| corner[WALL_RING_0 + k].rate);
-                    Some(ring_transfer(g.axes[2][j], af.used, rates))
+                    Some(ring_transfer(g.axes[0][j], a_fill.used, rates))
                 }
                 Family::Surface => None,
             };
@@ -801,6 +877,38 @@ fn place(values: &[f32], x: f32) -> (Axis, [(usize, f32); 2]) {
     (axis, [(i, 1.0 - t), (i + 1, t)])
 }
 
+/// One level of a grid's tree (`Grid`): each of `parents` (a node and its weight) split
+/// over its children `by[node]`, whose values `values[child]` ascend, at `x` (`place`),
+/// into `out` (two a parent: the children with the parent's weight times theirs). The
+/// axis: `x` asked; used, the mean over the parents of weight above 0 of `used_of(children,
+/// axis)` (the value used at that parent), weighted as they are; clamped if any of them is.
+fn descend(
+    parents: &[(usize, f32)],
+    by: &[Range<usize>],
+    values: &[f32],
+    x: f32,
+    out: &mut [(usize, f32)],
+    used_of: impl Fn(Range<usize>, Axis) -> f32,
+) -> Axis {
+    let mut axis = Axis {
+        asked: x,
+        used: 0.0,
+        clamped: false,
+    };
+    for (&(node, w), pair) in parents.iter().zip(out.chunks_exact_mut(2)) {
+        let children = by[node].clone();
+        let (a, wc) = place(&values[children.clone()], x);
+        if w > 0.0 {
+            axis.used += w * used_of(children.clone(), a);
+            axis.clamped |= a.clamped;
+        }
+        for (o, (c, wc)) in pair.iter_mut().zip(wc) {
+            *o = (children.start + c, w * wc);
+        }
+    }
+    axis
+}
+
 /// Checks one axis of bins: its count must be the generator's, its range finite and
 /// increasing (the speed's above 0, log-spaced; the angle's within 0..pi/2).
 fn check_bins(axis: &'static str, b: &RawBins, n: usize, log: bool) -> Result<(f32, f32), BankError> {
@@ -932,61 +1040,90 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
     })
 }
 
-/// One family's entries as a full grid, or the error naming what is missing or doubled.
-fn grid(family: &'static str, entries: Vec<([f32; AXES], [CellData; BANKED_CELLS])>) -> Result<Grid, BankError> {
-    const NAMES: [&str; AXES] = ["restitution", "grain_diameter_m", "fill", "fall_height_m"];
+/// One family's entries as its grid (`Grid`), or the error naming what is missing or
+/// doubled: every size of every grain (restitution, friction, diameter) over the same fills
+/// and falls.
+fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS])>) -> Result<Grid, BankError> {
+    // the distinct, ascending keys of the first `n` of an entry's, lexicographically
+    let distinct = |n: usize| {
+        let mut v: Vec<[f32; 3]> = entries
+            .iter()
+            .map(|(x, _)| std::array::from_fn(|a| if a < n { x[a] } else { 0.0 }))
+            .collect();
+        v.sort_by(|a, b| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| x.total_cmp(y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        v.dedup();
+        v
+    };
+    let (restitutions, grains, sizes) = (distinct(1), distinct(2), distinct(3));
     let axes: [Vec<f32>; AXES] = std::array::from_fn(|a| {
-        let mut v: Vec<f32> = entries.iter().map(|(x, _)| x[a]).collect();
+        let mut v: Vec<f32> = entries.iter().map(|(x, _)| x[3 + a]).collect();
         v.sort_by(f32::total_cmp);
         v.dedup();
         v
     });
-    let len = axes.iter().map(Vec::len).product();
-    // entry (i, d, j, k) at ((i * nd + d) * nf + j) * nh + k: each axis's index in turn
-    let flat = |at: [usize; AXES]| at.iter().zip(&axes).fold(0, |n, (&i, a)| n * a.len() + i);
-    let unflat = |mut n: usize| {
-        let mut at = [0; AXES];
-        for a in (0..AXES).rev() {
-            at[a] = n % axes[a].len();
-            n /= axes[a].len();
-        }
-        at
+    // the children of each node of a level: the run of the next level's keys that start with it
+    let children = |parents: &[[f32; 3]], kids: &[[f32; 3]], n: usize| -> Vec<Range<usize>> {
+        parents
+            .iter()
+            .map(|p| {
+                let first = kids.iter().position(|k| k[..n] == p[..n]).unwrap_or(0);
+                first..first + kids.iter().filter(|k| k[..n] == p[..n]).count()
+            })
+            .collect()
     };
-    let describe = |at: [usize; AXES]| {
-        (0..AXES)
-            .map(|a| format!("{} {}", NAMES[a], axes[a][at[a]]))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let (nf, nh) = (axes[0].len(), axes[1].len());
+    let describe = |s: usize, j: usize, k: usize| {
+        let [r, f, d] = sizes[s];
+        format!(
+            "restitution {r}, friction {f}, grain_diameter_m {d}, fill {}, fall_height_m {}",
+            axes[0][j], axes[1][k]
+        )
     };
-    let mut cells: Vec<Option<[CellData; BANKED_CELLS]>> = vec![None; len];
-    for (x, c) in entries {
-        let at: [usize; AXES] = std::array::from_fn(|a| axes[a].iter().position(|&v| v == x[a]).unwrap_or(0));
-        let slot = &mut cells[flat(at)];
+    let mut cells: Vec<Option<[CellData; BANKED_CELLS]>> = vec![None; sizes.len() * nf * nh];
+    for (x, c) in entries.iter() {
+        let s = sizes.iter().position(|k| k[..] == x[..3]).unwrap_or(0);
+        let j = axes[0].iter().position(|&v| v == x[3]).unwrap_or(0);
+        let k = axes[1].iter().position(|&v| v == x[4]).unwrap_or(0);
+        let slot = &mut cells[(s * nf + j) * nh + k];
         if slot.is_some() {
             return Err(BankError::Grid {
                 family,
-                detail: format!("two entries at {}", describe(at)),
+                detail: format!("two entries at {}", describe(s, j, k)),
             });
         }
-        *slot = Some(c);
+        *slot = Some(*c);
     }
     let mut full = Vec::with_capacity(cells.len());
     for (n, c) in cells.into_iter().enumerate() {
         match c {
             Some(c) => full.push(c),
             None => {
-                let sizes = axes.iter().map(|a| a.len().to_string()).collect::<Vec<_>>().join(" x ");
                 return Err(BankError::Grid {
                     family,
-                    detail: format!("no entry at {} ({sizes} values)", describe(unflat(n))),
+                    detail: format!(
+                        "no entry at {} ({} grain sizes x {nf} fills x {nh} falls)",
+                        describe(n / (nf * nh), n / nh % nf, n % nh),
+                        sizes.len()
+                    ),
                 });
             }
         }
     }
-    let ln_diameters = axes[1].iter().map(|d| d.ln()).collect();
+    let diameters: Vec<f32> = sizes.iter().map(|s| s[2]).collect();
     Ok(Grid {
+        restitutions: restitutions.iter().map(|r| r[0]).collect(),
+        by_restitution: children(&restitutions, &grains, 1),
+        frictions: grains.iter().map(|g| g[1]).collect(),
+        by_grain: children(&grains, &sizes, 2),
+        ln_diameters: diameters.iter().map(|d| d.ln()).collect(),
+        diameters,
         axes,
-        ln_diameters,
         cells: full,
     })
 }
@@ -1013,9 +1150,10 @@ pub(crate) mod tests {
         json!({"rate": rate, "count": count, "speed": s, "angle_by_speed": a, "time": vec![count / 8.0; 8], "speed_by_life": life})
     }
 
-    /// A small synthetic bank: mug (restitution 0.5 and 0.9, grains of 2 and 4 mm, fill 0 and
-    /// 0.5, fall 0.1 and 0.3 m) and surface (2 mm grains and fill 0 only). In every entry the impact zone's rate is
-    /// (1 + restitution + fill + fall) x diameter / 2 mm and its speeds all in bin 10, angle bin 0 (restitution
+    /// A small synthetic bank: mug (grains of restitution 0.5 at frictions 0.3 and 0.5 and of
+    /// restitution 0.9 at friction 0.5 alone, each of 2 and 4 mm and the first of 3 mm too,
+    /// fill 0 and 0.5, fall 0.1 and 0.3 m) and surface (2 mm grains and fill 0 only). In every entry the impact zone's rate is
+    /// (1 + restitution + fill + fall + 0.5 - friction) x diameter / 2 mm and its speeds all in bin 10, angle bin 0 (restitution
     /// 0.5) or speed bin 12, angle bin 2 (0.9), made as their grains arrive (0.5) or half of
     /// them 0.5 to 1 s later (0.9); the cup floor has collisions only at fill 0 (rate 2, speed bin 8); the other
     /// cells have a rate of 0.1 in speed bin 4, angle bin 1.
@@ -1025,10 +1163,14 @@ pub(crate) mod tests {
             ("mug", vec![0.002, 0.004], vec![0.0, 0.5]),
             ("surface", vec![0.002], vec![0.0]),
         ] {
-            for &e in &[0.5, 0.9] {
+            for &(e, mu) in &[(0.5, 0.3), (0.5, 0.5), (0.9, 0.5)] {
+                let mut diameters = diameters.clone();
+                if mu < 0.4 && diameters.len() > 1 {
+                    diameters.insert(1, 0.003);
+                }
                 for (&d, &fill) in diameters.iter().flat_map(|d| fills.iter().map(move |f| (d, f))) {
                     for &h in &[0.1, 0.3] {
-                        let rate: f64 = (1.0 + e + fill + h) * d / 0.002;
+                        let rate: f64 = (1.0 + e + fill + h + 0.5 - mu) * d / 0.002;
                         let bin = if e < 0.7 { 10 } else { 12 };
                         let mut cells = serde_json::Map::new();
                         for id in CELL_IDS {
@@ -1044,7 +1186,7 @@ pub(crate) mod tests {
                             cells.insert(id.to_string(), c);
                         }
                         entries.push(json!({
-                            "family": family, "restitution": e, "grain_diameter_m": d, "fill": fill, "fall_height_m": h,
+                            "family": family, "restitution": e, "friction": mu, "grain_diameter_m": d, "fill": fill, "fall_height_m": h,
                             "grains": 1000, "impact_speed_m_s": 1.5, "cells": cells,
                         }));
                     }
@@ -1052,7 +1194,7 @@ pub(crate) mod tests {
             }
         }
         json!({
-            "format": "granary-bank", "version": 3, "source": "test",
+            "format": "granary-bank", "version": VERSION, "source": "test",
             "speed_bins": {"lo": 0.001953125, "hi": 2.0, "n": 16},
             "angle_bins": {"lo": 0.0, "hi": 1.5707964, "n": 8},
             "time_bins": 8,
@@ -1067,6 +1209,8 @@ pub(crate) mod tests {
     }
 
     const MUG: Family = Family::Cup(CupShape::Mug);
+    /// The synthetic bank's friction at both its restitutions.
+    const MU: f32 = 0.5;
     /// The synthetic bank's smaller grains, m.
     const D2: f32 = 0.002;
 
@@ -1076,7 +1220,7 @@ pub(crate) mod tests {
     #[test]
     fn the_grain_size_is_interpolated_in_its_logarithm() {
         let bank = synthetic_bank();
-        let at = |d: f32| bank.lookup(MUG, 0.5, d, 0.0, 0.1);
+        let at = |d: f32| bank.lookup(MUG, 0.5, MU, d, 0.0, 0.1);
         let r2 = 1.0f32 + 0.5 + 0.1;
         let mid = at(D2 * 2f32.sqrt());
         assert!((mid.cells[0].rate - 1.5 * r2).abs() < 1e-5, "{}", mid.cells[0].rate);
@@ -1089,7 +1233,7 @@ pub(crate) mod tests {
         assert_eq!(small.cells, at(D2).cells);
         assert!((at(0.004).cells[0].rate - 2.0 * r2).abs() < 1e-5);
         // the surface has 2 mm grains only: every size is theirs
-        let l = bank.lookup(Family::Surface, 0.5, 0.004, 0.0, 0.1);
+        let l = bank.lookup(Family::Surface, 0.5, MU, 0.004, 0.0, 0.1);
         assert!(l.grain_diameter_m.clamped && l.grain_diameter_m.used == D2);
         // a size that is not a number takes the first
         assert_eq!(at(f32::NAN).grain_diameter_m.used, D2);
@@ -1108,12 +1252,12 @@ pub(crate) mod tests {
     #[test]
     fn wall_rings_keep_their_hits_height_above_the_bed() {
         let bank = synthetic_bank();
-        let l = bank.lookup(MUG, 0.5, D2, 0.25, 0.1);
+        let l = bank.lookup(MUG, 0.5, MU, D2, 0.25, 0.1);
         let rate = |n: usize| l.cells[WALL_RING_0 + n].rate;
         for (n, want) in [0.090465, 0.115124, 0.094411].into_iter().enumerate() {
             assert!((rate(n) - want).abs() < 2e-6, "ring {n}: {}", rate(n));
         }
-        let full = bank.lookup(MUG, 0.5, D2, 0.5, 0.1);
+        let full = bank.lookup(MUG, 0.5, MU, D2, 0.5, 0.1);
         let rate = |n: usize| full.cells[WALL_RING_0 + n].rate;
         assert_eq!(rate(0), 0.0, "buried");
         assert!((rate(1) - 0.2).abs() < 1e-6 && (rate(2) - 0.1).abs() < 1e-6);
@@ -1180,7 +1324,7 @@ pub(crate) mod tests {
     #[test]
     fn parse_errors_name_what_is_wrong() {
         assert!(error(|v| v["format"] = json!("granary-preset")).contains("format `granary-preset`"));
-        assert!(error(|v| v["version"] = json!(1)).contains("version 1: this build reads version 3"));
+        assert!(error(|v| v["version"] = json!(1)).contains("version 1: this build reads version 4"));
         let e = error(|v| v["speed_bins"]["n"] = json!(12));
         assert!(e.contains("speed_bins: 12 bins; the generator has 16"), "{e}");
         let e = error(|v| v["angle_bins"]["n"] = json!(9));
@@ -1214,6 +1358,15 @@ pub(crate) mod tests {
         });
         assert!(
             e.contains("family `mug`: not a full grid") && e.contains("no entry at"),
+            "{e}"
+        );
+        // a restitution's frictions each need the whole grid: the first mug entry of
+        // restitution 0.5 and friction 0.3 removed
+        let e = error(|v| {
+            v["entries"].as_array_mut().unwrap().remove(0);
+        });
+        assert!(
+            e.contains("no entry at restitution 0.5, friction 0.3, grain_diameter_m 0.002, fill 0, fall_height_m 0.1 (7 grain sizes x 2 fills x 2 falls)"),
             "{e}"
         );
         let e = error(|v| {
@@ -1261,7 +1414,7 @@ pub(crate) mod tests {
     #[test]
     fn a_lookup_at_a_grid_point_is_that_entry() {
         let b = synthetic_bank();
-        let l = b.lookup(MUG, 0.9, D2, 0.5, 0.1);
+        let l = b.lookup(MUG, 0.9, MU, D2, 0.5, 0.1);
         assert!(!l.clamped() && !l.fell_back());
         let iz = &l.cells[0];
         assert_eq!(iz.rate, (1.0f64 + 0.9 + 0.5 + 0.1) as f32);
@@ -1284,7 +1437,7 @@ pub(crate) mod tests {
     fn half_way_is_the_mean_rate_and_the_rate_weighted_mixture() {
         let b = synthetic_bank();
         // half-way in restitution (0.7) at a grid point in fill and fall
-        let l = b.lookup(MUG, 0.7, D2, 0.0, 0.3);
+        let l = b.lookup(MUG, 0.7, MU, D2, 0.0, 0.3);
         let (r5, r9) = (1.0f32 + 0.5 + 0.3, 1.0f32 + 0.9 + 0.3);
         let iz = &l.cells[0];
         assert!((iz.rate - 0.5 * (r5 + r9)).abs() < 1e-6, "{}", iz.rate);
@@ -1300,11 +1453,11 @@ pub(crate) mod tests {
         assert!((iz.life.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         // half-way in fill: the floor's rate halves, but its histogram is the one corner
         // with collisions, undiluted by the covered floor
-        let l = b.lookup(MUG, 0.5, D2, 0.25, 0.1);
+        let l = b.lookup(MUG, 0.5, MU, D2, 0.25, 0.1);
         assert!((l.cells[1].rate - 1.0).abs() < 1e-6);
         assert!((l.cells[1].speed[8] - 1.0).abs() < 1e-6);
         // the centre of the cube: the mean of all eight corners' rates
-        let l = b.lookup(MUG, 0.7, D2, 0.25, 0.2);
+        let l = b.lookup(MUG, 0.7, MU, D2, 0.25, 0.2);
         assert!(
             (l.cells[0].rate - (1.0 + 0.7 + 0.25 + 0.2)).abs() < 1e-5,
             "{}",
@@ -1312,10 +1465,85 @@ pub(crate) mod tests {
         );
     }
 
+    /// Friction is interpolated at each bracketing restitution over that restitution's own
+    /// frictions: the synthetic mug has 0.3 and 0.5 at restitution 0.5, 0.5 alone at 0.9
+    /// (the impact zone's rate is 1 + restitution + fill + fall + 0.5 - friction, 2 mm).
+    #[test]
+    fn friction_is_interpolated_over_each_restitutions_own_frictions() {
+        let b = synthetic_bank();
+        let at = |e: f32, mu: f32| b.lookup(MUG, e, mu, D2, 0.0, 0.1);
+        let close = |x: f32, y: f32| (x - y).abs() < 1e-6;
+        assert_eq!(b.frictions(MUG, 0.5), [0.3, 0.5]);
+        assert_eq!(b.frictions(MUG, 0.9), [0.5]);
+        assert!(b.frictions(MUG, 0.7).is_empty());
+        // at a banked grain, its entry; half-way between two frictions, their mean
+        let l = at(0.5, 0.3);
+        assert!(close(l.cells[0].rate, 1.8) && !l.clamped(), "{:?}", l.friction);
+        let l = at(0.5, 0.4);
+        assert!(close(l.cells[0].rate, 1.7), "{}", l.cells[0].rate);
+        assert_eq!((l.friction.used, l.friction.clamped), (0.4, false));
+        // below restitution 0.5's frictions: its lowest, said so
+        let l = at(0.5, 0.2);
+        assert!(close(l.cells[0].rate, 1.8) && l.friction.clamped && l.friction.used == 0.3);
+        // restitution 0.9 has one friction: any other takes it, said so
+        let l = at(0.9, 0.3);
+        assert!(close(l.cells[0].rate, 2.0) && l.friction.clamped && l.friction.used == 0.5);
+        assert!(!at(0.9, 0.5).clamped());
+        // half-way in restitution: 0.5's entries at friction 0.4 (1.7), 0.9's at 0.5 (2.0)
+        let l = at(0.7, 0.4);
+        assert!(close(l.cells[0].rate, 0.5 * (1.7 + 2.0)), "{}", l.cells[0].rate);
+        assert!(close(l.friction.used, 0.45) && l.friction.clamped, "{:?}", l.friction);
+        // a friction that is not a number takes each restitution's lowest, as other axes do
+        let l = at(0.5, f32::NAN);
+        assert!(close(l.cells[0].rate, 1.8) && l.friction.clamped);
+    }
+
+    /// Each grain has its own sizes: the synthetic mug's grain of friction 0.3 has 2, 3 and
+    /// 4 mm, the others 2 and 4 mm (a rate proportional to the size).
+    #[test]
+    fn each_grain_is_interpolated_over_its_own_sizes() {
+        let b = synthetic_bank();
+        assert_eq!(b.diameters(MUG, 0.5, 0.3), [0.002, 0.003, 0.004]);
+        assert_eq!(b.diameters(MUG, 0.5, 0.5), [0.002, 0.004]);
+        assert!(b.diameters(MUG, 0.5, 0.4).is_empty());
+        let at = |mu: f32, d: f32| b.lookup(MUG, 0.5, mu, d, 0.0, 0.1);
+        let close = |x: f32, y: f32| (x - y).abs() < 1e-5;
+        // at its own 3 mm, the entry: (1 + 0.5 + 0.1 + 0.2) x 1.5
+        let l = at(0.3, 0.003);
+        assert!(close(l.cells[0].rate, 2.7) && !l.clamped(), "{}", l.cells[0].rate);
+        // the other grain at 3 mm: between its 2 and 4 mm in the logarithm
+        let t = 1.5f32.ln() / 2.0f32.ln();
+        let other = 1.6 * (1.0 + t);
+        assert!(close(at(0.5, 0.003).cells[0].rate, other));
+        // half-way in friction: the mean of the two grains' own interpolations
+        let l = at(0.4, 0.003);
+        assert!(close(l.cells[0].rate, 0.5 * (2.7 + other)), "{}", l.cells[0].rate);
+        assert_eq!((l.grain_diameter_m.used, l.grain_diameter_m.clamped), (0.003, false));
+        // 2.5 mm: between 2 and 3 mm for the one, 2 and 4 for the other
+        let t25 = (1.25f32.ln() / 1.5f32.ln(), 1.25f32.ln() / 2.0f32.ln());
+        let l = at(0.4, 0.0025);
+        let own = 1.8 * (1.0 - t25.0) + 2.7 * t25.0;
+        assert!(
+            close(l.cells[0].rate, 0.5 * (own + 1.6 * (1.0 + t25.1))),
+            "{}",
+            l.cells[0].rate
+        );
+        // beyond every grain's sizes: each grain's largest, said so
+        let l = at(0.4, 0.01);
+        assert_eq!(
+            (
+                l.grain_diameter_m.asked,
+                l.grain_diameter_m.used,
+                l.grain_diameter_m.clamped
+            ),
+            (0.01, 0.004, true)
+        );
+    }
+
     #[test]
     fn values_outside_the_grid_take_the_nearest_entry_and_say_so() {
         let b = synthetic_bank();
-        let l = b.lookup(MUG, 0.2, D2, 0.8, 0.05);
+        let l = b.lookup(MUG, 0.2, MU, D2, 0.8, 0.05);
         assert!(l.clamped());
         assert_eq!(
             l.restitution,
@@ -1327,16 +1555,16 @@ pub(crate) mod tests {
         );
         assert_eq!((l.fill.used, l.fill.clamped), (0.5, true));
         assert_eq!((l.fall_height_m.used, l.fall_height_m.clamped), (0.1, true));
-        assert_eq!(l.cells[0].rate, b.lookup(MUG, 0.5, D2, 0.5, 0.1).cells[0].rate);
-        let l = b.lookup(MUG, f32::NAN, D2, 0.3, 0.2);
+        assert_eq!(l.cells[0].rate, b.lookup(MUG, 0.5, MU, D2, 0.5, 0.1).cells[0].rate);
+        let l = b.lookup(MUG, f32::NAN, MU, D2, 0.3, 0.2);
         assert!(l.restitution.clamped && l.restitution.used == 0.5 && !l.fill.clamped);
         // the surface family has fill 0 only
-        let l = b.lookup(Family::Surface, 0.5, D2, 0.3, 0.1);
+        let l = b.lookup(Family::Surface, 0.5, MU, D2, 0.3, 0.1);
         assert_eq!((l.fill.used, l.fill.clamped, l.restitution.clamped), (0.0, true, false));
         // a family the bank lacks: the mug's entries, said so
-        let l = b.lookup(Family::Cup(CupShape::Bowl), 0.5, D2, 0.0, 0.1);
+        let l = b.lookup(Family::Cup(CupShape::Bowl), 0.5, MU, D2, 0.0, 0.1);
         assert!(l.fell_back() && l.family == MUG);
-        assert_eq!(l.cells, b.lookup(MUG, 0.5, D2, 0.0, 0.1).cells);
+        assert_eq!(l.cells, b.lookup(MUG, 0.5, MU, D2, 0.0, 0.1).cells);
     }
 
     #[test]
@@ -1345,6 +1573,11 @@ pub(crate) mod tests {
         for f in Family::ALL {
             assert!(b.axes(f).is_some(), "the shipped bank lacks `{}`", f.id());
             assert!(b.axes(f).unwrap().iter().all(|a| !a.is_empty()));
+            // sugar's restitution at rice's friction and its own, rice at its own 2.8 mm too
+            // (`granary-dem`'s sweep)
+            assert_eq!(b.frictions(f, 0.5), [0.35, 0.45], "{}", f.id());
+            assert_eq!(b.diameters(f, 0.5, 0.35), [0.002, 0.0028, 0.004], "{}", f.id());
+            assert_eq!(b.diameters(f, 0.5, 0.45), [0.002, 0.004], "{}", f.id());
         }
         assert_eq!(b.families().count(), Family::ALL.len());
     }

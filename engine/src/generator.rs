@@ -776,10 +776,11 @@ pub enum CellStatistics {
     /// (`PourState::fill`) and the spout's height above the rim, `fall_height_m` (the
     /// `fall_height` setting: with the fill it gives the bank's fall h = fall_height_m +
     /// depth - fill x depth, exactly the scene's `PourState::impact_speed`), for grains of
-    /// `grain_diameter_m`.
+    /// `grain_diameter_m` whose friction on each other is `friction` (dynamic).
     Bank {
         bank: &'static Bank,
         family: Family,
+        friction: f32,
         grain_diameter_m: f32,
         fall_height_m: f32,
     },
@@ -794,9 +795,17 @@ impl CellStatistics {
             CellStatistics::Bank {
                 bank,
                 family,
+                friction,
                 grain_diameter_m,
                 fall_height_m,
-            } => Some(bank.lookup(family, restitution, grain_diameter_m, state.fill, fall_height_m)),
+            } => Some(bank.lookup(
+                family,
+                restitution,
+                friction,
+                grain_diameter_m,
+                state.fill,
+                fall_height_m,
+            )),
         }
     }
 }
@@ -1731,6 +1740,7 @@ mod tests {
         CellStatistics::Bank {
             bank: synthetic_bank(),
             family: crate::bank::Family::Cup(crate::cups::CupShape::Mug),
+            friction: 0.5,
             grain_diameter_m: 0.002,
             fall_height_m,
         }
@@ -1748,6 +1758,7 @@ mod tests {
         let (counts, _) = run_cells(&s, bank_statistics(0.1), windows, 21);
         let lookup = synthetic_bank().lookup(
             crate::bank::Family::Cup(crate::cups::CupShape::Mug),
+            0.5,
             0.5,
             0.002,
             0.0,

@@ -783,12 +783,13 @@ impl Engine {
         }
     }
 
-    /// The shipped bank, looked up for this pour's family (`bank::Family::of`), grain
-    /// diameter and spout height above the rim.
+    /// The shipped bank, looked up for this pour's family (`bank::Family::of`), grains'
+    /// friction and diameter, and spout height above the rim.
     fn bank_statistics(&self) -> CellStatistics {
         CellStatistics::Bank {
             bank: self.bank,
             family: bank::Family::of(&self.settings),
+            friction: self.settings.grain_material.friction(),
             grain_diameter_m: 2.0 * self.settings.grain_radius_m(),
             fall_height_m: self.settings.fall_height_m,
         }
@@ -803,9 +804,17 @@ impl Engine {
             CellStatistics::Bank {
                 bank,
                 family,
+                friction,
                 grain_diameter_m,
                 fall_height_m,
-            } => bank.lookup(family, restitution, grain_diameter_m, self.pour.fill, fall_height_m),
+            } => bank.lookup(
+                family,
+                restitution,
+                friction,
+                grain_diameter_m,
+                self.pour.fill,
+                fall_height_m,
+            ),
             CellStatistics::Model => unreachable!("bank_statistics is a bank"),
         }
     }

@@ -112,6 +112,14 @@ impl GrainMaterial {
         Self::ALL.into_iter().find(|m| m.id() == id)
     }
 
+    /// The grain's dynamic friction coefficient on a grain of its kind (its `friction_surface`
+    /// row's mu_d: a pair's is the geometric mean of its two sides'): the rigid-body pour's
+    /// grain–grain friction (granary-dem) and the collision databank's friction axis
+    /// (`bank::Bank::lookup`).
+    pub fn friction(self) -> f32 {
+        FrictionMaterial::Grain(self).friction_surface().mu_dynamic
+    }
+
     pub fn data(self) -> GrainMaterialData {
         let e = |youngs_pa, poisson, density| Elastic {
             youngs_pa,

@@ -78,7 +78,7 @@ fn a_pour_from_the_bank_is_heard_and_differs_from_the_model() {
     assert_ne!(model.main[0], bank.main[0]);
 }
 
-/// The engine's lookup is the pour's: its family, the material's restitution, the pour's
+/// The engine's lookup is the pour's: its family, the material's restitution and friction, the pour's
 /// current fill and the fall height setting.
 #[test]
 fn the_engine_looks_up_its_pour() {
@@ -105,6 +105,7 @@ fn the_engine_looks_up_its_pour() {
     let l = engine.bank_lookup();
     assert_eq!(l.asked, Family::Cup(CupShape::Jar));
     assert_eq!(l.restitution.asked, settings.grain_material.data().restitution);
+    assert_eq!(l.friction.asked, settings.grain_material.friction());
     assert_eq!(l.fill.asked, engine.pour_state().fill);
     assert!(l.fill.asked > 0.0, "the jar fills as it is poured");
     assert_eq!(l.fall_height_m.asked, 0.2);

@@ -85,6 +85,9 @@ pub struct BankReport {
     pub family: String,
     pub family_fallback: bool,
     pub restitution: AxisReport,
+    /// The grains' friction on each other (dynamic; `used`: the frictions used at the two
+    /// restitutions bracketing the grains', as weighted).
+    pub friction: AxisReport,
     /// The grains' diameter, m.
     pub grain_diameter_m: AxisReport,
     pub fill: AxisReport,
@@ -148,6 +151,7 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
         family: lookup.family.id().into(),
         family_fallback: lookup.fell_back(),
         restitution: lookup.restitution.into(),
+        friction: lookup.friction.into(),
         grain_diameter_m: lookup.grain_diameter_m.into(),
         fill: lookup.fill.into(),
         fall_height_m: lookup.fall_height_m.into(),
@@ -182,6 +186,7 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
     writeln!(out, "{:<16}{family}", "family").map_err(io)?;
     for (name, a, unit) in [
         ("restitution", r.restitution, ""),
+        ("friction", r.friction, ""),
         ("grain diameter", r.grain_diameter_m, " m"),
         ("fill", r.fill, ""),
         ("fall height", r.fall_height_m, " m"),

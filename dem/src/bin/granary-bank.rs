@@ -29,7 +29,8 @@ struct Args {
     /// Reuse the entries of this bank file that the sweep would simulate again (the same
     /// scene: family, grain, fill, fall height, flow and length; the runs it holds are the
     /// scene's first seeds): a sweep extended by new values or more runs simulates only
-    /// the new scenes and seeds. The counts are the same a whole sweep writes.
+    /// the new scenes and seeds. The counts are the same a whole sweep writes. A file of
+    /// the version before (3) is read too (`bank::read`).
     #[arg(long, value_name = "BANK.json")]
     reuse: Option<PathBuf>,
     /// Instead of the sweep: the check that grain size and flow are normalised out (three
@@ -54,7 +55,7 @@ fn main() {
     if let Some(path) = &args.reuse {
         let old: BankFile = match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+            .and_then(|t| bank::read(&t))
         {
             Ok(b) => b,
             Err(e) => {
