@@ -13,7 +13,7 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-FAMILY, RESTITUTION, FALL = "mug", 0.5, 0.3
+FAMILY, GRAIN, FALL = "mug", "sugar", 0.3
 DIAMETERS = [(0.002, ""), (0.004, "6 4")]  # (m, SVG dash pattern)
 SERIES = [  # (label, cells summed, colour)
     ("impact zone (grain on grain)", ["impact_zone"], "#d62728"),
@@ -32,7 +32,7 @@ def main():
     for diameter, dash in DIAMETERS:
         rows = [
             e for e in bank["entries"]
-            if e["family"] == FAMILY and abs(e["restitution"] - RESTITUTION) < 1e-3
+            if e["family"] == FAMILY and e["grain_material"] == GRAIN
             and abs(e["fall_height_m"] - FALL) < 1e-3 and abs(e["grain_diameter_m"] - diameter) < 1e-6
         ]
         rows.sort(key=lambda e: e["fill"])
