@@ -357,6 +357,9 @@ pub fn diameter_m(radius_m: f32) -> f32 {
 /// entry's grain material gives it), as `cargo xtask bank --reuse` does.
 pub fn read(text: &str) -> Result<BankFile, String> {
     let mut v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if v["format"] != FORMAT {
+        return Err(format!("format {}: not {FORMAT}", v["format"]));
+    }
     if v["version"] == 3 {
         let entries = v["entries"].as_array_mut().ok_or("no entries")?;
         for (n, e) in entries.iter_mut().enumerate() {
@@ -367,7 +370,7 @@ pub fn read(text: &str) -> Result<BankFile, String> {
         v["version"] = VERSION.into();
     }
     let file: BankFile = serde_json::from_value(v).map_err(|e| e.to_string())?;
-    if file.format != FORMAT || file.version != VERSION {
+    if file.version != VERSION {
         return Err(format!(
             "{} version {}: not {FORMAT} version 3 or {VERSION}",
             file.format, file.version
@@ -525,8 +528,9 @@ impl BankFile {
 ///
 /// Friction is an axis only at sugar's restitution, where rice is: a grain that slides more
 /// easily runs off the spot it lands on, so rice's collisions shift from the impact zone to
-/// the pile and the wall (in a jar on a bed at 0.3, from 30 cm: the impact zone 8.1 a grain
-/// poured against sugar's 11.4, the pile 13.1 against 10.1, the same 21.7 in all), and rice
+/// the pile and the wall (in a jar on a bed at 0.3, from 30 cm, seed 1: the impact zone 8.1 a
+/// grain poured against sugar's 11.4, the pile 13.1 against 10.1, the wall 0.43 against 0.16,
+/// the same 21.7 in all cells), and rice
 /// looked up as sugar had a third more on its pile than its own simulation (the §6.2 check).
 /// Each grain's factor on its material's diameter for the 2 mm size (`SIZES` scales it).
 pub const GRAINS: [(&str, f32); 3] = [("sugar", 4.0), ("glass_beads_2mm", 1.0), ("rice", 2.0 / 2.8)];
@@ -545,8 +549,9 @@ pub const POUR_S: f64 = 0.5;
 /// The grain sizes of each grain of `GRAINS`, as factors on its 2 mm: 2 and 4 mm (the
 /// factory presets' grains are 0.2 to 7 mm; rice, lentils, plastic discs, coffee beans and
 /// gravel 2.8 to 7 mm), and rice at its own 2.8 mm too: its collisions are not monotone in
-/// the size between 2 and 4 mm (in a jar on a bed at 0.3, from 30 cm, 21.2, 23.9 and 20.5 a
-/// grain poured at 2, 2.8 and 4 mm, the impact zone's 8.0, 12.4 and 11.8; interpolated
+/// the size between 2 and 4 mm (in a jar on a bed at 0.3, from 30 cm, 21.1, 23.9 and 20.5 a
+/// grain poured in the impact zone and on the pile together at 2, 2.8 and 4 mm, the impact
+/// zone's 8.0, 12.4 and 11.8: the means of four, two and one seeds; interpolated
 /// between 2 and 4 mm, its impact zone in the §6.2 check was 16 % under its simulation's).
 /// A 1 mm size would cost about four times a 2 mm one (a bed of four times the grains,
 /// docs/dem.md).

@@ -132,8 +132,8 @@ fn the_shipped_bank_reruns_from_its_sweep() {
     assert_eq!(file.version, bank::VERSION);
     let sweep = bank::sweep();
     assert_eq!(file.entries.len(), sweep.len(), "one entry a run of the sweep");
-    // a pour onto a bed, the sweep's shortest kind of run: the same cells, counts and
-    // histograms (every run is seeded; rapier is deterministic)
+    // sugar into the empty mug from 30 cm: the same cells, counts and histograms (every run
+    // is seeded; rapier is deterministic)
     let i = 3;
     let (spec, shipped) = (&sweep[i], &file.entries[i]);
     assert_eq!((spec.fill, spec.fall_height_m), (shipped.fill, shipped.fall_height_m));
@@ -147,14 +147,18 @@ fn the_shipped_bank_reruns_from_its_sweep() {
         );
     }
     assert_eq!(rerun.grains, shipped.grains);
-    // every entry holds its grain's runs of the sweep (`bank::RUNS`)
+    // every entry is its scene of the sweep (grain, size, fill, fall: `runs_held`) with all
+    // its runs (`bank::RUNS`) and its grain's friction
     for (spec, e) in sweep.iter().zip(&file.entries) {
         assert_eq!(
-            (e.runs, e.grains),
+            (bank::runs_held(e, spec), e.grains),
             (spec.runs, spec.runs as usize * 1000),
-            "{}",
-            e.grain_material
+            "{} {} mm",
+            e.grain_material,
+            1e3 * e.grain_diameter_m
         );
+        let material = granary_engine::materials::GrainMaterial::from_id(spec.grain).unwrap();
+        assert_eq!(e.friction, material.friction(), "{}", e.grain_material);
     }
 }
 
@@ -240,6 +244,10 @@ fn a_bank_of_version_3_is_read_with_its_grains_friction() {
     future["entries"][0]["friction"] = 0.45.into();
     let e = bank::read(&future.to_string()).unwrap_err();
     assert!(e.contains("version 9: not granary-bank version 3 or 4"), "{e}");
+    let mut other = v.clone();
+    other["format"] = "granary-preset".into();
+    let e = bank::read(&other.to_string()).unwrap_err();
+    assert!(e.contains("format \"granary-preset\": not granary-bank"), "{e}");
     // version 4 without a friction is not a bank
     let mut missing = v;
     missing["version"] = 4.into();

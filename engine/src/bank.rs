@@ -8,8 +8,8 @@
 //! range of scene parameters, and look them up while synthesising. The file (format
 //! "granary-bank", version 4; docs/architecture.md, "The collision databank") holds entries
 //! per family (a cup shape, or the pour onto the surface) for grains of some restitutions,
-//! each restitution at one or more frictions, every such grain on the same full grid over
-//! grain diameter x fill x fall height, each entry with, per
+//! each restitution at one or more frictions of its own, each such grain at diameters of
+//! its own, and every size on the same full grid over fill x fall height, each entry with, per
 //! cell, the collisions per arriving grain, the counts per speed bin (log-spaced, in units
 //! of the impact speed sqrt(2 g h)) and, for each speed bin, the counts per normal-angle bin
 //! (linear, 0..pi/2 from the cell's mean normal): the angle's histogram given the speed, so
@@ -155,7 +155,7 @@ pub enum BankError {
         cell: &'static str,
         detail: String,
     },
-    #[error("family `{family}`: not a full grid over (restitution, friction) x grain_diameter_m x fill x fall_height_m: {detail}")]
+    #[error("family `{family}`: not a full grid of fill x fall_height_m under every (restitution, friction, grain_diameter_m): {detail}")]
     Grid { family: &'static str, detail: String },
     #[error("the bank has no entries")]
     Empty,
@@ -873,7 +873,14 @@ fn place(values: &[f32], x: f32) -> (Axis, [(usize, f32); 2]) {
     }
     // the last interval whose lower end is at or below `used`
     let i = values[1..n - 1].iter().filter(|&&v| v <= used).count();
-    let t = ((used - values[i]) / (values[i + 1] - values[i])).clamp(0.0, 1.0);
+    // an interval of no width (two diameters of one logarithm in single precision) takes
+    // its lower end, never 0/0
+    let span = values[i + 1] - values[i];
+    let t = if span > 0.0 {
+        ((used - values[i]) / span).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     (axis, [(i, 1.0 - t), (i + 1, t)])
 }
 
@@ -890,6 +897,7 @@ fn descend(
     out: &mut [(usize, f32)],
     used_of: impl Fn(Range<usize>, Axis) -> f32,
 ) -> Axis {
+    debug_assert_eq!(out.len(), 2 * parents.len(), "two children a parent");
     let mut axis = Axis {
         asked: x,
         used: 0.0,
@@ -1239,6 +1247,16 @@ pub(crate) mod tests {
         assert_eq!(at(f32::NAN).grain_diameter_m.used, D2);
     }
 
+    /// Two grid values of no distance between them (two diameters whose logarithms are one
+    /// number in single precision) give finite weights: the lower one's.
+    #[test]
+    fn an_interval_of_no_width_takes_its_lower_end() {
+        let ln = [0.002f32.ln(), 0.002f32.next_up().ln()];
+        assert_eq!(place(&[ln[0], ln[0]], ln[0]).1, [(0, 1.0), (1, 0.0)]);
+        let (_, w) = place(&ln, ln[0]);
+        assert!(w.iter().all(|(_, w)| w.is_finite()), "{w:?}");
+    }
+
     /// A wall ring's hits keep their height above the bed: the synthetic mug's rings have 0.1
     /// a grain at fills 0 and 0.5 (at 0.5 ring 0 is buried: its hits at the bed's edge). At
     /// 0.25 the bed's edge is a quarter up ring 0. From the corner at 0, evenly spread (the
@@ -1488,6 +1506,7 @@ pub(crate) mod tests {
         // restitution 0.9 has one friction: any other takes it, said so
         let l = at(0.9, 0.3);
         assert!(close(l.cells[0].rate, 2.0) && l.friction.clamped && l.friction.used == 0.5);
+        assert!(l.clamped(), "a friction clamped alone is a clamped lookup");
         assert!(!at(0.9, 0.5).clamped());
         // half-way in restitution: 0.5's entries at friction 0.4 (1.7), 0.9's at 0.5 (2.0)
         let l = at(0.7, 0.4);
@@ -1578,6 +1597,8 @@ pub(crate) mod tests {
             assert_eq!(b.frictions(f, 0.5), [0.35, 0.45], "{}", f.id());
             assert_eq!(b.diameters(f, 0.5, 0.35), [0.002, 0.0028, 0.004], "{}", f.id());
             assert_eq!(b.diameters(f, 0.5, 0.45), [0.002, 0.004], "{}", f.id());
+            assert_eq!(b.frictions(f, 0.85), [0.4], "{}", f.id());
+            assert_eq!(b.diameters(f, 0.85, 0.4), [0.002, 0.004], "{}", f.id());
         }
         assert_eq!(b.families().count(), Family::ALL.len());
     }
