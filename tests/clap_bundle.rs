@@ -7,17 +7,16 @@
 //! For each of 22.05, 44.1, 48, 96 and 192 kHz, one instance is activated, processed with
 //! blocks of 1, 17, 64, 512 and 4096 frames and of random sizes, with note on/off on every
 //! channel, MIDI CCs and parameter changes (extreme, out-of-range, NaN and infinite values
-//! included), with all output ports or only the main one; its state is saved and restored
+//! included; about 60 events a second of audio, in bursts at one frame), with all output ports or only the main one; its state is saved and restored
 //! (into itself and into a new instance: every parameter value exactly equal), it is reset
 //! and deactivated. Every output sample must be finite and the main output within the
 //! limiter's ceiling.
 
-mod support;
-
+use crate::support;
+use crate::support::{bundle_from_env, first_non_finite, peak, rms, Ev, Host, Ports};
 use granary_engine::LIMITER_CEILING;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use support::{bundle_from_env, first_non_finite, peak, rms, Ev, Host, Ports};
 
 const RATES: [f64; 5] = [22_050.0, 44_100.0, 48_000.0, 96_000.0, 192_000.0];
 const BLOCKS: [usize; 5] = [1, 17, 64, 512, 4096];
@@ -38,19 +37,17 @@ fn wild_value(rng: &mut Xoshiro256PlusPlus, min: f64, max: f64) -> f64 {
     }
 }
 
-/// Random events for one block of `frames` frames.
-fn block_events(rng: &mut Xoshiro256PlusPlus, host: &Host, frames: usize) -> Vec<(u32, Ev)> {
+/// Bursts of events a second of audio, each of 1 to 5 events at one instant: about 60 events
+/// a second (the rate is per second of audio, not per block, so that 1-frame blocks at 192 kHz
+/// do not send tens of thousands of parameter changes, each rebuilding the cup's modes, while
+/// 4096-frame blocks still carry several events, bursts of them at one frame among them).
+const BURSTS_PER_S: f64 = 20.0;
+
+/// The random events of one burst at frame `t` of its block.
+fn burst(rng: &mut Xoshiro256PlusPlus, host: &Host, t: u32) -> Vec<(u32, Ev)> {
     let mut events = Vec::new();
-    if frames == 0 {
-        return events;
-    }
-    let count = if rng.random_bool(0.2) {
-        rng.random_range(1..6)
-    } else {
-        0
-    };
+    let count = rng.random_range(1..6);
     for _ in 0..count {
-        let t = rng.random_range(0..frames as u32);
         let key = rng.random_range(0..128u16);
         let channel = rng.random_range(0..16u16);
         let ev = match rng.random_range(0..10) {
@@ -115,9 +112,18 @@ fn play(
         },
     )];
     let mut first = true;
+    // the frame of the next burst of events: exponential intervals (a Poisson process)
+    let rate = host.sample_rate;
+    let interval = |rng: &mut Xoshiro256PlusPlus| -(1.0 - rng.random::<f64>()).ln() / BURSTS_PER_S * rate;
+    let mut next_burst = interval(rng);
     while done < total {
         let n = sizes(rng).min(total - done).min(host.max_frames as usize);
-        let mut events = block_events(rng, host, n);
+        let mut events = Vec::new();
+        while n > 0 && next_burst < (done + n) as f64 {
+            let t = (next_burst as usize).saturating_sub(done).min(n - 1) as u32;
+            events.extend(burst(rng, host, t));
+            next_burst += interval(rng);
+        }
         if first {
             events.extend_from_slice(&held);
             first = false;
