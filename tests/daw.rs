@@ -5,12 +5,11 @@
 //! nor on how early the host sends the notes to compensate the plugin's latency; and it
 //! equals `granary render` of the same settings and notes.
 
-mod support;
-
+use crate::support;
+use crate::support::{Ev, Host, Ports};
 use granary_engine::params::{Kind, ParamValues, SPECS};
 use granary_engine::preset;
 use granary_engine::render::{NoteEvent, RenderOptions, Renderer};
-use support::{Ev, Host, Ports};
 
 const SR: f64 = 48_000.0;
 const MAX_FRAMES: u32 = 1024;

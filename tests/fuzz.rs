@@ -14,8 +14,8 @@
 //! (engine scenes, default 1000; the plugin gets one scene per 4). A failing scene prints
 //! its seed.
 
-mod support;
-
+use crate::support;
+use crate::support::{first_non_finite, peak, Ev, Host, Ports};
 use granary_engine::cups::CupShape;
 use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
 use granary_engine::gesture::Gesture;
@@ -26,11 +26,6 @@ use nice_assert_no_alloc::assert_no_alloc;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::{Duration, Instant};
-use support::{first_non_finite, peak, Ev, Host, Ports};
-
-#[cfg(all(debug_assertions, not(feature = "assert_process_allocs")))]
-#[global_allocator]
-static ALLOCATOR: nice_assert_no_alloc::AllocDisabler = nice_assert_no_alloc::AllocDisabler;
 
 /// Largest stem sample allowed. The stems are not limited: their level is the physical
 /// pressure (well under 1 kPa for any grain here at >= 10 cm) times at most +104 dB of

@@ -11,10 +11,6 @@ use granary_engine::preset;
 use granary_engine::{Engine, Outputs, PourTarget, Statistics};
 use nice_assert_no_alloc::assert_no_alloc;
 
-#[cfg(all(debug_assertions, not(feature = "assert_process_allocs")))]
-#[global_allocator]
-static ALLOCATOR: nice_assert_no_alloc::AllocDisabler = nice_assert_no_alloc::AllocDisabler;
-
 #[test]
 fn process_never_allocates_for_any_preset_event_or_block_size() {
     for (stem, p) in preset::factory() {

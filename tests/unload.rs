@@ -13,18 +13,16 @@
 //! the bundle and runs it with `--ignored` and `GRANARY_CLAP_BUNDLE` set (without the variable
 //! it fails).
 
-mod support;
-
+use crate::support::{first_non_finite, load_bundle, peak, Ev, Host, Ports, BUNDLE_ENV};
 use std::path::Path;
 use std::process::Command;
 use std::sync::mpsc;
-use support::{first_non_finite, load_bundle, peak, Ev, Host, Ports, BUNDLE_ENV};
 
 /// Set in the child process that runs the scenario.
 const CHILD_ENV: &str = "GRANARY_UNLOAD_CHILD";
 /// Printed by the child when the scenario has run to its end.
 const DONE: &str = "unload scenario complete";
-const TEST_NAME: &str = "unloading_the_bundle_before_its_host_thread_exits_is_safe";
+const TEST_NAME: &str = "unload::unloading_the_bundle_before_its_host_thread_exits_is_safe";
 
 const BLOCK: usize = 512;
 const BLOCKS: usize = 100;

@@ -2,11 +2,10 @@
 //! of a preset's pour. Checked against the engine's own lookup (`bank::shipped`), not against
 //! the shipped bank's numbers.
 
-mod support;
+use crate::support::{granary, stderr, stdout};
 use granary_engine::bank::{shipped, Family, CELL_IDS};
 use granary_engine::cups::CupShape;
 use serde_json::Value;
-use support::{granary, stderr, stdout};
 
 fn inspect(args: &[&str]) -> Value {
     let mut all = vec!["inspect", "bank", "--json"];

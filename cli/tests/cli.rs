@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-mod support;
-use support::{granary, stderr, stdout};
+use crate::support::{granary, stderr, stdout};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("granary-cli-{}", std::process::id()));

@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod support;
-use support::{granary, path, stderr, stdout};
+use crate::support::{granary, path, stderr, stdout};
 
 /// The number after `label: ` on its line of `text`.
 fn figure(text: &str, label: &str) -> f64 {

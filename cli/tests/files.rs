@@ -6,8 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
-use support::{granary, names, stderr};
+use crate::support::{granary, names, stderr};
 
 /// A 1 MiB tmpfs, mounted for the life of the value (needs root; `None` where it cannot
 /// be mounted: the injected-writer tests in `granary_cli::render` cover the same path).

@@ -1,9 +1,7 @@
 //! `granary inspect friction`, run as a user runs it: one grain sliding on a cup, a surface
 //! or another grain (seed 003's micro-rectangles, Phya's stick-slip).
 
-mod support;
-
-use support::{granary, stderr, stdout};
+use crate::support::{granary, stderr, stdout};
 
 fn json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["inspect", "friction"];

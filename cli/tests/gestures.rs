@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-mod support;
-use support::{granary, names, path, stderr};
+use crate::support;
+use crate::support::{granary, names, path, stderr};
 
 fn samples(p: &Path) -> Vec<f32> {
     hound::WavReader::open(p)

@@ -1,10 +1,9 @@
 //! `granary inspect ground`, run as a user runs it: one ball dropped on the ground (seed 002
 //! Table 1 by default) and seed 002 Table 3, against the paper's published numbers.
 
-mod support;
-
+use crate::support;
+use crate::support::{granary, stderr, stdout};
 use granary_engine::materials::GrainMaterial;
-use support::{granary, stderr, stdout};
 
 fn json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["inspect", "ground"];

@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod support;
-use support::{granary, path, stderr};
+use crate::support::{granary, path, stderr};
 
 /// Renders 1.5 s of rice into a plastic bowl (dense enough to be grouped live) with `args`
 /// into `dir/NAME.wav`; panics on failure.

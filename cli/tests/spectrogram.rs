@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod support;
-use support::{granary, names, stderr};
+use crate::support::{granary, names, stderr};
 
 const RATE: u32 = 48_000;
 

@@ -16,7 +16,7 @@
 //! The full table (every preset, 16 takes of 8 s each side, 48 for the sparse pours and 8 for
 //! sand, `takes_of`; about 13 minutes in a release build on 2 cores) is `#[ignore]`d; run it
 //! with `cargo xtask transparency` (the same as
-//! `cargo test --release -p granary-cli --test transparency -- --ignored --nocapture`).
+//! `cargo test --release -p granary-cli --test integration transparency:: -- --ignored --nocapture`).
 //! CI runs a short version: the two densest grouped pours of sugar, 6 takes of 4 s.
 
 use granary_cli::compare::{compare_takes, Audio, Comparison};

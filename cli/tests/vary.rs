@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
-use support::{granary, names, path, stderr, stdout};
+use crate::support::{granary, names, path, stderr, stdout};
 
 fn sidecar(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()

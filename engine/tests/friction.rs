@@ -12,10 +12,6 @@ use granary_engine::materials::{
 };
 use nice_assert_no_alloc::assert_no_alloc;
 
-#[cfg(debug_assertions)]
-#[global_allocator]
-static ALLOCATOR: nice_assert_no_alloc::AllocDisabler = nice_assert_no_alloc::AllocDisabler;
-
 const SR: f32 = 48_000.0;
 
 fn sugar_on_ceramic() -> FrictionPairData {
@@ -333,7 +329,7 @@ fn a_lone_patch_rings_as_its_closed_form() {
 }
 
 /// The cost of a typical contact (sugar on a ceramic mug at 0.1 m/s under 1 N), printed:
-/// `cargo test -p granary-engine --release --test friction -- --ignored --nocapture`.
+/// `cargo test -p granary-engine --release --test integration friction:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn print_cost_and_levels() {

@@ -15,10 +15,6 @@ use granary_engine::{Engine, Outputs, Settings, TriggerMode};
 use nice_assert_no_alloc::assert_no_alloc;
 use serde_json::json;
 
-#[cfg(debug_assertions)]
-#[global_allocator]
-static ALLOCATOR: nice_assert_no_alloc::AllocDisabler = nice_assert_no_alloc::AllocDisabler;
-
 fn values(pairs: &[(&str, serde_json::Value)]) -> ParamValues {
     let mut v = ParamValues::default();
     for (id, x) in pairs {
