@@ -1,7 +1,15 @@
-//! `cargo bench`: the same cases and figures as `granary bench` (GRANARY_BENCH_SECONDS sets the
-//! audio seconds per case, default 3; GRANARY_BENCH_CASE runs one case).
+//! `cargo bench --profile release -p granary-cli`: the same cases and figures as `granary bench`
+//! (GRANARY_BENCH_SECONDS sets the audio seconds per case, default 3; GRANARY_BENCH_CASE runs
+//! one case). A plain `cargo bench` uses cargo's bench profile, which is the test suite's build
+//! with debug assertions in Granary's crates (Cargo.toml): it says so before its figures.
 
 fn main() {
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "note: built with debug assertions and overflow checks (cargo's bench profile is the \
+             test suite's build); for the products' speed: cargo bench --profile release -p granary-cli"
+        );
+    }
     let seconds: f64 = std::env::var("GRANARY_BENCH_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -27,7 +27,7 @@
 //! the plugin reports, so its export is aligned with the timeline.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -88,11 +88,8 @@ pub fn daw_test(args: &[String]) -> nice_plug_xtask::Result<()> {
 
     let started = Instant::now();
     nice_plug_xtask::chdir_workspace_root()?;
-    nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
-    let mut cli = super::cargo();
-    cli.args(["build", "--release", "--package", "granary-cli", "--bin", "granary"]);
-    super::run(cli)?;
-    let target = target_dir()?;
+    super::build_release()?;
+    let target = super::target_dir()?;
     let bundle = target.join("bundled/granary.vst3");
     let granary = target.join("release/granary");
     let built = started.elapsed();
@@ -309,21 +306,6 @@ fn ardour_env(cmd: &mut Command, home: &Path) {
 fn tail(text: &str, lines: usize) -> String {
     let all: Vec<_> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
-}
-
-/// Cargo's target directory (it honours `CARGO_TARGET_DIR` and the configuration).
-fn target_dir() -> nice_plug_xtask::Result<PathBuf> {
-    let out = super::cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .output()?;
-    if !out.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
-    }
-    let json = String::from_utf8(out.stdout)?;
-    let key = "\"target_directory\":\"";
-    let start = json.find(key).context("no target_directory in cargo metadata")? + key.len();
-    let end = start + json[start..].find('"').context("unterminated target_directory")?;
-    Ok(PathBuf::from(json[start..end].replace("\\\\", "\\")))
 }
 
 /// A standard MIDI file (format 0, `PPQN` ticks per beat) with one note, times in beats.

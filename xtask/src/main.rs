@@ -23,6 +23,7 @@
 
 mod daw;
 mod editor;
+mod suite;
 
 use std::process::Command;
 
@@ -30,7 +31,7 @@ fn main() -> nice_plug_xtask::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("demo") => demo(),
-        Some("test") => test(&args[1..]),
+        Some("test") => suite::test(&args[1..]),
         Some("screenshot") => editor::screenshot(),
         Some("editor-test") => editor::editor_test(),
         Some("modal") => modal(&args[1..]),
@@ -55,7 +56,8 @@ fn run(mut cmd: Command) -> nice_plug_xtask::Result<()> {
     Ok(())
 }
 
-/// The transparency table (`cli/tests/transparency.rs`'s ignored test), in a release build.
+/// The transparency table (`cli/tests/transparency.rs`'s ignored test, in the command line's
+/// integration binary), in a release build.
 fn transparency() -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::chdir_workspace_root()?;
     let mut test = cargo();
@@ -65,7 +67,8 @@ fn transparency() -> nice_plug_xtask::Result<()> {
         "--package",
         "granary-cli",
         "--test",
-        "transparency",
+        "integration",
+        "transparency::",
         "--",
         "--ignored",
         "--nocapture",
@@ -73,13 +76,44 @@ fn transparency() -> nice_plug_xtask::Result<()> {
     run(test)
 }
 
+/// The CLAP and VST3 bundles and the `granary` command line, with the rest of the workspace
+/// (the offline tools: granary-fem, granary-dem, granary-grains, xtask), in one release build.
+/// Built together, every dependency is compiled once with the features the whole workspace
+/// asks of it, which are the features the test build (`cargo test --profile bench
+/// --workspace`, sharing target/release) asks: the tests link these very crates instead of
+/// compiling their own (docs/testing.md, "How the suite is built").
+fn build_release() -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    let mut build = cargo();
+    build.args(["build", "--release", "--workspace"]);
+    run(build)?;
+    let target = target_dir()?;
+    nice_plug_xtask::bundle(&target, "granary", &["--release".to_string()], false)?;
+    // beside the bundles, the command line they were built with: the test build (cargo's bench
+    // profile, which shares target/release) puts its own `granary` in target/release while it
+    // runs, and the VST3 host test compares the bundle with this one
+    std::fs::copy(target.join("release/granary"), target.join("bundled/granary"))?;
+    Ok(())
+}
+
+/// Cargo's target directory (it honours `CARGO_TARGET_DIR` and the configuration).
+fn target_dir() -> nice_plug_xtask::Result<std::path::PathBuf> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()?;
+    if !out.status.success() {
+        anyhow::bail!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    match json["target_directory"].as_str() {
+        Some(dir) => Ok(dir.into()),
+        None => anyhow::bail!("no target_directory in cargo metadata"),
+    }
+}
+
 fn demo() -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::chdir_workspace_root()?;
-    nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
-    // the command line is its own crate (granary-cli): the bundles do not link it
-    let mut bin = cargo();
-    bin.args(["build", "--release", "--package", "granary-cli", "--bin", "granary"]);
-    run(bin)?;
+    build_release()?;
     std::fs::create_dir_all("target/demo")?;
     let mut render = Command::new("target/release/granary");
     render.args([
@@ -94,55 +128,6 @@ fn demo() -> nice_plug_xtask::Result<()> {
     println!("\nBundles: target/bundled/granary.clap, target/bundled/granary.vst3");
     println!("Demo:    target/demo/pour.wav (+ pour.grains.wav, pour.cup.wav, pour.surface.wav, pour.friction.wav)");
     Ok(())
-}
-
-fn test(extra: &[String]) -> nice_plug_xtask::Result<()> {
-    nice_plug_xtask::chdir_workspace_root()?;
-    let mut fmt = cargo();
-    fmt.args(["fmt", "--all", "--", "--check"]);
-    run(fmt)?;
-    let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
-    run(clippy)?;
-    // The bundles first: tests/clap_bundle.rs loads the built granary.clap through its entry
-    // point (GRANARY_CLAP_BUNDLE), and the VST3 host test below needs granary.vst3.
-    nice_plug_xtask::main_with_args("cargo xtask", ["bundle", "granary", "--release"].map(String::from))?;
-    let clap_bundle = std::env::current_dir()?.join("target/bundled/granary.clap");
-    // Debug build with nice-plug's allocation checker: any allocation inside the plugin's
-    // process callback, or inside the engine tests' no-allocation scopes, aborts the run.
-    let mut t = cargo();
-    t.args(["test", "--workspace", "--features", "granary/assert_process_allocs"])
-        .env("GRANARY_CLAP_BUNDLE", &clap_bundle)
-        .args(extra);
-    run(t)?;
-    // The tests that load the built `granary.clap` are ignored in a plain `cargo test` (no
-    // bundle there); here the bundle exists, so they run, and fail if they cannot load it.
-    // `unload` also unloads it and loads it again.
-    let mut bundle_tests = cargo();
-    bundle_tests
-        .args(["test", "--package", "granary", "--features", "assert_process_allocs"])
-        .args(["--test", "clap_bundle", "--test", "unload", "--", "--ignored"])
-        .env("GRANARY_CLAP_BUNDLE", &clap_bundle);
-    run(bundle_tests)?;
-    // The VST3 bundle in a third-party host (pedalboard, JUCE); its summary line closes the run.
-    let has_host = Command::new("python3")
-        .args(["-c", "import pedalboard, mido, numpy"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_host {
-        anyhow::bail!("the VST3 host test needs Python 3 with pedalboard: pip install pedalboard mido numpy");
-    }
-    // ... and compares its bounce with `granary render` of the same notes (release binary).
-    let mut bin = cargo();
-    bin.args(["build", "--release", "--package", "granary-cli", "--bin", "granary"]);
-    run(bin)?;
-    let mut host = Command::new("python3");
-    host.args([
-        "tests/host_vst3.py",
-        "target/bundled/granary.vst3",
-        "target/release/granary",
-    ]);
-    run(host)
 }
 
 /// Runs the modal analysis (crate `granary-fem`, built on its own so that xtask, which every
