@@ -257,6 +257,12 @@ fn bundle_at_every_rate_and_block_size() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED);
     for &rate in &RATES {
         host.activate(rate, MAX_FRAMES);
+        // each rate starts from the defaults (as a new project does), so that the held note
+        // sounds before the random events take the parameters where they will; with a few
+        // dozen events a segment, the last rate's wild values would otherwise silence the next
+        // rate throughout
+        let defaults: Vec<(usize, f64)> = host.params.iter().map(|p| p.default).enumerate().collect();
+        host.flush(&defaults);
         let mut levels = Vec::new();
         for &block in &BLOCKS {
             let what = format!("{rate} Hz, {block}-frame blocks");

@@ -372,3 +372,14 @@ pub fn rms(channels: &[Vec<f32>]) -> f64 {
         .fold((0.0f64, 0usize), |(s, n), &x| (s + (x as f64) * (x as f64), n + 1));
     (sum / n.max(1) as f64).sqrt()
 }
+
+/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): a bound on how long
+/// the engine may work holds on a loaded machine, where wall time also counts the waits for a
+/// core.
+pub fn thread_cpu_time() -> std::time::Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
