@@ -243,10 +243,96 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
     let mut fmt = super::cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     times.step("rustfmt", fmt)?;
-    let mut clippy = super::cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
-    times.step("clippy", clippy)?;
+    // clippy checks in target/debug while the builds and tests below use target/release: it
+    // runs beside them, filling the cores where a build links or a test runs on one thread,
+    // and the suite fails at its end if clippy did (its whole output is printed then)
+    let logs = target.join("test-logs");
+    std::fs::create_dir_all(&logs)?;
+    let mut clippy = Background::start(
+        "clippy",
+        super::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+        &logs.join("clippy.log"),
+    )?;
+    let result = after_clippy(o, root, target, times, previous, &logs);
+    let clippy_ok = clippy.finish(times)?;
+    result?;
+    if !clippy_ok {
+        bail!(
+            "clippy failed (its output is above and in {})",
+            logs.join("clippy.log").display()
+        );
+    }
+    Ok(())
+}
 
+/// A command running beside the suite, its output into a log; killed if the suite stops first.
+struct Background {
+    name: &'static str,
+    child: Option<std::process::Child>,
+    started: Instant,
+    log: PathBuf,
+}
+
+impl Background {
+    fn start(name: &'static str, cmd: &mut Command, log: &Path) -> anyhow::Result<Background> {
+        let f = File::create(log)?;
+        let e = f.try_clone()?;
+        eprintln!("+ {cmd:?} (beside the builds and tests, into {})", log.display());
+        let child = cmd.stdout(f).stderr(e).stdin(Stdio::null()).spawn()?;
+        Ok(Background {
+            name,
+            child: Some(child),
+            started: Instant::now(),
+            log: log.into(),
+        })
+    }
+
+    /// Waits for it, records its row, prints its output if it failed; whether it passed.
+    fn finish(&mut self, times: &mut Times) -> anyhow::Result<bool> {
+        let status = self.child.take().expect("finished once").wait()?;
+        let seconds = self.started.elapsed().as_secs_f64();
+        let ok = status.success();
+        if !ok {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            println!(
+                "\n======== FAILED: {} ({status}) ========\n{}\n========",
+                self.name,
+                text.trim_end()
+            );
+        }
+        times.rows.push(Row {
+            name: format!("{} (beside the steps below)", self.name),
+            seconds,
+            outcome: if ok { Outcome::Passed } else { Outcome::Failed },
+            counts: None,
+            binary: false,
+            note: String::new(),
+        });
+        // listed where it started: after rustfmt
+        let row = times.rows.pop().unwrap();
+        let at = times.rows.iter().position(|r| r.name == "rustfmt").map_or(0, |i| i + 1);
+        times.rows.insert(at, row);
+        Ok(ok)
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn after_clippy(
+    o: &Options,
+    root: &Path,
+    target: &Path,
+    times: &mut Times,
+    previous: &[(String, f64)],
+    logs: &Path,
+) -> anyhow::Result<()> {
     let mut jobs: Vec<Job> = Vec::new();
     let clap_bundle = target.join("bundled/granary.clap");
     if !o.quick {
@@ -315,12 +401,10 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
         }
     }
     let started = Instant::now();
-    let logs = target.join("test-logs");
-    std::fs::create_dir_all(&logs)?;
     let expected = |name: &str| previous.iter().find(|(n, _)| n == name).map_or(f64::MAX, |p| p.1);
     // longest first (unknown ones first of all), so that the last to finish are short
     jobs.sort_by(|a, b| expected(&b.name).total_cmp(&expected(&a.name)));
-    let results = run_jobs(jobs, o.jobs, &logs);
+    let results = run_jobs(jobs, o.jobs, logs);
     let failed: Vec<String> = results
         .iter()
         .filter(|r| r.outcome == Outcome::Failed)
