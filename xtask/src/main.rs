@@ -15,6 +15,8 @@
 //!   for `granary render --collisions` (docs/dem.md).
 //! - `cargo xtask bank [--jobs N] [--quick N] [--normalisation] [--output FILE]`: the collision
 //!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md).
+//! - `cargo xtask fuzz [--scenes N] [--seed S]`: the fuzzer in full (`tests/fuzz.rs`, 1000
+//!   engine scenes; the suite runs 400).
 //! - `cargo xtask transparency`: realtime quality against reference for every factory preset,
 //!   the full table (`cli/tests/transparency.rs`, about 13 minutes; CI runs its short version).
 //! - `cargo xtask daw-test [--attempts N] [--keep]`: the VST3 bundle in Ardour 7, headless,
@@ -39,6 +41,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("dem") => dem(&args[1..]),
         Some("bank") => bank(&args[1..]),
         Some("transparency") => transparency(),
+        Some("fuzz") => fuzz(&args[1..]),
         _ => nice_plug_xtask::main(),
     }
 }
@@ -109,6 +112,30 @@ fn target_dir() -> nice_plug_xtask::Result<std::path::PathBuf> {
         Some(dir) => Ok(dir.into()),
         None => anyhow::bail!("no target_directory in cargo metadata"),
     }
+}
+
+/// The fuzzer in full (`tests/fuzz.rs`: 1000 engine scenes and 250 through the plugin unless
+/// `--scenes N` says otherwise, from `--seed S`), in the suite's build (the bench profile,
+/// with the allocation checker). The suite runs 400 of them.
+fn fuzz(args: &[String]) -> nice_plug_xtask::Result<()> {
+    nice_plug_xtask::chdir_workspace_root()?;
+    let mut test = cargo();
+    test.args(["test", "--profile", "bench", "--package", "granary"])
+        .args(["--features", "assert_process_allocs", "--test", "integration", "fuzz::"])
+        .args(["--", "--nocapture"]);
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let var = match arg.as_str() {
+            "--scenes" => "GRANARY_FUZZ_SCENES",
+            "--seed" => "GRANARY_FUZZ_SEED",
+            _ => anyhow::bail!("usage: cargo xtask fuzz [--scenes N] [--seed S]"),
+        };
+        match it.next().filter(|v| v.parse::<u64>().is_ok()) {
+            Some(v) => test.env(var, v),
+            None => anyhow::bail!("{arg} needs a whole number\nusage: cargo xtask fuzz [--scenes N] [--seed S]"),
+        };
+    }
+    run(test)
 }
 
 fn demo() -> nice_plug_xtask::Result<()> {

@@ -45,6 +45,12 @@ const SLOW: &[&str] = &[
 /// plain `cargo test` and run here with `--include-ignored` (the full suite only).
 const BUNDLE_TESTS: &[&str] = &["tests/clap_bundle.rs", "tests/unload.rs"];
 
+/// The fuzzer's engine scenes in the suite (the plugin gets a quarter as many): 400 of the
+/// 1000 a plain `cargo test` runs. Most of a scene's time is the surface's radiation filter,
+/// rebuilt for every random ground and listener, in either build; `cargo xtask fuzz` runs the
+/// whole 1000 and more (docs/testing.md).
+const FUZZ_SCENES: u64 = 400;
+
 /// The VST3 host test's Python packages, pinned (the virtual environment under `target/`).
 const PYTHON_REQUIREMENTS: &str = "tests/requirements.txt";
 
@@ -392,7 +398,8 @@ fn after_clippy(
             let mut cmd = Command::new(&b.executable);
             cmd.current_dir(&b.package_dir)
                 .env("CARGO_MANIFEST_DIR", &b.package_dir)
-                .env("GRANARY_CLAP_BUNDLE", &clap_bundle);
+                .env("GRANARY_CLAP_BUNDLE", &clap_bundle)
+                .env("GRANARY_FUZZ_SCENES", FUZZ_SCENES.to_string());
             if !o.quick && BUNDLE_TESTS.contains(&name.as_str()) {
                 cmd.arg("--include-ignored");
             }
