@@ -23,22 +23,27 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// Test binaries `--quick` leaves out, each over about 20 s of the suite on two cores (the
-/// figures in docs/testing.md), by their source path.
+/// The tests `--quick` leaves out, by the file of their module or binary: each took 10 s or
+/// more of the suite's jobs (the table in docs/testing.md) or needs the built bundle.
 const SLOW: &[&str] = &[
     "engine/tests/levels.rs",
     "engine/tests/living.rs",
-    "engine/tests/gesture.rs",
+    "engine/tests/surface.rs",
+    "engine/tests/timing.rs",
     "cli/tests/transparency.rs",
-    "cli/tests/physics.rs",
+    "cli/tests/files.rs",
+    "cli/tests/vary.rs",
     "tests/fuzz.rs",
+    "tests/realtime.rs",
+    "tests/daw.rs",
     "tests/clap_bundle.rs",
     "tests/unload.rs",
+    "grains/src/lib.rs",
     "grains/tests/assets.rs",
     "grains/tests/engine_table.rs",
+    "grains/tests/ellipsoid.rs",
     "grains/tests/sphere.rs",
     "dem/tests/bank.rs",
-    "fem/tests/validation.rs",
 ];
 
 /// Test binaries that load the built `granary.clap`: their bundle tests are `#[ignore]`d in a
