@@ -125,19 +125,20 @@ impl Times {
     fn step(&mut self, name: &str, cmd: Command) -> anyhow::Result<()> {
         let started = Instant::now();
         let result = super::run(cmd);
+        self.record(name, started, result.is_ok());
+        result
+    }
+
+    /// A step's row, from its start and whether it passed.
+    fn record(&mut self, name: &str, started: Instant, ok: bool) {
         self.rows.push(Row {
             name: name.into(),
             seconds: started.elapsed().as_secs_f64(),
-            outcome: if result.is_ok() {
-                Outcome::Passed
-            } else {
-                Outcome::Failed
-            },
+            outcome: if ok { Outcome::Passed } else { Outcome::Failed },
             counts: None,
             binary: false,
             note: String::new(),
         });
-        result
     }
 
     fn skipped(&mut self, name: &str, why: &str) {
@@ -301,7 +302,6 @@ impl Background {
     /// Waits for it, records its row, prints its output if it failed; whether it passed.
     fn finish(&mut self, times: &mut Times) -> anyhow::Result<bool> {
         let status = self.child.take().expect("finished once").wait()?;
-        let seconds = self.started.elapsed().as_secs_f64();
         let ok = status.success();
         if !ok {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
@@ -311,14 +311,7 @@ impl Background {
                 text.trim_end()
             );
         }
-        times.rows.push(Row {
-            name: format!("{} (beside the steps below)", self.name),
-            seconds,
-            outcome: if ok { Outcome::Passed } else { Outcome::Failed },
-            counts: None,
-            binary: false,
-            note: String::new(),
-        });
+        times.record(&format!("{} (beside the steps below)", self.name), self.started, ok);
         // listed where it started: after rustfmt
         let row = times.rows.pop().unwrap();
         let at = times.rows.iter().position(|r| r.name == "rustfmt").map_or(0, |i| i + 1);
@@ -352,18 +345,7 @@ fn after_clippy(
         // loads granary.vst3 and compares its bounce with the release `granary render`.
         let started = Instant::now();
         let built = super::build_release();
-        times.rows.push(Row {
-            name: "release build (bundles, command line)".into(),
-            seconds: started.elapsed().as_secs_f64(),
-            outcome: if built.is_ok() {
-                Outcome::Passed
-            } else {
-                Outcome::Failed
-            },
-            counts: None,
-            binary: false,
-            note: String::new(),
-        });
+        times.record("release build (bundles, command line)", started, built.is_ok());
         built?;
         jobs.push(vst3_host_job(root, target, times)?);
         if let Some(daw) = daw_job(root, times) {
@@ -381,18 +363,7 @@ fn after_clippy(
     if binaries.is_err() {
         kept.restore()?;
     }
-    times.rows.push(Row {
-        name: "test build (bench profile)".into(),
-        seconds: started.elapsed().as_secs_f64(),
-        outcome: if binaries.is_ok() {
-            Outcome::Passed
-        } else {
-            Outcome::Failed
-        },
-        counts: None,
-        binary: false,
-        note: String::new(),
-    });
+    times.record("test build (bench profile)", started, binaries.is_ok());
     let binaries = binaries?;
     for b in binaries {
         // an integration binary (a module a file) runs a job a module, named by its file
@@ -422,18 +393,8 @@ fn after_clippy(
         .filter(|r| r.outcome == Outcome::Failed)
         .map(|r| r.name.clone())
         .collect();
-    times.rows.push(Row {
-        name: format!("tests ({} binaries, {} at a time)", results.len(), o.jobs),
-        seconds: started.elapsed().as_secs_f64(),
-        outcome: if failed.is_empty() {
-            Outcome::Passed
-        } else {
-            Outcome::Failed
-        },
-        counts: None,
-        binary: false,
-        note: String::new(),
-    });
+    let name = format!("tests ({} jobs, {} at a time)", results.len(), o.jobs);
+    times.record(&name, started, failed.is_empty());
     // the release products the test build replaced in target/release, as they were
     kept.restore()?;
     let mut sorted = results;
@@ -703,18 +664,7 @@ fn host_counts(text: &str) -> Option<[u64; 3]> {
 fn vst3_host_job(root: &Path, target: &Path, times: &mut Times) -> anyhow::Result<Job> {
     let started = Instant::now();
     let python = python_host(root, target);
-    times.rows.push(Row {
-        name: "python host (venv under target/)".into(),
-        seconds: started.elapsed().as_secs_f64(),
-        outcome: if python.is_ok() {
-            Outcome::Passed
-        } else {
-            Outcome::Failed
-        },
-        counts: None,
-        binary: false,
-        note: String::new(),
-    });
+    times.record("python host (venv under target/)", started, python.is_ok());
     let mut cmd = Command::new(python?);
     cmd.current_dir(root).args([
         "tests/host_vst3.py",
