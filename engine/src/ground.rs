@@ -98,6 +98,9 @@ pub struct Lamb {
     pub gamma: f64,
     /// A_j of §2.2.
     pub coef: [C; 3],
+    /// kappa_2² and kappa_3² are a complex conjugate pair (nu > 0.2631), made exactly
+    /// conjugate here.
+    pub pair: bool,
 }
 
 impl Lamb {
@@ -126,6 +129,11 @@ impl Lamb {
         for z in roots.iter_mut().filter(|z| real(z)) {
             z.im = 0.0;
         }
+        let pair = roots[1].im != 0.0;
+        if pair {
+            // the cubic's coefficients are real: its complex roots are conjugates
+            roots[2] = roots[1].conj();
+        }
         let gamma = roots[0].re.sqrt();
         let coef = std::array::from_fn(|j| {
             let (i, k) = ((j + 1) % 3, (j + 2) % 3);
@@ -138,6 +146,7 @@ impl Lamb {
             kappa_sq: roots,
             gamma,
             coef,
+            pair,
         }
     }
 
@@ -149,19 +158,64 @@ impl Lamb {
     /// j = 1 terms both numerator and denominator are imaginary (the paper's note on
     /// flipping signs), and complex k_2,3 (nu > 0.2631) come as a conjugate pair, so the
     /// sums are real; the imaginary rounding is dropped.
+    ///
+    /// Evaluated as those real sums (the radiation filter's build calls it millions of
+    /// times): with k_1² = gamma² > tau², sqrt(tau² - gamma²) = i sqrt(gamma² - tau²) and
+    /// A_1 / (i s) has the real part Im(A_1) / s; a conjugate pair's two terms are each
+    /// other's conjugates, so their sum is twice the real part of one.
     pub fn shape(&self, tau: f64) -> f64 {
         if tau <= self.a {
             0.0
         } else if tau < 1.0 {
-            let t2 = C::from(tau * tau);
-            let sum: C = (0..3).map(|j| self.coef[j] / (t2 - self.kappa_sq[j]).sqrt()).sum();
-            0.5 * (1.0 - sum.re)
+            let t2 = tau * tau;
+            let first = self.coef[0].im / (self.gamma * self.gamma - t2).sqrt();
+            let rest = if self.pair {
+                2.0 * re_div(self.coef[1], principal_sqrt(C::from(t2) - self.kappa_sq[1]))
+            } else {
+                (1..3)
+                    .map(|j| re_div(self.coef[j], principal_sqrt(C::from(t2) - self.kappa_sq[j])))
+                    .sum()
+            };
+            0.5 * (1.0 - first - rest)
         } else if tau < self.gamma {
-            1.0 - (self.coef[0] / C::from(tau * tau - self.gamma * self.gamma).sqrt()).re
+            1.0 - self.coef[0].im / (self.gamma * self.gamma - tau * tau).sqrt()
         } else {
             1.0
         }
     }
+}
+
+/// The principal square root of `z` (branch cut on the negative real axis, the sign of a
+/// zero imaginary part choosing the side, as `Complex::sqrt`), in closed form: with r = |z|,
+/// sqrt(z) = sqrt((r + x) / 2) + i sign(y) sqrt((r - x) / 2), the smaller part taken as
+/// y / (2 × the larger) so that nothing cancels (Kahan, "Branch cuts for complex elementary
+/// functions", 1987, §6). `Complex::sqrt` goes through polar form, an atan2 and a sincos:
+/// the radiation filter's build spent most of its time there. |z| is taken as
+/// sqrt(x² + y²): the arguments here are of order one.
+#[inline]
+fn principal_sqrt(z: C) -> C {
+    let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return if x >= 0.0 {
+            C::new(x.sqrt(), y)
+        } else {
+            C::new(0.0, (-x).sqrt().copysign(y))
+        };
+    }
+    let r = (x * x + y * y).sqrt();
+    if x >= 0.0 {
+        let u = (0.5 * (r + x)).sqrt();
+        C::new(u, 0.5 * y / u)
+    } else {
+        let v = (0.5 * (r - x)).sqrt().copysign(y);
+        C::new(0.5 * y / v, v)
+    }
+}
+
+/// Re(a / b), without the imaginary part: Re(a conj(b)) / |b|².
+#[inline]
+fn re_div(a: C, b: C) -> f64 {
+    (a.re * b.re + a.im * b.im) / (b.re * b.re + b.im * b.im)
 }
 
 /// The three roots of c3 x³ + c2 x² + c1 x + c0 (c3 != 0): Durand–Kerner iteration, then
@@ -266,7 +320,10 @@ pub struct RayleighPush {
     /// their weights (sum 2 pi); `count` of them are used.
     azimuths: [(f64, f64); MAX_AZIMUTHS + 1],
     count: usize,
-    nodes: [(f64, f64); RADIAL_NODES],
+    /// The radial quadrature's nodes on [0, 1] after the substitution s -> 3s² - 2s³, and
+    /// their weights times its derivative 6 s (1 - s) (`quad_segment`).
+    node_at: [f64; RADIAL_NODES],
+    node_weight: [f64; RADIAL_NODES],
 }
 
 impl RayleighPush {
@@ -294,6 +351,7 @@ impl RayleighPush {
             }
             n + 1
         };
+        let nodes: [(f64, f64); RADIAL_NODES] = gauss_legendre();
         RayleighPush {
             lamb,
             scale: (1.0 - lamb.nu) / (2.0 * PI * ground.shear_modulus()),
@@ -301,7 +359,8 @@ impl RayleighPush {
             listener,
             azimuths,
             count,
-            nodes: gauss_legendre(),
+            node_at: nodes.map(|(s, _)| s * s * (3.0 - 2.0 * s)),
+            node_weight: nodes.map(|(s, w)| w * 6.0 * s * (1.0 - s)),
         }
     }
 
@@ -373,24 +432,84 @@ impl RayleighPush {
                 let e = e2.sqrt();
                 total += ((r1 - b) / e).asinh() - ((r0 - b) / e).asinh();
             } else {
-                total += self.quad_segment(r0, r1, |r| self.lamb.shape(tau(r)) / big_r(r).max(1e-12));
+                total += self.quad_segment(r0, r1, t, b, d2, mid < 1.0);
             }
         }
         total
     }
 
-    /// Gauss–Legendre over [r0, r1] after the substitution r = r0 + L (3s² - 2s³), whose
-    /// derivative vanishes at both ends: the Rayleigh front's (gamma - tau)^(-1/2) and the
-    /// fronts' square-root kinks become smooth.
-    fn quad_segment(&self, r0: f64, r1: f64, f: impl Fn(f64) -> f64) -> f64 {
+    /// ∫ U(tau(r)) / R'(r) dr over [r0, r1], a segment between two fronts where tau lies
+    /// between a and 1 (`before_shear`) or between 1 and gamma: Gauss–Legendre after the
+    /// substitution r = r0 + L (3s² - 2s³), whose derivative vanishes at both ends, so that
+    /// the Rayleigh front's (gamma - tau)^(-1/2) and the fronts' square-root kinks become
+    /// smooth.
+    ///
+    /// The nodes are evaluated side by side, each step a loop over all of them (the
+    /// compiler's vector code), with the segment's branch of `Lamb::shape` in closed real
+    /// arithmetic (`Lamb::shape` explains the reductions); a node that rounding put past
+    /// the segment's fronts gets `Lamb::shape` itself. The sum is taken in node order.
+    fn quad_segment(&self, r0: f64, r1: f64, t: f64, b: f64, d2: f64, before_shear: bool) -> f64 {
+        const N: usize = RADIAL_NODES;
+        let lamb = &self.lamb;
         let len = r1 - r0;
-        self.nodes
-            .iter()
-            .map(|&(s, w)| {
-                let r = r0 + len * s * s * (3.0 - 2.0 * s);
-                w * f(r) * len * 6.0 * s * (1.0 - s)
-            })
-            .sum()
+        let mut tau = [0.0; N];
+        let mut inv_r = [0.0; N];
+        for k in 0..N {
+            let r = r0 + len * self.node_at[k];
+            let big_r = (r * r - 2.0 * b * r + d2).max(0.0).sqrt();
+            tau[k] = self.cs * (t - big_r / C0) / r;
+            inv_r[k] = 1.0 / big_r.max(1e-12);
+        }
+        let g2 = lamb.gamma * lamb.gamma;
+        let a1 = lamb.coef[0].im;
+        let mut u = [0.0; N];
+        if !before_shear {
+            for k in 0..N {
+                u[k] = 1.0 - a1 / (g2 - tau[k] * tau[k]).sqrt();
+            }
+        } else if lamb.pair {
+            // A_2 / sqrt(z) + conj: 2 Re(A_2 conj(sqrt z)) / |z|, z = tau² - kappa_2²,
+            // whose imaginary part y is never zero; sqrt z as in `principal_sqrt`
+            let (kx, y, c) = (lamb.kappa_sq[1].re, -lamb.kappa_sq[1].im, lamb.coef[1]);
+            for k in 0..N {
+                let t2 = tau[k] * tau[k];
+                let x = t2 - kx;
+                let m = (x * x + y * y).sqrt();
+                let q = (0.5 * (m + x.abs())).sqrt();
+                let (re, im) = if x >= 0.0 {
+                    (q, 0.5 * y / q)
+                } else {
+                    (0.5 * y.abs() / q, q.copysign(y))
+                };
+                let rest = 2.0 * (c.re * re + c.im * im) / m;
+                u[k] = 0.5 * (1.0 - a1 / (g2 - t2).sqrt() - rest);
+            }
+        } else {
+            // real kappa_2², kappa_3²: sqrt(tau² - k²) is real (A_j real part) or +i times
+            // sqrt(k² - tau²) (A_j imaginary part), as in `principal_sqrt` with y = +0
+            let k2 = [lamb.kappa_sq[1].re, lamb.kappa_sq[2].re];
+            let c = [lamb.coef[1], lamb.coef[2]];
+            for k in 0..N {
+                let t2 = tau[k] * tau[k];
+                let mut rest = 0.0;
+                for j in 0..2 {
+                    let x = t2 - k2[j];
+                    rest += if x >= 0.0 { c[j].re } else { c[j].im } / x.abs().sqrt();
+                }
+                u[k] = 0.5 * (1.0 - a1 / (g2 - t2).sqrt() - rest);
+            }
+        }
+        let mut sum = 0.0;
+        for k in 0..N {
+            let inside = if before_shear {
+                tau[k] > lamb.a && tau[k] < 1.0
+            } else {
+                tau[k] >= 1.0 && tau[k] < lamb.gamma
+            };
+            let shape = if inside { u[k] } else { lamb.shape(tau[k]) };
+            sum += self.node_weight[k] * shape * inv_r[k];
+        }
+        sum * len
     }
 }
 
@@ -800,4 +919,114 @@ pub fn table_3() -> [[f64; 8]; 8] {
             drop.run(16.0).ground_to_ball_db()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::materials::SurfaceMaterial;
+
+    /// Seed 002 eq. 3 as written: the three complex terms, each through `Complex::sqrt`.
+    fn shape_as_written(l: &Lamb, tau: f64) -> f64 {
+        if tau <= l.a {
+            0.0
+        } else if tau < 1.0 {
+            let t2 = C::from(tau * tau);
+            let sum: C = (0..3).map(|j| l.coef[j] / (t2 - l.kappa_sq[j]).sqrt()).sum();
+            0.5 * (1.0 - sum.re)
+        } else if tau < l.gamma {
+            1.0 - (l.coef[0] / C::from(tau * tau - l.gamma * l.gamma).sqrt()).re
+        } else {
+            1.0
+        }
+    }
+
+    /// `RayleighPush::at` with every node through `shape_as_written`, one at a time.
+    fn at_as_written(p: &RayleighPush, t: f64) -> f64 {
+        let Listener {
+            horizontal_m: rho,
+            height_m: z,
+        } = p.listener;
+        let mut total = 0.0;
+        for &(phi, w) in &p.azimuths[..p.count] {
+            let (b, d2) = (rho * phi.cos(), rho * rho + z * z);
+            let big_r = |r: f64| (r * r - 2.0 * b * r + d2).max(0.0).sqrt();
+            let tau = |r: f64| p.cs * (t - big_r(r) / C0) / r;
+            // the same cuts as `radial`: through it with a quadrature that calls back here
+            let mut cuts = vec![0.0];
+            for level in [0.0, p.lamb.a, 1.0, p.lamb.gamma] {
+                let q = C0 * level / p.cs;
+                let (qa, qb, qc) = (1.0 - q * q, -2.0 * (b - C0 * q * t), d2 - C0 * C0 * t * t);
+                let disc = qb * qb - 4.0 * qa * qc;
+                if disc >= 0.0 {
+                    let m = -0.5 * (qb + qb.signum() * disc.sqrt());
+                    for r in [m / qa, qc / m] {
+                        if r.is_finite() && r > 0.0 && t - level * r / p.cs >= -1e-15 {
+                            cuts.push(r);
+                        }
+                    }
+                }
+            }
+            cuts.sort_by(f64::total_cmp);
+            let mut sum = 0.0;
+            for pair in cuts.windows(2) {
+                let (r0, r1) = (pair[0], pair[1]);
+                let mid = tau(0.5 * (r0 + r1));
+                if r1 - r0 <= 1e-15 || mid <= p.lamb.a {
+                    continue;
+                }
+                if mid >= p.lamb.gamma {
+                    let e = (d2 - b * b).max(1e-12).sqrt();
+                    sum += ((r1 - b) / e).asinh() - ((r0 - b) / e).asinh();
+                    continue;
+                }
+                let len = r1 - r0;
+                for k in 0..RADIAL_NODES {
+                    let r = r0 + len * p.node_at[k];
+                    sum += p.node_weight[k] * shape_as_written(&p.lamb, tau(r)) / big_r(r).max(1e-12) * len;
+                }
+            }
+            total += w * sum;
+        }
+        p.scale * total
+    }
+
+    #[test]
+    fn the_shape_in_real_arithmetic_is_the_papers_complex_sum() {
+        for m in SurfaceMaterial::ALL {
+            let l = Lamb::new(HalfSpace::from_elastic(m.data().elastic).poisson);
+            for i in 0..=4000 {
+                let tau = l.a * 0.9 + (l.gamma * 1.1 - l.a * 0.9) * i as f64 / 4000.0;
+                let (fast, written) = (l.shape(tau), shape_as_written(&l, tau));
+                assert!(
+                    (fast - written).abs() <= 1e-12 * written.abs().max(1.0),
+                    "{m:?} (pair {}) tau {tau}: {fast} vs {written}",
+                    l.pair
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_rayleigh_integral_side_by_side_is_the_integral_node_by_node() {
+        // every surface (conjugate pairs and real roots), a listener overhead and one aside,
+        // from before the first arrival to well after the Rayleigh wave has passed
+        for m in SurfaceMaterial::ALL {
+            let ground = HalfSpace::from_elastic(m.data().elastic);
+            for listener in [[0.0, 0.0, 0.3], [0.25, 0.1, 0.4]] {
+                let push = RayleighPush::with_azimuths(&ground, Listener::at(listener), 12);
+                let mut nonzero = 0;
+                for i in 0..60 {
+                    let t = 0.5e-3 + 0.2e-3 * i as f64;
+                    let (fast, written) = (push.at(t), at_as_written(&push, t));
+                    assert!(
+                        (fast - written).abs() <= 1e-11 * written.abs().max(1e-30),
+                        "{m:?} at {listener:?}, t = {t}: {fast} vs {written}"
+                    );
+                    nonzero += (written != 0.0) as usize;
+                }
+                assert!(nonzero > 30, "{m:?}: the times must reach the sound");
+            }
+        }
+    }
 }
