@@ -126,15 +126,19 @@ fn the_hidden_midi_cc_parameters_read_as_a_controller_at_rest() {
             assert_eq!(controller.getParameterInfo(i, &mut info), kResultOk);
             let title = String::from_utf16_lossy(&info.title);
             let title = title.trim_end_matches('\0');
-            if !title.starts_with("MIDI Ch.") {
+            // JUCE's names for the proxies, "MIDI CC <channel from 0>|<controller>", which
+            // JUCE-based hosts leave out of their parameter lists
+            let Some(numbers) = title.strip_prefix("MIDI CC ") else {
                 continue;
-            }
-            let (rest, kind) = if title.ends_with("Pitch Bend") {
-                (0.5, 2)
-            } else if title.ends_with("Channel Pressure") {
-                (0.0, 1)
-            } else {
-                (0.0, 0)
+            };
+            let (channel, cc) = numbers.split_once('|').expect("MIDI CC <channel>|<controller>");
+            let (channel, cc): (u32, u32) = (channel.parse().unwrap(), cc.parse().unwrap());
+            assert!(channel < 16 && cc < 130, "{title}");
+            assert_ne!(info.flags & (1 << 4), 0, "{title}: hidden");
+            let (rest, kind) = match cc {
+                129 => (0.5, 2), // pitch bend
+                128 => (0.0, 1), // channel pressure
+                _ => (0.0, 0),
             };
             seen[kind] += 1;
             assert_eq!(info.defaultNormalizedValue, rest, "{title}: default");

@@ -639,13 +639,12 @@ impl<P: Vst3Plugin> IEditControllerTrait for Wrapper<P> {
             // This goes up to 130 for the 128 CCs followed by channel pressure and pitch bend
             let midi_cc = midi_param_relative_idx % VST3_MIDI_CCS;
             let midi_channel = midi_param_relative_idx / VST3_MIDI_CCS;
-            let name = match midi_cc {
-                // kAfterTouch
-                128 => format!("MIDI Ch. {} Channel Pressure", midi_channel + 1),
-                // kPitchBend
-                129 => format!("MIDI Ch. {} Pitch Bend", midi_channel + 1),
-                n => format!("MIDI Ch. {} CC {}", midi_channel + 1, n),
-            };
+            // GRANARY PATCH: named as JUCE's VST3 wrapper names its MIDI proxies, "MIDI CC
+            // <channel from 0>|<controller>" (128 channel pressure, kAfterTouch; 129 pitch
+            // bend, kPitchBend), a name JUCE-based hosts already know to leave out of their
+            // parameter lists (pedalboard wrapped every one of the 2080 as a Python parameter,
+            // about 30 s per load). Upstream named them "MIDI Ch. N CC M".
+            let name = format!("MIDI CC {midi_channel}|{midi_cc}");
 
             info.id = VST3_MIDI_PARAMS_START + midi_param_relative_idx;
             u16strlcpy(&mut info.title, &name);
