@@ -58,6 +58,17 @@ const BEATS: u32 = 8;
 /// A run of `ardour7-lua` that takes longer than this is stopped and counted as a crash.
 const ARDOUR_TIMEOUT: Duration = Duration::from_secs(180);
 
+/// The first of the Ardour tools the DAW test runs that is not on the PATH, if any.
+pub fn missing() -> Option<&'static str> {
+    [LUA, SCANNER].into_iter().find(|tool| {
+        !Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
 /// `cargo xtask daw-test [--attempts N] [--keep]`.
 pub fn daw_test(args: &[String]) -> nice_plug_xtask::Result<()> {
     let mut attempts = 5;
@@ -76,14 +87,8 @@ pub fn daw_test(args: &[String]) -> nice_plug_xtask::Result<()> {
             _ => bail!("usage: cargo xtask daw-test [--attempts N] [--keep]"),
         }
     }
-    for tool in [LUA, SCANNER] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !found {
-            bail!("`{tool}` not found: the DAW test needs Ardour 7 (apt-get install ardour)");
-        }
+    if let Some(tool) = missing() {
+        bail!("`{tool}` not found: the DAW test needs Ardour 7 (apt-get install ardour)");
     }
 
     let started = Instant::now();

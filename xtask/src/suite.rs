@@ -23,27 +23,29 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The tests `--quick` leaves out, by the file of their module or binary: each took 10 s or
-/// more of the suite's jobs (the table in docs/testing.md) or needs the built bundle.
-const SLOW: &[&str] = &[
-    "engine/tests/levels.rs",
-    "engine/tests/living.rs",
-    "engine/tests/surface.rs",
-    "engine/tests/timing.rs",
-    "cli/tests/transparency.rs",
-    "cli/tests/files.rs",
-    "cli/tests/vary.rs",
-    "tests/fuzz.rs",
-    "tests/realtime.rs",
-    "tests/daw.rs",
-    "tests/clap_bundle.rs",
-    "tests/unload.rs",
-    "grains/src/lib.rs",
-    "grains/tests/assets.rs",
-    "grains/tests/engine_table.rs",
-    "grains/tests/ellipsoid.rs",
-    "grains/tests/sphere.rs",
-    "dem/tests/bank.rs",
+/// The tests `--quick` leaves out, by the file of their module or binary, with their seconds
+/// in the suite (measured, docs/testing.md): each took 10 s or more of the suite's jobs or
+/// needs the built bundles (the host tests, which `--quick` never runs, are listed for their
+/// seconds). The seconds also order the jobs, longest first, where the last
+/// run's times are unknown (a clean clone, as in CI); jobs in neither are taken as short.
+const SLOW: &[(&str, f64)] = &[
+    ("tests/host_vst3.py", 98.0),
+    ("tests/realtime.rs", 90.0),
+    ("tests/fuzz.rs", 72.0),
+    ("cli/tests/transparency.rs", 69.0),
+    ("grains/src/lib.rs", 65.0),
+    ("engine/tests/living.rs", 63.0),
+    ("grains/tests/assets.rs", 50.0),
+    ("cli/tests/files.rs", 45.0),
+    ("grains/tests/sphere.rs", 26.0),
+    ("engine/tests/levels.rs", 23.0),
+    ("grains/tests/engine_table.rs", 20.0),
+    ("cli/tests/vary.rs", 18.0),
+    ("grains/tests/ellipsoid.rs", 16.0),
+    ("dem/tests/bank.rs", 15.0),
+    ("tests/daw.rs", 10.0),
+    ("tests/clap_bundle.rs", 2.4),
+    ("tests/unload.rs", 0.7),
 ];
 
 /// Test binaries that load the built `granary.clap`: their bundle tests are `#[ignore]`d in a
@@ -255,88 +257,8 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
     let mut fmt = super::cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     times.step("rustfmt", fmt)?;
-    // clippy checks in target/debug while the builds and tests below use target/release: it
-    // runs beside them, filling the cores where a build links or a test runs on one thread,
-    // and the suite fails at its end if clippy did (its whole output is printed then)
     let logs = target.join("test-logs");
     std::fs::create_dir_all(&logs)?;
-    let mut clippy = Background::start(
-        "clippy",
-        super::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
-        &logs.join("clippy.log"),
-    )?;
-    let result = after_clippy(o, root, target, times, previous, &logs);
-    let clippy_ok = clippy.finish(times)?;
-    result?;
-    if !clippy_ok {
-        bail!(
-            "clippy failed (its output is above and in {})",
-            logs.join("clippy.log").display()
-        );
-    }
-    Ok(())
-}
-
-/// A command running beside the suite, its output into a log; killed if the suite stops first.
-struct Background {
-    name: &'static str,
-    child: Option<std::process::Child>,
-    started: Instant,
-    log: PathBuf,
-}
-
-impl Background {
-    fn start(name: &'static str, cmd: &mut Command, log: &Path) -> anyhow::Result<Background> {
-        let f = File::create(log)?;
-        let e = f.try_clone()?;
-        eprintln!("+ {cmd:?} (beside the builds and tests, into {})", log.display());
-        let child = cmd.stdout(f).stderr(e).stdin(Stdio::null()).spawn()?;
-        Ok(Background {
-            name,
-            child: Some(child),
-            started: Instant::now(),
-            log: log.into(),
-        })
-    }
-
-    /// Waits for it, records its row, prints its output if it failed; whether it passed.
-    fn finish(&mut self, times: &mut Times) -> anyhow::Result<bool> {
-        let status = self.child.take().expect("finished once").wait()?;
-        let ok = status.success();
-        if !ok {
-            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-            println!(
-                "\n======== FAILED: {} ({status}) ========\n{}\n========",
-                self.name,
-                text.trim_end()
-            );
-        }
-        times.record(&format!("{} (beside the steps below)", self.name), self.started, ok);
-        // listed where it started: after rustfmt
-        let row = times.rows.pop().unwrap();
-        let at = times.rows.iter().position(|r| r.name == "rustfmt").map_or(0, |i| i + 1);
-        times.rows.insert(at, row);
-        Ok(ok)
-    }
-}
-
-impl Drop for Background {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-fn after_clippy(
-    o: &Options,
-    root: &Path,
-    target: &Path,
-    times: &mut Times,
-    previous: &[(String, f64)],
-    logs: &Path,
-) -> anyhow::Result<()> {
     let mut jobs: Vec<Job> = Vec::new();
     let clap_bundle = target.join("bundled/granary.clap");
     if !o.quick {
@@ -356,26 +278,45 @@ fn after_clippy(
     // The test build: cargo's bench profile, release's settings and folder with debug
     // assertions and overflow checks in Granary's crates and the allocation checker's
     // (Cargo.toml), so that nice-plug's checker aborts on any allocation inside the plugin's
-    // process callback or inside a test's no-allocation scope.
+    // process callback or inside a test's no-allocation scope. Clippy lints Granary's crates
+    // as they compile (`build_tests`).
     let kept = Kept::take(&target.join("release"))?;
     let started = Instant::now();
-    let binaries = build_tests(root);
-    if binaries.is_err() {
+    let built = build_tests(root);
+    if built.is_err() {
         kept.restore()?;
     }
-    times.record("test build (bench profile)", started, binaries.is_ok());
-    let binaries = binaries?;
+    times.record("test build, with clippy (bench profile)", started, built.is_ok());
+    let (binaries, warnings) = built?;
+    times.rows.push(Row {
+        name: "clippy (its lints in the test build)".into(),
+        seconds: 0.0,
+        outcome: if warnings.is_empty() {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        },
+        counts: None,
+        binary: false,
+        note: if warnings.is_empty() {
+            String::new()
+        } else {
+            format!("{} warnings", warnings.len())
+        },
+    });
     for b in binaries {
         // an integration binary (a module a file) runs a job a module, named by its file
         for (name, filter) in b.jobs()? {
-            if o.quick && SLOW.contains(&name.as_str()) {
+            if o.quick && SLOW.iter().any(|s| s.0 == name) {
                 continue;
             }
             let mut cmd = Command::new(&b.executable);
             cmd.current_dir(&b.package_dir)
                 .env("CARGO_MANIFEST_DIR", &b.package_dir)
-                .env("GRANARY_CLAP_BUNDLE", &clap_bundle)
-                .env("GRANARY_FUZZ_SCENES", FUZZ_SCENES.to_string());
+                .env("GRANARY_CLAP_BUNDLE", &clap_bundle);
+            if name == "tests/fuzz.rs" {
+                cmd.env("GRANARY_FUZZ_SCENES", FUZZ_SCENES.to_string());
+            }
             if !o.quick && BUNDLE_TESTS.contains(&name.as_str()) {
                 cmd.arg("--include-ignored");
             }
@@ -384,10 +325,13 @@ fn after_clippy(
         }
     }
     let started = Instant::now();
-    let expected = |name: &str| previous.iter().find(|(n, _)| n == name).map_or(f64::MAX, |p| p.1);
-    // longest first (unknown ones first of all), so that the last to finish are short
+    let expected = |name: &str| {
+        let last = previous.iter().find(|(n, _)| n == name).map(|p| p.1);
+        last.or(SLOW.iter().find(|s| s.0 == name).map(|s| s.1)).unwrap_or(1.0)
+    };
+    // longest first, so that the last to finish are short
     jobs.sort_by(|a, b| expected(&b.name).total_cmp(&expected(&a.name)));
-    let results = run_jobs(jobs, o.jobs, logs);
+    let results = run_jobs(jobs, o.jobs, &logs);
     let failed: Vec<String> = results
         .iter()
         .filter(|r| r.outcome == Outcome::Failed)
@@ -406,6 +350,13 @@ fn after_clippy(
             failed.join(", "),
             logs.display()
         );
+    }
+    if !warnings.is_empty() {
+        println!("\n======== FAILED: clippy ({} warnings) ========", warnings.len());
+        for w in &warnings {
+            println!("{}", w.trim_end());
+        }
+        bail!("clippy found {} warnings in Granary's crates (above)", warnings.len());
     }
     Ok(())
 }
@@ -513,33 +464,58 @@ impl Binary {
     }
 }
 
-/// `cargo test --profile bench --no-run` for the workspace, with the allocation checker (the
-/// profile: Cargo.toml); the test binaries it built, read from cargo's JSON messages.
-fn build_tests(root: &Path) -> anyhow::Result<Vec<Binary>> {
+/// `cargo test --profile bench --no-run` for the workspace's every target, with the
+/// allocation checker (the profile: Cargo.toml); the test binaries it built, read from cargo's
+/// JSON messages, and clippy's warnings.
+///
+/// Clippy runs inside this build: cargo hands Granary's own crates (the workspace members) to
+/// `clippy-driver` (`RUSTC_WORKSPACE_WRAPPER`, as `cargo clippy` does), which compiles them as
+/// rustc would and lints them on the way. A separate `cargo clippy` would type-check the
+/// workspace and all its dependencies once more (about four minutes of CPU on two cores).
+/// Every target is built (`--all-targets`: the benches and examples too, as
+/// `cargo clippy --all-targets` checks them), and every warning in a workspace crate fails the
+/// suite at its end, as `-D warnings` would; they are printed as they come, with the build's
+/// errors. The dependencies are built without the wrapper, so they stay the release build's.
+fn build_tests(root: &Path) -> anyhow::Result<(Vec<Binary>, Vec<String>)> {
+    let driver = Command::new("clippy-driver").arg("--version").output();
+    if !driver.is_ok_and(|o| o.status.success()) {
+        bail!("clippy-driver not found: the suite lints with clippy (rustup component add clippy)");
+    }
     let mut cmd = super::cargo();
-    cmd.args(["test", "--profile", "bench", "--workspace"])
+    cmd.args(["test", "--profile", "bench", "--workspace", "--all-targets"])
         .args(["--features", "granary/assert_process_allocs", "--no-run"])
         // cargo's report of every crate's compile time: target/cargo-timings/
-        .args(["--message-format", "json-render-diagnostics", "--timings"])
+        .args(["--message-format", "json", "--timings"])
+        .env("RUSTC_WORKSPACE_WRAPPER", "clippy-driver")
         .stdout(Stdio::piped());
     eprintln!("+ {cmd:?}");
-    let out = cmd.spawn()?.wait_with_output()?;
-    if !out.status.success() {
-        bail!("the test build failed with {}", out.status);
-    }
+    let mut child = cmd.spawn()?;
+    let stdout = child.stdout.take().context("cargo's output")?;
+    let vendor = root.join("vendor");
     let mut binaries = Vec::new();
-    for line in String::from_utf8(out.stdout)?.lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+    let mut warnings = Vec::new();
+    for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(&line?) else {
             continue;
         };
-        if msg["reason"] != "compiler-artifact" || msg["profile"]["test"] != true {
+        let manifest = Path::new(msg["manifest_path"].as_str().unwrap_or_default());
+        let ours = manifest.starts_with(root) && !manifest.starts_with(&vendor);
+        if msg["reason"] == "compiler-message" {
+            let m = &msg["message"];
+            let rendered = m["rendered"].as_str().unwrap_or_default();
+            eprint!("{rendered}");
+            // a warning with a place or a lint's name (not rustc's "N warnings emitted")
+            let real = m["code"].is_object() || m["spans"].as_array().is_some_and(|s| !s.is_empty());
+            if m["level"] == "warning" && real && ours {
+                warnings.push(rendered.to_string());
+            }
             continue;
         }
-        let (Some(exe), Some(src), Some(manifest)) = (
-            msg["executable"].as_str(),
-            msg["target"]["src_path"].as_str(),
-            msg["manifest_path"].as_str(),
-        ) else {
+        let kind = msg["target"]["kind"][0].as_str().unwrap_or_default();
+        if msg["reason"] != "compiler-artifact" || msg["profile"]["test"] != true || kind == "bench" {
+            continue;
+        }
+        let (Some(exe), Some(src)) = (msg["executable"].as_str(), msg["target"]["src_path"].as_str()) else {
             continue;
         };
         let src = Path::new(src);
@@ -548,16 +524,17 @@ fn build_tests(root: &Path) -> anyhow::Result<Vec<Binary>> {
             name,
             target: msg["target"]["name"].as_str().unwrap_or_default().to_string(),
             executable: exe.into(),
-            package_dir: Path::new(manifest)
-                .parent()
-                .context("a manifest without a folder")?
-                .into(),
+            package_dir: manifest.parent().context("a manifest without a folder")?.into(),
         });
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("the test build failed with {status}");
     }
     if binaries.is_empty() {
         bail!("cargo built no test binary");
     }
-    Ok(binaries)
+    Ok((binaries, warnings))
 }
 
 struct Job {
@@ -705,17 +682,10 @@ fn python_host(root: &Path, target: &Path) -> anyhow::Result<PathBuf> {
 /// The DAW test (Ardour 7, `cargo xtask daw-test`) where Ardour is installed; one line saying
 /// it was skipped elsewhere.
 fn daw_job(root: &Path, times: &mut Times) -> Option<Job> {
-    let installed = ["ardour7-lua", "ardour-vst3-scanner"].iter().all(|tool| {
-        Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    });
-    if !installed {
+    if let Some(tool) = super::daw::missing() {
         times.skipped(
             "DAW test (Ardour 7)",
-            "Ardour 7 is not installed here (apt-get install ardour; then cargo xtask daw-test)",
+            &format!("Ardour 7 is not installed here (no {tool}; apt-get install ardour, then cargo xtask daw-test)"),
         );
         return None;
     }
