@@ -31,7 +31,9 @@ pub fn sphere_pressure(a: f64, r: f64, cos_theta: f64, h: f64, t0: f64, dt: f64,
     let step = (h / 200.0).min(1.0 / l / 200.0);
     let start = -2.0 * h;
     let delay = (r - a) / c;
-    let t_end = t0 + dt * n as f64 - delay;
+    // up to the last time asked for, t0 + (n - 1) dt (the interpolation's neighbours are the
+    // 4 fine steps added below)
+    let t_end = t0 + dt * n.saturating_sub(1) as f64 - delay;
     let fine = ((t_end - start) / step).ceil().max(0.0) as usize + 4;
     let deriv = |t: f64, u: f64, v: f64| (v, 2.0 * l * l * (psi(t, h) - u) - 2.0 * l * v);
     let mut q = Vec::with_capacity(fine);
