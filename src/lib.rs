@@ -350,5 +350,10 @@ impl Vst3Plugin for Granary {
     const VST3_SUBCATEGORIES: &'static [Vst3SubCategory] = &[Vst3SubCategory::Instrument, Vst3SubCategory::Synth];
 }
 
+// The plugin's entry points; not in the unit tests' build of this crate, which tests its
+// parts and never loads it as a plugin (the integration tests and the bundles link the
+// library built with them): about a third less to compile there (70 s to 50 s here).
+#[cfg(not(test))]
 nice_export_clap!(Granary);
+#[cfg(not(test))]
 nice_export_vst3!(Granary);
