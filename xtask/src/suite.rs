@@ -259,6 +259,7 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
     let logs = target.join("test-logs");
     std::fs::create_dir_all(&logs)?;
     let mut jobs: Vec<Job> = Vec::new();
+    let mut early = None;
     let clap_bundle = target.join("bundled/granary.clap");
     if !o.quick {
         // The bundles and the command line in one build: tests/clap_bundle.rs and
@@ -268,7 +269,13 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
         let built = super::build_release();
         times.record("release build (bundles, command line)", started, built.is_ok());
         built?;
-        jobs.push(vst3_host_job(root, target, times)?);
+        // The VST3 host test needs only the release bundle, the command line copied beside
+        // it (target/bundled/: copies, which the test build does not touch) and its Python:
+        // it runs during the test build, on the core the build leaves idle while one crate
+        // compiles or links alone (the longest job, 99 s, out of the jobs' queue).
+        let host = vst3_host_job(root, target, times)?;
+        let dir = logs.clone();
+        early = Some(std::thread::spawn(move || run_job(host, &dir)));
         if let Some(daw) = daw_job(root, times) {
             jobs.push(daw);
         }
@@ -286,7 +293,16 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
         kept.restore()?;
     }
     times.record("test build, with clippy (bench profile)", started, built.is_ok());
-    let (binaries, warnings) = built?;
+    let (binaries, warnings) = match built {
+        Ok(built) => built,
+        Err(e) => {
+            // the host test's result is no longer wanted, but it ends before the suite does
+            if let Some(host) = early.take() {
+                let _ = host.join();
+            }
+            return Err(e);
+        }
+    };
     times.rows.push(Row {
         name: "clippy (its lints in the test build)".into(),
         seconds: 0.0,
@@ -330,7 +346,10 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
     };
     // longest first, so that the last to finish are short
     jobs.sort_by(|a, b| expected(&b.name).total_cmp(&expected(&a.name)));
-    let results = run_jobs(jobs, o.jobs, &logs);
+    let mut results = run_jobs(jobs, o.jobs, &logs);
+    if let Some(host) = early {
+        results.push(host.join().expect("the VST3 host job's thread"));
+    }
     let failed: Vec<String> = results
         .iter()
         .filter(|r| r.outcome == Outcome::Failed)
@@ -544,61 +563,70 @@ struct Job {
     host: bool,
 }
 
+/// Serialises the lines the jobs print as they end.
+static PRINT: Mutex<()> = Mutex::new(());
+
 /// Runs the jobs `parallel` at a time, each one's output into `logs/<name>.log`; a failing
 /// job's whole output is printed when it ends, a passing one's in one line.
 fn run_jobs(jobs: Vec<Job>, parallel: usize, logs: &Path) -> Vec<Row> {
     let queue = Mutex::new(VecDeque::from(jobs));
     let rows = Mutex::new(Vec::new());
-    let print = Mutex::new(());
     std::thread::scope(|s| {
         for _ in 0..parallel.max(1) {
             s.spawn(|| loop {
-                let Some(mut job) = queue.lock().unwrap().pop_front() else {
+                let Some(job) = queue.lock().unwrap().pop_front() else {
                     break;
                 };
-                let log = logs.join(job.name.replace(['/', ' ', '(', ')'], "_") + ".log");
-                let started = Instant::now();
-                let status = File::create(&log).and_then(|f| {
-                    let e = f.try_clone()?;
-                    job.cmd.stdout(f).stderr(e).stdin(Stdio::null()).status()
-                });
-                let seconds = started.elapsed().as_secs_f64();
-                let text = std::fs::read_to_string(&log).unwrap_or_default();
-                let counts = if job.host {
-                    host_counts(&text)
-                } else {
-                    libtest_counts(&text)
-                };
-                let (outcome, note) = match &status {
-                    Ok(s) if s.success() => (Outcome::Passed, String::new()),
-                    Ok(s) => (Outcome::Failed, format!("exited with {s}")),
-                    Err(e) => (Outcome::Failed, format!("could not start: {e}")),
-                };
-                let _held = print.lock().unwrap();
-                match outcome {
-                    Outcome::Passed => println!(
-                        "ok      {:<40} {seconds:>7.1} s{}",
-                        job.name,
-                        counts.map_or(String::new(), |[p, _, i]| format!("  ({p} passed, {i} ignored)"))
-                    ),
-                    _ => {
-                        println!("\n======== FAILED: {} ({note}) after {seconds:.1} s ========", job.name);
-                        println!("{}", text.trim_end());
-                        println!("======== end of {} ({}) ========\n", job.name, log.display());
-                    }
-                }
-                rows.lock().unwrap().push(Row {
-                    name: job.name,
-                    seconds,
-                    outcome,
-                    counts,
-                    binary: true,
-                    note,
-                });
+                let row = run_job(job, logs);
+                rows.lock().unwrap().push(row);
             });
         }
     });
     rows.into_inner().unwrap()
+}
+
+/// Runs one job, its output into `logs/<name>.log`, and prints its line (or its whole output
+/// if it failed).
+fn run_job(mut job: Job, logs: &Path) -> Row {
+    let log = logs.join(job.name.replace(['/', ' ', '(', ')'], "_") + ".log");
+    let started = Instant::now();
+    let status = File::create(&log).and_then(|f| {
+        let e = f.try_clone()?;
+        job.cmd.stdout(f).stderr(e).stdin(Stdio::null()).status()
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let counts = if job.host {
+        host_counts(&text)
+    } else {
+        libtest_counts(&text)
+    };
+    let (outcome, note) = match &status {
+        Ok(s) if s.success() => (Outcome::Passed, String::new()),
+        Ok(s) => (Outcome::Failed, format!("exited with {s}")),
+        Err(e) => (Outcome::Failed, format!("could not start: {e}")),
+    };
+    let _held = PRINT.lock().unwrap();
+    match outcome {
+        Outcome::Passed => println!(
+            "ok      {:<40} {seconds:>7.1} s{}",
+            job.name,
+            counts.map_or(String::new(), |[p, _, i]| format!("  ({p} passed, {i} ignored)"))
+        ),
+        _ => {
+            println!("\n======== FAILED: {} ({note}) after {seconds:.1} s ========", job.name);
+            println!("{}", text.trim_end());
+            println!("======== end of {} ({}) ========\n", job.name, log.display());
+        }
+    }
+    Row {
+        name: job.name,
+        seconds,
+        outcome,
+        counts,
+        binary: true,
+        note,
+    }
 }
 
 /// Sums libtest's `test result: ok. 3 passed; 0 failed; 1 ignored; …` lines.
