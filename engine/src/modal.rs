@@ -708,7 +708,10 @@ impl Oscillators {
         mut acc: [&mut [Lane]; 3],
     ) {
         let n = acc[0].len().min(acc[1].len());
-        let forces: [&[f32]; B] = std::array::from_fn(|j| &force[active[j]][..n]);
+        let mut forces: [&[f32]; B] = [&[]; B];
+        for (j, f) in forces.iter_mut().enumerate() {
+            *f = &force[active[j]][..n];
+        }
         let groups = self.count.div_ceil(LANES);
         if groups == 0 {
             for a in acc.iter_mut() {
@@ -751,19 +754,28 @@ impl Oscillators {
     ) {
         let [acc_l, acc_r, acc_a] = acc;
         let n = acc_l.len().min(acc_r.len());
-        let forces: [&[f32]; B] = forces.map(|f| &f[..n]);
-        let pr: [Lane; G] = gs.map(|g| self.pole_re[g]);
-        let pi: [Lane; G] = gs.map(|g| self.pole_im[g]);
-        let ol: [Lane; G] = gs.map(|g| self.out[0][g]);
-        let or: [Lane; G] = gs.map(|g| self.out[1][g]);
-        let input: [[Lane; B]; G] = gs.map(|g| std::array::from_fn(|j| self.input[g][active[j]]));
-        let mut yr: [Lane; G] = gs.map(|g| self.y_re[g]);
-        let mut yi: [Lane; G] = gs.map(|g| self.y_im[g]);
+        let mut cut: [&[f32]; B] = [&[]; B];
+        for (c, f) in cut.iter_mut().zip(forces) {
+            *c = &f[..n];
+        }
+        let forces = cut;
+        let pr = gather(gs, &self.pole_re);
+        let pi = gather(gs, &self.pole_im);
+        let ol = gather(gs, &self.out[0]);
+        let or = gather(gs, &self.out[1]);
+        let mut input = [[[0.0; LANES]; B]; G];
+        for (row, &g) in input.iter_mut().zip(&gs) {
+            for (x, &bus) in row.iter_mut().zip(active) {
+                *x = self.input[g][bus];
+            }
+        }
+        let mut yr = gather(gs, &self.y_re);
+        let mut yi = gather(gs, &self.y_im);
         let (dp, oa, ci) = if NL {
             (
-                gs.map(|g| self.disp[g]),
-                gs.map(|g| self.accel[g]),
-                gs.map(|g| self.couple_in[g]),
+                gather(gs, &self.disp),
+                gather(gs, &self.accel),
+                gather(gs, &self.couple_in),
             )
         } else {
             ([[0.0; LANES]; G], [[0.0; LANES]; G], [[0.0; LANES]; G])
@@ -819,6 +831,19 @@ impl Oscillators {
             self.y_im[g] = yi[h];
         }
     }
+}
+
+/// `[v[gs[0]], v[gs[1]], …]`. A plain loop where `array::map` was: its closure and drop
+/// machinery, copied into each of `Oscillators::run`'s 216 instances (buses × groups ×
+/// nonlinear × instruction set), was a third of the engine's compiled code (`cargo
+/// llvm-lines`) and of its build time; the loads are the same.
+#[inline(always)]
+fn gather<const G: usize>(gs: [usize; G], v: &[Lane; GROUPS]) -> [Lane; G] {
+    let mut out = [[0.0; LANES]; G];
+    for (o, &g) in out.iter_mut().zip(&gs) {
+        *o = v[g];
+    }
+    out
 }
 
 impl ModalBank {
