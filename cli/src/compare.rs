@@ -15,9 +15,8 @@
 //! The functions take [`Audio`] (samples in memory), so tests can compare renders without
 //! files.
 
+use granary_engine::fft::Complex;
 use granary_engine::render::Rendered;
-use realfft::num_complex::Complex;
-use realfft::RealFftPlanner;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -250,8 +249,7 @@ struct Spectra {
 
 impl Spectra {
     fn new(audio: &Audio, size: usize) -> Spectra {
-        let mut planner = RealFftPlanner::<f64>::new();
-        let fft = planner.plan_fft_forward(size);
+        let fft = granary_engine::fft::forward(size);
         let bins = audio
             .channels
             .iter()
@@ -301,8 +299,7 @@ impl Spectra {
 
     /// The band `[lo, hi)` Hz of each channel as a signal (FFT masking), `frames` long.
     fn band_signal(&self, lo: f64, hi: f64) -> Vec<Vec<f32>> {
-        let mut planner = RealFftPlanner::<f64>::new();
-        let ifft = planner.plan_fft_inverse(self.size);
+        let ifft = granary_engine::fft::inverse(self.size);
         let r = self.range(lo, hi);
         self.bins
             .iter()

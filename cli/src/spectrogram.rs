@@ -9,8 +9,7 @@
 
 use crate::output::{io_message, Interrupt, Staged};
 use crate::render::Failure;
-use realfft::num_complex::Complex;
-use realfft::{RealFftPlanner, RealToComplex};
+use granary_engine::fft::{Complex, RealToComplex};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -292,11 +291,11 @@ struct Stft {
     pos: u64,
     /// The last `n` samples pushed; sample `i` at `i % n`.
     ring: Vec<f32>,
-    window: Vec<f32>,
-    fft: Arc<dyn RealToComplex<f32>>,
-    frame: Vec<f32>,
-    spectrum: Vec<Complex<f32>>,
-    scratch: Vec<Complex<f32>>,
+    window: Vec<f64>,
+    fft: Arc<dyn RealToComplex<f64>>,
+    frame: Vec<f64>,
+    spectrum: Vec<Complex<f64>>,
+    scratch: Vec<Complex<f64>>,
     /// Power per bin of the current frame.
     bins: Vec<f64>,
     /// Integral of the bins' linear interpolation from 0 Hz to each bin centre.
@@ -311,10 +310,10 @@ struct Stft {
 
 impl Stft {
     fn new(n: usize, len: u64, cols: usize, rate: f64, rows: Vec<(f64, f64)>) -> Stft {
-        let fft = RealFftPlanner::<f32>::new().plan_fft_forward(n);
+        let fft = granary_engine::fft::forward(n);
         // periodic Hann window
         let window = (0..n)
-            .map(|i| (0.5 - 0.5 * (std::f64::consts::TAU * i as f64 / n as f64).cos()) as f32)
+            .map(|i| 0.5 - 0.5 * (std::f64::consts::TAU * i as f64 / n as f64).cos())
             .collect();
         Stft {
             n,
@@ -366,14 +365,14 @@ impl Stft {
         let n = self.n;
         let start = (self.pos % n as u64) as usize;
         for (j, (x, w)) in self.frame.iter_mut().zip(&self.window).enumerate() {
-            *x = self.ring[(start + j) % n] * w;
+            *x = self.ring[(start + j) % n] as f64 * w;
         }
         // lengths come from the plan itself, so this cannot fail
         let _ = self
             .fft
             .process_with_scratch(&mut self.frame, &mut self.spectrum, &mut self.scratch);
         for (p, c) in self.bins.iter_mut().zip(&self.spectrum) {
-            *p = c.norm_sqr() as f64;
+            *p = c.norm_sqr();
             self.loudest = self.loudest.max(*p);
         }
         self.cumulative[0] = 0.0;

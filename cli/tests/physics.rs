@@ -11,7 +11,6 @@ use granary_engine::kernels::{PulseKernels, HALF};
 use granary_engine::materials::{CupMaterial, GrainMaterial, SPEED_OF_SOUND};
 use granary_engine::modal::CUP_BUSES;
 use granary_engine::{Engine, Outputs, Settings, TriggerMode};
-use realfft::RealFftPlanner;
 
 fn db(x: f64) -> f64 {
     10.0 * x.log10()
@@ -175,13 +174,13 @@ fn pair_is_two_opposite_pulses_nearer_sphere_first() {
     assert!((worst.0 as f64 * dt - expected).abs() <= 2e-6, "{worst:?}");
 }
 
-/// Energy (Pa^2 s) of `x` sampled at `fs` below `f_max`, by realfft.
+/// Energy (Pa^2 s) of `x` sampled at `fs` below `f_max`, by a real FFT.
 fn band_energy(x: &[f64], fs: f64, f_max: f64) -> f64 {
     // zero-padded to a bin spacing of at most 4 Hz, so every rate resolves the same bands
     let n = (x.len().next_power_of_two() * 2)
         .max((fs / 4.0) as usize)
         .next_power_of_two();
-    let fft = RealFftPlanner::<f64>::new().plan_fft_forward(n);
+    let fft = granary_engine::fft::forward(n);
     let mut input = fft.make_input_vec();
     input[..x.len()].copy_from_slice(x);
     let mut spec = fft.make_output_vec();

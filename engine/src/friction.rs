@@ -611,8 +611,7 @@ pub fn spectral_centroid_hz(x: &[f32], sample_rate: f32) -> f64 {
     if n < 4 {
         return 0.0;
     }
-    let mut planner = realfft::RealFftPlanner::<f64>::new();
-    let fft = planner.plan_fft_forward(n);
+    let fft = crate::fft::forward(n);
     let mut input: Vec<f64> = x
         .iter()
         .enumerate()

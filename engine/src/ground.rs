@@ -35,9 +35,8 @@
 //! Everything here is f64 and plain: it runs when a surface material, listener or sample
 //! rate changes (and in `granary inspect ground`), never per collision.
 
+use crate::fft::Complex64 as C;
 use crate::materials::{Elastic, AIR_DENSITY, GRAVITY, SPEED_OF_SOUND};
-use realfft::num_complex::Complex64 as C;
-use realfft::RealFftPlanner;
 use std::f64::consts::PI;
 
 /// Air density and speed of sound, f64.
@@ -630,9 +629,7 @@ fn taper_tail(x: &mut [f64], fraction: f64) {
 /// `dt` (circularly, through a real FFT).
 fn filter(x: &[f64], dt: f64, h: impl Fn(f64) -> C) -> Vec<f64> {
     let n = x.len();
-    let mut planner = RealFftPlanner::<f64>::new();
-    let fwd = planner.plan_fft_forward(n);
-    let inv = planner.plan_fft_inverse(n);
+    let (fwd, inv) = crate::fft::pair(n);
     let mut input = x.to_vec();
     let mut spectrum = fwd.make_output_vec();
     fwd.process(&mut input, &mut spectrum).expect("FFT sizes match");

@@ -14,9 +14,8 @@
 //! are flat across it (Phya 4.7).
 
 use crate::fastmath;
+use crate::fft::Complex;
 use crate::simd::{madd, Isa, Kernel, Target};
-use realfft::num_complex::Complex;
-use realfft::RealFftPlanner;
 
 /// Samples of low-pass support on each side of the pulse onset.
 pub const HALF: usize = 24;
@@ -89,8 +88,7 @@ impl PulseKernels {
         let log_d0 = MIN_DURATION_SAMPLES.ln();
         let log_step = (d_max.ln() - log_d0) / (DURATIONS - 1) as f64;
         let n = (4 * taps).next_power_of_two().max(512);
-        let mut planner = RealFftPlanner::<f64>::new();
-        let ifft = planner.plan_fft_inverse(n);
+        let ifft = crate::fft::inverse(n);
         let mut spec = ifft.make_input_vec();
         let mut spec1 = ifft.make_input_vec();
         let mut time = ifft.make_output_vec();

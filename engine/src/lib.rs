@@ -34,6 +34,7 @@ pub mod cups;
 pub mod diffuse;
 pub mod events;
 pub mod fastmath;
+pub mod fft;
 pub mod friction;
 pub mod ftz;
 pub mod generator;

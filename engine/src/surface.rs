@@ -20,12 +20,11 @@
 //! window (`G_PER_WINDOW`), deterministically, and swapped in when complete (until then the
 //! previous filter plays). Nothing here allocates after `new`.
 
+use crate::fft::{Complex64 as C, ComplexToReal, RealToComplex};
 use crate::ground::{earliest_arrival, HalfSpace, Listener, RayleighPush};
 use crate::kernels::pass_edge;
 use crate::materials::{SurfaceMaterial, AIR_DENSITY};
 use crate::simd::{Isa, Kernel, Target};
-use realfft::num_complex::Complex64 as C;
-use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use std::f64::consts::PI;
 use std::sync::Arc;
 
@@ -107,9 +106,8 @@ impl Radiation {
     /// Allocates everything; no filter yet (silence until `set` and a build). The filter's
     /// loop runs in the copy for `isa` (`simd`).
     pub fn new(sample_rate: f32, isa: Isa) -> Self {
-        let mut planner = RealFftPlanner::<f64>::new();
-        let fwd = planner.plan_fft_forward(FINE);
-        let inv = planner.plan_fft_inverse(MAX_TAPS);
+        let fwd = crate::fft::forward(FINE);
+        let inv = crate::fft::inverse(MAX_TAPS);
         let scratch_len = fwd.get_scratch_len().max(inv.get_scratch_len());
         Radiation {
             fs: sample_rate as f64,

@@ -12,7 +12,6 @@ use granary_engine::modal::CUP_BUSES;
 use granary_engine::{Engine, Outputs, Settings, TriggerMode, GENERATOR_LEAD};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use realfft::RealFftPlanner;
 
 /// No pour (MIDI trigger, no note) and unit gains: the grains stem is then the sphere
 /// filter's output of the rings, in Pa, and holds only the injected collisions.
@@ -179,11 +178,10 @@ fn injected_collisions_through_the_engine_are_render_one() {
     }
 }
 
-/// `x` low-passed to `f_max` Hz by zeroing its spectrum above it (realfft).
+/// `x` low-passed to `f_max` Hz by zeroing its spectrum above it (real FFT).
 fn low_pass(x: &[f64], fs: f64, f_max: f64) -> Vec<f64> {
     let n = x.len();
-    let mut planner = RealFftPlanner::<f64>::new();
-    let (fwd, inv) = (planner.plan_fft_forward(n), planner.plan_fft_inverse(n));
+    let (fwd, inv) = granary_engine::fft::pair(n);
     let mut input = x.to_vec();
     let mut spec = fwd.make_output_vec();
     fwd.process(&mut input, &mut spec).unwrap();

@@ -318,9 +318,8 @@ fn hostile_settings_stay_finite() {
 /// Octave-band levels (dB, 250 Hz .. 16 kHz centres) of `x` at 48 kHz, Hann-windowed
 /// 4096-point periodogram averaged over the signal.
 fn octave_bands(x: &[f32]) -> Vec<f64> {
-    use realfft::RealFftPlanner;
     let n = 4096;
-    let fft = RealFftPlanner::<f64>::new().plan_fft_forward(n);
+    let fft = granary_engine::fft::forward(n);
     let mut psd = vec![0.0; n / 2 + 1];
     let mut buf = fft.make_input_vec();
     let mut spec = fft.make_output_vec();

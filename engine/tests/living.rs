@@ -180,8 +180,7 @@ fn levels_per_second(x: &[f32]) -> Vec<f64> {
 /// Spectral centroid (Hz) of each second of `x` (power spectrum, Hann window).
 fn centroid_per_second(x: &[f32]) -> Vec<f64> {
     let n = SR as usize;
-    let mut fft = realfft::RealFftPlanner::<f64>::new();
-    let r2c = fft.plan_fft_forward(n);
+    let r2c = granary_engine::fft::forward(n);
     let mut spectrum = r2c.make_output_vec();
     x.chunks_exact(n)
         .map(|c| {

@@ -7,7 +7,6 @@ use granary_engine::materials::{CupMaterial, GRAVITY};
 use granary_engine::modal::{build_modes, wall_bus, CupState, ModalBank, Mode, CUP_BUSES, FLOOR_BUS, MAX_MODES};
 use granary_engine::nonlinear::Nonlinear;
 use granary_engine::simd::Isa;
-use realfft::RealFftPlanner;
 
 const FS: f32 = 48_000.0;
 /// The engine's control grid (one glide update per window).
@@ -64,7 +63,7 @@ fn peak_hz(x: &[f32], from: usize, len: usize, band: (f64, f64)) -> f64 {
         let w = 0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / len as f64).cos();
         buf[i] = *v as f64 * w;
     }
-    let fft = RealFftPlanner::<f64>::new().plan_fft_forward(n);
+    let fft = granary_engine::fft::forward(n);
     let mut spec = fft.make_output_vec();
     fft.process(&mut buf, &mut spec).unwrap();
     let hz = FS as f64 / n as f64;
@@ -161,7 +160,7 @@ fn a_hard_strike_spreads_energy_upward_in_steel_and_not_in_ceramic() {
             for (b, v) in buf.iter_mut().zip(x) {
                 *b = (*v * k) as f64;
             }
-            let fft = RealFftPlanner::<f64>::new().plan_fft_forward(n);
+            let fft = granary_engine::fft::forward(n);
             let mut spec = fft.make_output_vec();
             fft.process(&mut buf, &mut spec).unwrap();
             let lo = (split * 0.98 / (FS as f64 / n as f64)) as usize;

@@ -128,7 +128,7 @@ fn band_power(x: &[f32], lo: f64, hi: f64) -> f64 {
     let n = x.len().next_power_of_two();
     let mut input: Vec<f64> = x.iter().map(|&s| s as f64).collect();
     input.resize(n, 0.0);
-    let fft = realfft::RealFftPlanner::<f64>::new().plan_fft_forward(n);
+    let fft = granary_engine::fft::forward(n);
     let mut out = fft.make_output_vec();
     fft.process(&mut input, &mut out).unwrap();
     let per_bin = 48_000.0 / n as f64;

@@ -11,7 +11,6 @@ use granary_engine::preset;
 use granary_engine::render::{render, RenderOptions};
 use granary_engine::shape::Shape;
 use granary_engine::{Engine, Outputs, Settings, TriggerMode};
-use realfft::RealFftPlanner;
 
 /// No pour and unit gains: the grains stem holds the injected collisions only, in Pa.
 fn quiet(shape: Shape) -> Settings {
@@ -127,7 +126,7 @@ fn a_rice_grain_is_heard_across_its_push_where_a_sphere_is_silent() {
 /// Third-octave band levels (dB, 100 Hz to 16 kHz) of the sum of both channels' power.
 fn bands(x: &[Vec<f32>; 2], fs: f64) -> Vec<f64> {
     let n = 4096;
-    let fft = RealFftPlanner::<f64>::new().plan_fft_forward(n);
+    let fft = granary_engine::fft::forward(n);
     let mut power = vec![0.0f64; n / 2 + 1];
     for ch in x {
         for frame in ch.chunks_exact(n / 2).collect::<Vec<_>>().windows(2) {

@@ -1,18 +1,17 @@
 //! The engine's radiation filter for the surface (`engine::surface::Radiation`) against the
 //! plain ground model it is built from (`engine::ground`).
 
+use granary_engine::fft::Complex64;
 use granary_engine::ground::{ground_pressure, Grid, HalfSpace, Listener, RayleighPush};
 use granary_engine::materials::SurfaceMaterial;
 use granary_engine::surface::{Radiation, RadiationKey};
-use realfft::num_complex::Complex64;
-use realfft::RealFftPlanner;
 
 /// |spectrum|² of `x` (step `dt`) summed in third-octave bands from 250 Hz to 16 kHz, dB.
 fn bands(x: &[f64], dt: f64) -> Vec<f64> {
     let n = ((1.0 / (dt * 2.0)) as usize).max(x.len()).next_power_of_two();
     let mut input = x.to_vec();
     input.resize(n, 0.0);
-    let fft = RealFftPlanner::<f64>::new().plan_fft_forward(n);
+    let fft = granary_engine::fft::forward(n);
     let mut spec: Vec<Complex64> = fft.make_output_vec();
     fft.process(&mut input, &mut spec).unwrap();
     let mut out = Vec::new();

@@ -1,7 +1,7 @@
-//! Spectrum analyser of the main output, computed on the GUI thread (realfft) from the
+//! Spectrum analyser of the main output, computed on the GUI thread (a real FFT, `granary_engine::fft`) from the
 //! samples the audio thread hands over through the telemetry ring; log-frequency axis.
 
-use realfft::{RealFftPlanner, RealToComplex};
+use granary_engine::fft::{Complex64, RealToComplex};
 use std::sync::Arc;
 
 /// FFT length: 4096 samples, 11.7 Hz bins at 48 kHz.
@@ -16,13 +16,13 @@ pub const DB_TOP: f32 = 0.0;
 pub const FALL_DB_PER_S: f32 = 60.0;
 
 pub struct Analyser {
-    fft: Arc<dyn RealToComplex<f32>>,
+    fft: Arc<dyn RealToComplex<f64>>,
     /// The last `FFT_LEN` samples, oldest first.
     history: Vec<f32>,
     window: Vec<f32>,
-    input: Vec<f32>,
-    spectrum: Vec<realfft::num_complex::Complex<f32>>,
-    scratch: Vec<realfft::num_complex::Complex<f32>>,
+    input: Vec<f64>,
+    spectrum: Vec<Complex64>,
+    scratch: Vec<Complex64>,
     /// Amplitude per bin, dBFS (a full-scale sine reads 0 dB).
     bins_db: Vec<f32>,
     /// What is drawn, per display point.
@@ -37,7 +37,7 @@ impl Default for Analyser {
 
 impl Analyser {
     pub fn new() -> Self {
-        let fft = RealFftPlanner::<f32>::new().plan_fft_forward(FFT_LEN);
+        let fft = granary_engine::fft::forward(FFT_LEN);
         // Hann window
         let window: Vec<f32> = (0..FFT_LEN)
             .map(|i| 0.5 - 0.5 * (std::f32::consts::TAU * i as f32 / FFT_LEN as f32).cos())
@@ -68,7 +68,7 @@ impl Analyser {
     /// Transforms the current history into `bins_db`.
     fn transform(&mut self) {
         for ((x, h), w) in self.input.iter_mut().zip(&self.history).zip(&self.window) {
-            *x = h * w;
+            *x = (h * w) as f64;
         }
         if self
             .fft
@@ -80,7 +80,7 @@ impl Analyser {
         // amplitude of a sine = 2 |X_k| / sum(window)
         let norm = 2.0 / self.window.iter().sum::<f32>();
         for (db, c) in self.bins_db.iter_mut().zip(&self.spectrum) {
-            *db = amp_to_db(c.norm() * norm);
+            *db = amp_to_db(c.norm() as f32 * norm);
         }
     }
 
