@@ -24,8 +24,34 @@ fn fonts() {
 /// One line of a plot: colour, dashed, label, points.
 type Line = (RGBColor, bool, String, Vec<(f64, f64)>);
 
+/// The plot of `lines` as an 8-bit PNG at `path` (drawn on an RGB canvas, encoded by the png
+/// crate: plotters' own file output would bring the `image` crate and its codecs into every
+/// build for this one format).
 fn draw(path: &Path, caption: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Result<(), String> {
     fonts();
+    let mut px = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
+    let root = BitMapBackend::with_buffer(&mut px, SIZE).into_drawing_area();
+    draw_on(root, path, caption, x_desc, y_desc, lines)?;
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, SIZE.0, SIZE.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
+    writer
+        .write_image_data(&px)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    writer.finish().map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn draw_on(
+    root: DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    path: &Path,
+    caption: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let (x0, x1) = lines
         .iter()
@@ -36,7 +62,6 @@ fn draw(path: &Path, caption: &str, x_desc: &str, y_desc: &str, lines: &[Line]) 
         .flat_map(|l| &l.3)
         .fold(0.0f64, |m, p| m.max(p.1.abs()))
         .max(1e-30);
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(caption, (FONT, 28))

@@ -30,6 +30,28 @@ pub struct PlotError {
     pub message: String,
 }
 
+/// Draws with `draw` on an RGB canvas of `size` px and writes it to `path` as an 8-bit PNG
+/// (the png crate: plotters' own file output would bring the `image` crate, with its JPEG
+/// and BMP codecs, into every build for this one format).
+fn png_plot(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl for<'a> FnOnce(DrawingArea<BitMapBackend<'a>, Shift>) -> Result<(), PlotError>,
+) -> Result<(), PlotError> {
+    let mut px = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    draw(BitMapBackend::with_buffer(&mut px, size).into_drawing_area())?;
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, size.0, size.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let encoded = encoder.write_header().and_then(|mut w| {
+        w.write_image_data(&px)?;
+        w.finish()
+    });
+    encoded.map_err(|x| perr(path, x))?;
+    std::fs::write(path, bytes).map_err(|x| perr(path, x))
+}
+
 /// A drawing error; `crate::output` has checked the file can be written, so this is rare.
 fn perr(path: &Path, e: impl std::fmt::Display) -> PlotError {
     PlotError {
@@ -87,84 +109,84 @@ fn draw_collision_waveform(setup: &ContactSetup, sample_rate: f32, path: &Path) 
         .chain(rendered.iter().map(|(_, p)| p))
         .fold(0.0f64, |m, p| m.max(p.abs()))
         .max(1e-30);
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|x| perr(path, x))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "One collision: v0 = {} m/s, listener {} m at {:.0} deg",
-                setup.v0,
-                setup.distance_m,
-                setup.angle_rad.to_degrees()
-            ),
-            (FONT, 30),
-        )
-        .margin(20)
-        .x_label_area_size(60)
-        .y_label_area_size(110)
-        .build_cartesian_2d(us(t0)..us(t1), -1.1 * peak..1.1 * peak)
-        .map_err(|x| perr(path, x))?;
-    chart
-        .configure_mesh()
-        .x_desc("time after the contact starts (us)")
-        .y_desc("pressure (Pa)")
-        .label_style((FONT, 20))
-        .axis_desc_style((FONT, 24))
-        .y_label_formatter(&|y| {
-            if y.abs() < peak * 1e-6 {
-                "0".into()
-            } else {
-                format!("{y:.2e}")
+    png_plot(path, SIZE, |root| {
+        root.fill(&WHITE).map_err(|x| perr(path, x))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "One collision: v0 = {} m/s, listener {} m at {:.0} deg",
+                    setup.v0,
+                    setup.distance_m,
+                    setup.angle_rad.to_degrees()
+                ),
+                (FONT, 30),
+            )
+            .margin(20)
+            .x_label_area_size(60)
+            .y_label_area_size(110)
+            .build_cartesian_2d(us(t0)..us(t1), -1.1 * peak..1.1 * peak)
+            .map_err(|x| perr(path, x))?;
+        chart
+            .configure_mesh()
+            .x_desc("time after the contact starts (us)")
+            .y_desc("pressure (Pa)")
+            .label_style((FONT, 20))
+            .axis_desc_style((FONT, 24))
+            .y_label_formatter(&|y| {
+                if y.abs() < peak * 1e-6 {
+                    "0".into()
+                } else {
+                    format!("{y:.2e}")
+                }
+            })
+            .draw()
+            .map_err(|x| perr(path, x))?;
+        let t = |i: usize| us(t0 + i as f64 * dt);
+        let series = [
+            (&pa, RGBColor(31, 119, 180), "sphere A (continuous)"),
+            (&pb, RGBColor(214, 39, 40), "sphere B (continuous)"),
+            (&sum, BLACK, "A + B (continuous, thesis Fig. 4.3)"),
+        ];
+        for (data, color, label) in series {
+            if b.is_none() && !label.starts_with("sphere A") {
+                continue;
             }
-        })
-        .draw()
-        .map_err(|x| perr(path, x))?;
-    let t = |i: usize| us(t0 + i as f64 * dt);
-    let series = [
-        (&pa, RGBColor(31, 119, 180), "sphere A (continuous)"),
-        (&pb, RGBColor(214, 39, 40), "sphere B (continuous)"),
-        (&sum, BLACK, "A + B (continuous, thesis Fig. 4.3)"),
-    ];
-    for (data, color, label) in series {
-        if b.is_none() && !label.starts_with("sphere A") {
-            continue;
+            let width = if label.starts_with("A + B") { 3 } else { 2 };
+            chart
+                .draw_series(LineSeries::new(
+                    data.iter().enumerate().map(|(i, &p)| (t(i), p)),
+                    color.stroke_width(width),
+                ))
+                .map_err(|x| perr(path, x))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(3)));
         }
-        let width = if label.starts_with("A + B") { 3 } else { 2 };
+        let green = RGBColor(44, 160, 44);
         chart
             .draw_series(LineSeries::new(
-                data.iter().enumerate().map(|(i, &p)| (t(i), p)),
-                color.stroke_width(width),
+                rendered.iter().map(|&(tt, p)| (us(tt), p)),
+                green.stroke_width(1),
             ))
+            .map_err(|x| perr(path, x))?;
+        chart
+            .draw_series(
+                rendered
+                    .iter()
+                    .map(|&(tt, p)| Circle::new((us(tt), p), 5, green.filled())),
+            )
             .map_err(|x| perr(path, x))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(3)));
-    }
-    let green = RGBColor(44, 160, 44);
-    chart
-        .draw_series(LineSeries::new(
-            rendered.iter().map(|&(tt, p)| (us(tt), p)),
-            green.stroke_width(1),
-        ))
-        .map_err(|x| perr(path, x))?;
-    chart
-        .draw_series(
-            rendered
-                .iter()
-                .map(|&(tt, p)| Circle::new((us(tt), p), 5, green.filled())),
-        )
-        .map_err(|x| perr(path, x))?
-        .label(format!("engine, band-limited at {} kHz", sample_rate / 1000.0))
-        .legend(move |(x, y)| Circle::new((x + 15, y), 5, green.filled()));
-    chart
-        .configure_series_labels()
-        .label_font((FONT, 22))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|x| perr(path, x))?;
-    root.present().map_err(|x| perr(path, x))?;
-    Ok(())
+            .label(format!("engine, band-limited at {} kHz", sample_rate / 1000.0))
+            .legend(move |(x, y)| Circle::new((x + 15, y), 5, green.filled()));
+        chart
+            .configure_series_labels()
+            .label_font((FONT, 22))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|x| perr(path, x))?;
+        root.present().map_err(|x| perr(path, x))
+    })
 }
 
 /// Peak pressure against v0, log-log: the thesis's Table 6.1 beside the engine's values in
@@ -185,78 +207,78 @@ fn draw_table_6_1(rows: &[PressureRow], path: &Path) -> Result<(), PlotError> {
         )
     });
     let slope = |f: fn(&PressureRow) -> f64| loglog_slope(rows.iter().map(|r| (r.v0_m_s, f(r))));
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|x| perr(path, x))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "Peak pressure of one glass sphere (a = 1 mm, r = 0.15 m, theta = 0)",
-            (FONT, 30),
-        )
-        .margin(20)
-        .x_label_area_size(60)
-        .y_label_area_size(110)
-        .build_cartesian_2d(
-            (vmin * 0.8..vmax * 1.25).log_scale(),
-            (pmin * 0.6..pmax * 1.6).log_scale(),
-        )
-        .map_err(|x| perr(path, x))?;
-    chart
-        .configure_mesh()
-        .x_desc("collision speed v0 (m/s)")
-        .y_desc("peak pressure (Pa)")
-        .label_style((FONT, 20))
-        .axis_desc_style((FONT, 24))
-        .x_label_formatter(&|x| format!("{x:.0e}"))
-        .y_label_formatter(&|y| format!("{y:.0e}"))
-        .draw()
-        .map_err(|x| perr(path, x))?;
-    let black = BLACK;
-    chart
-        .draw_series(
-            rows.iter()
-                .map(|r| Cross::new((r.v0_m_s, r.thesis_pa), 9, black.stroke_width(3))),
-        )
-        .map_err(|x| perr(path, x))?
-        .label(format!("thesis Table 6.1 (slope {:.3})", slope(|r| r.thesis_pa)))
-        .legend(move |(x, y)| Cross::new((x + 15, y), 9, black.stroke_width(3)));
-    let series: [Series; 2] = [
-        (
-            RGBColor(214, 39, 40),
-            format!(
-                "Granary, Hertz peak force (thesis convention; slope {:.3})",
-                slope(|r| r.granary_hertz_peak_pa)
-            ),
-            |r| r.granary_hertz_peak_pa,
-        ),
-        (
-            RGBColor(31, 119, 180),
-            format!(
-                "Granary engine, impulse-preserving half-sine (slope {:.3})",
-                slope(|r| r.granary_pa)
-            ),
-            |r| r.granary_pa,
-        ),
-    ];
-    for (color, label, f) in series {
+    png_plot(path, SIZE, |root| {
+        root.fill(&WHITE).map_err(|x| perr(path, x))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                "Peak pressure of one glass sphere (a = 1 mm, r = 0.15 m, theta = 0)",
+                (FONT, 30),
+            )
+            .margin(20)
+            .x_label_area_size(60)
+            .y_label_area_size(110)
+            .build_cartesian_2d(
+                (vmin * 0.8..vmax * 1.25).log_scale(),
+                (pmin * 0.6..pmax * 1.6).log_scale(),
+            )
+            .map_err(|x| perr(path, x))?;
         chart
-            .draw_series(LineSeries::new(
-                rows.iter().map(|r| (r.v0_m_s, f(r))),
-                color.stroke_width(3),
-            ))
+            .configure_mesh()
+            .x_desc("collision speed v0 (m/s)")
+            .y_desc("peak pressure (Pa)")
+            .label_style((FONT, 20))
+            .axis_desc_style((FONT, 24))
+            .x_label_formatter(&|x| format!("{x:.0e}"))
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()
+            .map_err(|x| perr(path, x))?;
+        let black = BLACK;
+        chart
+            .draw_series(
+                rows.iter()
+                    .map(|r| Cross::new((r.v0_m_s, r.thesis_pa), 9, black.stroke_width(3))),
+            )
             .map_err(|x| perr(path, x))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(3)));
-    }
-    chart
-        .configure_series_labels()
-        .label_font((FONT, 22))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|x| perr(path, x))?;
-    root.present().map_err(|x| perr(path, x))?;
-    Ok(())
+            .label(format!("thesis Table 6.1 (slope {:.3})", slope(|r| r.thesis_pa)))
+            .legend(move |(x, y)| Cross::new((x + 15, y), 9, black.stroke_width(3)));
+        let series: [Series; 2] = [
+            (
+                RGBColor(214, 39, 40),
+                format!(
+                    "Granary, Hertz peak force (thesis convention; slope {:.3})",
+                    slope(|r| r.granary_hertz_peak_pa)
+                ),
+                |r| r.granary_hertz_peak_pa,
+            ),
+            (
+                RGBColor(31, 119, 180),
+                format!(
+                    "Granary engine, impulse-preserving half-sine (slope {:.3})",
+                    slope(|r| r.granary_pa)
+                ),
+                |r| r.granary_pa,
+            ),
+        ];
+        for (color, label, f) in series {
+            chart
+                .draw_series(LineSeries::new(
+                    rows.iter().map(|r| (r.v0_m_s, f(r))),
+                    color.stroke_width(3),
+                ))
+                .map_err(|x| perr(path, x))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(3)));
+        }
+        chart
+            .configure_series_labels()
+            .label_font((FONT, 22))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|x| perr(path, x))?;
+        root.present().map_err(|x| perr(path, x))
+    })
 }
 
 /// The distance of the push responses of `ground`'s left panel, m (seed 002 Fig. 2).
@@ -300,14 +322,14 @@ fn draw_ground(
     path: &Path,
 ) -> Result<(), PlotError> {
     fonts();
-    let root = BitMapBackend::new(path, (1200, 1300)).into_drawing_area();
-    root.fill(&WHITE).map_err(|x| perr(path, x))?;
-    let root = root.titled(title, (FONT, 32)).map_err(|x| perr(path, x))?;
-    let (top, bottom) = root.split_vertically(640);
-    draw_push_panel(drop, &top, path)?;
-    draw_drop_panel(drop, sound, ratio_db, &bottom, path)?;
-    root.present().map_err(|x| perr(path, x))?;
-    Ok(())
+    png_plot(path, (1200, 1300), |root| {
+        root.fill(&WHITE).map_err(|x| perr(path, x))?;
+        let root = root.titled(title, (FONT, 32)).map_err(|x| perr(path, x))?;
+        let (top, bottom) = root.split_vertically(640);
+        draw_push_panel(drop, &top, path)?;
+        draw_drop_panel(drop, sound, ratio_db, &bottom, path)?;
+        root.present().map_err(|x| perr(path, x))
+    })
 }
 
 fn draw_push_panel(drop: &BallDrop, area: &DrawingArea<BitMapBackend, Shift>, path: &Path) -> Result<(), PlotError> {
