@@ -764,4 +764,38 @@ mod tests {
         assert!(parse(&["--jobs".into(), "0".into()]).is_err());
         assert!(parse(&["--fast".into()]).is_err());
     }
+
+    /// Every crate `cargo xtask` builds for xtask alone, with the features the workspace
+    /// build gives it: otherwise a clean clone compiles it twice (xtask/Cargo.toml's
+    /// workspace hack; a new dependency that turns on more features in one of xtask's
+    /// crates fails here, naming it).
+    #[test]
+    fn xtasks_crates_have_the_workspace_builds_features() {
+        let tree = |select: &str| -> std::collections::BTreeSet<String> {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let out = Command::new(env!("CARGO"))
+                .current_dir(&root)
+                .args(["tree", "--offline", "--locked", select, "-e", "normal,build"])
+                .args(["--prefix", "none", "-f", "{p} [{f}]"])
+                .output()
+                .expect("cargo runs");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            // "name vX.Y.Z (path or proc-macro) [features]", " (*)" after a repeat: both dropped
+            text.lines()
+                .map(|l| l.trim_end_matches(" (*)"))
+                .map(|l| match (l.find(" ("), l.find(" [")) {
+                    (Some(a), Some(b)) if a < b => format!("{}{}", &l[..a], &l[b..]),
+                    _ => l.to_string(),
+                })
+                .collect()
+        };
+        let xtask = tree("--package=xtask");
+        let workspace = tree("--workspace");
+        let differ: Vec<_> = xtask.difference(&workspace).collect();
+        assert!(
+            differ.is_empty(),
+            "built for xtask with other features than the workspace build gives them: {differ:?}"
+        );
+    }
 }
