@@ -34,7 +34,7 @@ pub mod cups;
 pub mod diffuse;
 pub mod events;
 pub mod fastmath;
-pub mod fft;
+pub use granary_fft as fft;
 pub mod friction;
 pub mod ftz;
 pub mod generator;
@@ -1529,6 +1529,32 @@ fn finite_or_zero(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `fft`, the granary-fft crate (no unit-test build of its own: its Cargo.toml says why):
+    /// a plan's length, scaling and bins.
+    #[test]
+    fn fft_round_trip_returns_n_times_the_signal_and_a_cosine_lands_in_its_bin() {
+        let n = 48;
+        let (fwd, inv) = fft::pair(n);
+        let x: Vec<f64> = (0..n)
+            .map(|i| (2.0 * std::f64::consts::PI * 5.0 * i as f64 / n as f64).cos())
+            .collect();
+        let mut input = x.clone();
+        let mut spectrum = fwd.make_output_vec();
+        fwd.process(&mut input, &mut spectrum).unwrap();
+        assert_eq!(spectrum.len(), n / 2 + 1);
+        for (k, s) in spectrum.iter().enumerate() {
+            let want = if k == 5 { n as f64 / 2.0 } else { 0.0 };
+            assert!((s.re - want).abs() < 1e-9 && s.im.abs() < 1e-9, "bin {k}: {s}");
+        }
+        let mut back = inv.make_output_vec();
+        inv.process(&mut spectrum, &mut back).unwrap();
+        for (a, b) in back.iter().zip(&x) {
+            assert!((a / n as f64 - b).abs() < 1e-12);
+        }
+        assert_eq!(fft::forward(n).len(), n);
+        assert_eq!(fft::inverse(n).len(), n);
+    }
 
     /// Consecutive windows' mean pushes (`mean_push_force`) as `add_group_means` writes
     /// them, each after the last: the force over the windows, from the first's join on.
