@@ -775,7 +775,7 @@ mod tests {
             let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
             let out = Command::new(env!("CARGO"))
                 .current_dir(&root)
-                .args(["tree", "--offline", "--locked", select, "-e", "normal,build"])
+                .args(["tree", "--locked", select, "-e", "normal,build"])
                 .args(["--prefix", "none", "-f", "{p} [{f}]"])
                 .output()
                 .expect("cargo runs");
