@@ -35,6 +35,24 @@ pub fn check_target(path: &Path) -> Result<bool, String> {
     }
 }
 
+/// `px` (8-bit RGB, row by row, `size` = (width, height) px) as a PNG into `file`: the
+/// spectrogram's image and the inspection plots'.
+pub fn write_png(file: &File, size: (u32, u32), px: &[u8]) -> Result<(), String> {
+    use std::io::Write as _;
+    let message = |e: png::EncodingError| match e {
+        png::EncodingError::IoError(e) => io_message(&e),
+        e => e.to_string(),
+    };
+    let mut out = std::io::BufWriter::new(file);
+    let mut encoder = png::Encoder::new(&mut out, size.0, size.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(message)?;
+    writer.write_image_data(px).map_err(message)?;
+    writer.finish().map_err(message)?;
+    out.flush().map_err(|e| io_message(&e))
+}
+
 /// An I/O error as a sentence, without the Rust error value (`No space left on device`, not
 /// `Os { code: 28, … }`).
 pub fn io_message(e: &std::io::Error) -> String {

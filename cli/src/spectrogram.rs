@@ -7,10 +7,9 @@
 //! so memory is one frame and the plot whatever the length. The PNG appears whole or not at
 //! all ([`crate::output`]).
 
-use crate::output::{io_message, Interrupt, Staged};
+use crate::output::{io_message, write_png, Interrupt, Staged};
 use crate::render::Failure;
 use granary_engine::fft::{Complex, RealToComplex};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -99,7 +98,8 @@ pub fn run(args: &Args) -> Result<String, Failure> {
     analyse(reader, input, args.channel, &mut stft, &interrupt)?;
     let seconds = frames as f64 / rate;
     let image = draw(&layout, &stft, args.min_hz, max_hz, args.range_db, seconds);
-    write_png(staged.files()[0], &image).map_err(|e| format!("{}: {e}", args.output.display()))?;
+    write_png(staged.files()[0], (image.w as u32, image.h as u32), &image.px)
+        .map_err(|e| format!("{}: {e}", args.output.display()))?;
     if let Some(sig) = interrupt.signal() {
         return Err(Failure::Interrupted(sig));
     }
@@ -232,22 +232,6 @@ fn analyse<R: std::io::Read>(
     }
     stft.finish();
     Ok(())
-}
-
-/// `image` as an 8-bit RGB PNG into `file`.
-fn write_png(file: &std::fs::File, image: &Image) -> Result<(), String> {
-    let message = |e: png::EncodingError| match e {
-        png::EncodingError::IoError(e) => io_message(&e),
-        e => e.to_string(),
-    };
-    let mut out = std::io::BufWriter::new(file);
-    let mut encoder = png::Encoder::new(&mut out, image.w as u32, image.h as u32);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(message)?;
-    writer.write_image_data(&image.px).map_err(message)?;
-    writer.finish().map_err(message)?;
-    out.flush().map_err(|e| io_message(&e))
 }
 
 fn in_range(flag: &str, v: i64, (lo, hi): (u32, u32)) -> Result<usize, String> {

@@ -30,7 +30,7 @@ pub fn inverse(n: usize) -> Arc<dyn ComplexToReal<f64>> {
     realfft::RealFftPlanner::<f64>::new().plan_fft_inverse(n)
 }
 
-/// A forward and an inverse FFT of length `n`, from one planner (they share its twiddles).
+/// A forward and an inverse FFT of length `n`, planned together.
 #[inline(never)]
 pub fn pair(n: usize) -> (Arc<dyn RealToComplex<f64>>, Arc<dyn ComplexToReal<f64>>) {
     let mut planner = realfft::RealFftPlanner::<f64>::new();

@@ -30,9 +30,9 @@ pub struct PlotError {
     pub message: String,
 }
 
-/// Draws with `draw` on an RGB canvas of `size` px and writes it to `path` as an 8-bit PNG
-/// (the png crate: plotters' own file output would bring the `image` crate, with its JPEG
-/// and BMP codecs, into every build for this one format).
+/// Draws with `draw` on an RGB canvas of `size` px and writes it to `path` as a PNG
+/// (`output::write_png`: plotters' own file output would bring the `image` crate, with its
+/// JPEG and BMP codecs, into every build for this one format).
 fn png_plot(
     path: &Path,
     size: (u32, u32),
@@ -40,16 +40,8 @@ fn png_plot(
 ) -> Result<(), PlotError> {
     let mut px = vec![0u8; size.0 as usize * size.1 as usize * 3];
     draw(BitMapBackend::with_buffer(&mut px, size).into_drawing_area())?;
-    let mut bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut bytes, size.0, size.1);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let encoded = encoder.write_header().and_then(|mut w| {
-        w.write_image_data(&px)?;
-        w.finish()
-    });
-    encoded.map_err(|x| perr(path, x))?;
-    std::fs::write(path, bytes).map_err(|x| perr(path, x))
+    let file = std::fs::File::create(path).map_err(|x| perr(path, crate::output::io_message(&x)))?;
+    crate::output::write_png(&file, size, &px).map_err(|x| perr(path, x))
 }
 
 /// A drawing error; `crate::output` has checked the file can be written, so this is rare.
