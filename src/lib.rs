@@ -10,7 +10,8 @@ pub mod params;
 pub mod state;
 pub mod telemetry;
 
-use granary_engine::events::{self, Event, Timed};
+use granary_engine::control::events;
+use granary_engine::control::events::{Event, Timed};
 use granary_engine::{Engine, Outputs};
 use nice_plug::prelude::*;
 use nice_plug_egui::EguiEditorState;

@@ -1,9 +1,9 @@
 //! The host parameters (nice-plug), built from the engine's one parameter table
-//! (`granary_engine::params::SPECS`), and the editor size persisted with the state.
+//! (`granary_engine::control::params::SPECS`), and the editor size persisted with the state.
 //!
 //! Ids are stable: DAW projects and presets store them. Never rename one.
 
-use granary_engine::params::{choice_name, spec, Kind, Param, ParamValues, Plain};
+use granary_engine::control::params::{choice_name, spec, Kind, Param, ParamValues, Plain};
 use granary_engine::Settings;
 use nice_plug::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -332,12 +332,12 @@ impl GranaryParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use granary_engine::cups::CupShape;
-    use granary_engine::materials::{CupMaterial, GrainMaterial};
-    use granary_engine::params::{
+    use granary_engine::base::materials::{CupMaterial, GrainMaterial};
+    use granary_engine::control::choices::CupShape;
+    use granary_engine::control::choices::Shape;
+    use granary_engine::control::params::{
         cup_shape_choice, grain_shape_choice, CUP_IDS, CUP_SHAPE_IDS, GRAIN_IDS, GRAIN_SHAPE_IDS, SPECS,
     };
-    use granary_engine::shape::Shape;
 
     #[test]
     fn ids_are_frozen() {
@@ -436,7 +436,7 @@ mod tests {
         // A VST3 host stores a parameter as the normalised value the plugin reports (f32
         // widened to f64) and restores it through that value; the plugin must then hold the
         // preset's value exactly, or the bounce differs from `granary render` of the preset.
-        let presets = granary_engine::preset::factory();
+        let presets = granary_engine::control::preset::factory();
         assert_eq!(presets.len(), 21);
         let p = GranaryParams::default();
         let mut off_before_snap = 0;

@@ -1,11 +1,11 @@
 //! The plugin state a host saves (nice-plug's JSON: plugin version, parameter values by id,
 //! persisted fields) goes through [`check_plugin_state`] before it is applied: it is migrated
-//! from pre-release builds like preset format 0 (`granary_engine::preset::v0_id`), and a state
+//! from pre-release builds like preset format 0 (`granary_engine::control::preset::v0_id`), and a state
 //! with an unknown id, a value of the wrong type, a non-finite or out-of-range value is
 //! refused whole (logged; nothing changes).
 
-use granary_engine::params::{spec, Kind, SPECS};
-use granary_engine::preset::v0_id;
+use granary_engine::control::params::{spec, Kind, SPECS};
+use granary_engine::control::preset::v0_id;
 use nice_plug::plugin::{ParamValue, PluginState};
 use semver::Version;
 
@@ -41,7 +41,7 @@ fn parse_version(v: &str) -> Option<Version> {
 
 /// Checks, migrates and completes a plugin state before it is applied:
 /// - states from pre-release builds (version `0.0.x` or none) get their parameter names
-///   migrated like preset format 0 (`granary_engine::preset::V0_RENAMES`);
+///   migrated like preset format 0 (`granary_engine::control::preset::V0_RENAMES`);
 /// - every value must have its parameter's type and be finite and within range; enum
 ///   choices may be given by index or by stable id;
 /// - parameters the state lacks (saved before they existed) take their defaults, so the
@@ -140,8 +140,8 @@ pub fn filter_plugin_state(state: &mut PluginState) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use granary_engine::params::ParamValues;
-    use granary_engine::preset::{factory, V0_RENAMES};
+    use granary_engine::control::params::ParamValues;
+    use granary_engine::control::preset::{factory, V0_RENAMES};
     use serde::Serialize;
     use serde_json::Value;
 

@@ -17,8 +17,9 @@
 //! and its state (the cup's tilt, the spoon, the shake's offset, an avalanche under way).
 
 use atomic_float::AtomicF32;
-use granary_engine::generator::CELLS;
-use granary_engine::gesture::{Gesture, GestureView};
+use granary_engine::base::window::CELLS;
+use granary_engine::control::choices::Gesture;
+use granary_engine::pour::gesture::GestureView;
 use granary_engine::Engine;
 use rtrb::{Consumer, Producer, RingBuffer};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};

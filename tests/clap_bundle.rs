@@ -251,7 +251,7 @@ fn bundle_at_every_rate_and_block_size() {
     let mut host = Host::new(entry);
     assert_eq!(
         host.params.len(),
-        granary_engine::params::SPECS.len(),
+        granary_engine::control::params::SPECS.len(),
         "every parameter is exposed"
     );
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED);

@@ -284,7 +284,7 @@ fn mod_wheel_and_pressure_raise_the_flow() {
 /// once aligned by the plugin's latency, the stems as they are.
 #[test]
 fn a_bounce_equals_the_offline_render_of_the_same_notes() {
-    use granary_engine::params::ParamValues;
+    use granary_engine::control::params::ParamValues;
     use granary_engine::render::{render_notes, NoteEvent, RenderOptions};
     let notes = [
         NoteEvent::parse("0.01:0.6:100").unwrap(),

@@ -7,8 +7,8 @@
 
 use crate::support;
 use crate::support::{Ev, Host, Ports};
-use granary_engine::params::{Kind, ParamValues, SPECS};
-use granary_engine::preset;
+use granary_engine::control::params::{Kind, ParamValues, SPECS};
+use granary_engine::control::preset;
 use granary_engine::render::{NoteEvent, RenderOptions, Renderer};
 
 const SR: f64 = 48_000.0;

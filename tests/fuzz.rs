@@ -16,11 +16,12 @@
 
 use crate::support;
 use crate::support::{first_non_finite, peak, thread_cpu_time, Ev, Host, Ports};
-use granary_engine::cups::CupShape;
-use granary_engine::generator::{CELLS, MAX_RENDERED_PER_CELL, WINDOW};
-use granary_engine::gesture::Gesture;
-use granary_engine::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
-use granary_engine::shape::Shape;
+use granary_engine::base::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
+use granary_engine::base::window::{CELLS, WINDOW};
+use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::Gesture;
+use granary_engine::control::choices::Shape;
+use granary_engine::generator::MAX_RENDERED_PER_CELL;
 use granary_engine::{Engine, Outputs, PourTarget, Quality, Settings, Statistics, TriggerMode, LIMITER_CEILING};
 use nice_assert_no_alloc::assert_no_alloc;
 use rand::{Rng, SeedableRng};

@@ -5,9 +5,9 @@
 //! test installs the same checker itself. Release builds compile the checker out: run this
 //! test in a debug build (as `cargo xtask test` does).
 
-use granary_engine::gesture::{Gesture, AVALANCHE_KEY, GESTURE_KEYS};
-use granary_engine::materials::SurfaceMaterial;
-use granary_engine::preset;
+use granary_engine::base::materials::SurfaceMaterial;
+use granary_engine::control::choices::{Gesture, AVALANCHE_KEY, GESTURE_KEYS};
+use granary_engine::control::preset;
 use granary_engine::{Engine, Outputs, PourTarget, Statistics};
 use nice_assert_no_alloc::assert_no_alloc;
 
@@ -74,7 +74,8 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
 #[test]
 fn host_parameters_and_the_event_loop_never_allocate() {
     use granary::params::GranaryParams;
-    use granary_engine::events::{self, Event, Timed};
+    use granary_engine::control::events;
+    use granary_engine::control::events::{Event, Timed};
 
     let params = GranaryParams::default();
     let mut engine = Engine::new(params.settings(), 48_000.0, 512);

@@ -8,8 +8,8 @@
 //! every figure is the median of the three; peak resident memory covers all of it. Figures,
 //! not assertions: speed is never assumed.
 
-use granary_engine::modal::MAX_MODES;
-use granary_engine::preset;
+use granary_engine::control::preset;
+use granary_engine::resonators::modal::MAX_MODES;
 use granary_engine::{Engine, Outputs, Quality, Settings, TriggerMode};
 use serde::Serialize;
 use std::time::Instant;
@@ -139,7 +139,7 @@ pub fn cases() -> Vec<Case> {
     }
     // the mode sweep on the cup with the most modes (a steel cup rings with all of them)
     let mut ringing = base_settings();
-    ringing.cup_material = granary_engine::materials::CupMaterial::Steel;
+    ringing.cup_material = granary_engine::base::materials::CupMaterial::Steel;
     for n in MODE_SWEEP {
         out.push(Case {
             mode_limit: Some(n),

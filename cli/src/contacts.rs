@@ -9,8 +9,8 @@
 //! render's materials: one grain material (the engine renders one), one cup material and one
 //! surface material at most.
 
-use granary_engine::logged::{Body, Contact, COLUMNS};
-use granary_engine::params::{ParamValues, CUP_IDS, GRAIN_IDS, SURFACE_IDS};
+use granary_engine::control::params::{ParamValues, CUP_IDS, GRAIN_IDS, SURFACE_IDS};
+use granary_engine::statistics::logged::{Body, Contact, COLUMNS};
 use serde::Deserialize;
 use std::path::Path;
 

@@ -8,8 +8,9 @@ use granary_cli::levels;
 use granary_cli::output::{check_target, Interrupt, Staged};
 use granary_cli::render::{self, Failure};
 use granary_cli::vary::{self, Batch, Request, Sidecar};
-use granary_engine::params::{ParamValues, GESTURE_IDS, QUALITY_IDS};
-use granary_engine::preset::{self, Preset};
+use granary_engine::control::params::{ParamValues, GESTURE_IDS, QUALITY_IDS};
+use granary_engine::control::preset;
+use granary_engine::control::preset::Preset;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -4,11 +4,12 @@
 
 use crate::levels::{Levels, Meter};
 use crate::output::{io_message, Interrupt, Staged};
-use granary_engine::gesture::Gesture;
-use granary_engine::logged::Contact;
-use granary_engine::params::{ParamValues, TRIGGER_IDS};
-use granary_engine::preset::{self, Preset};
+use granary_engine::control::choices::Gesture;
+use granary_engine::control::params::{ParamValues, TRIGGER_IDS};
+use granary_engine::control::preset;
+use granary_engine::control::preset::Preset;
 use granary_engine::render::{NoteEvent, PourCurve, RenderOptions, Renderer};
+use granary_engine::statistics::logged::Contact;
 use granary_engine::Stats;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};

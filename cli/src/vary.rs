@@ -11,7 +11,8 @@
 
 use crate::output::{check_target, io_message, Interrupt};
 use crate::render::{Failure, Job, Options, Report};
-use granary_engine::params::{self, Kind, ParamValues, Plain, BOOL_WORDS};
+use granary_engine::control::params;
+use granary_engine::control::params::{Kind, ParamValues, Plain, BOOL_WORDS};
 use indicatif::ProgressBar;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -3,8 +3,8 @@
 //! the shipped bank's numbers.
 
 use crate::support::{granary, stderr, stdout};
-use granary_engine::bank::{shipped, Family, CELL_IDS};
-use granary_engine::cups::CupShape;
+use granary_engine::control::choices::CupShape;
+use granary_engine::statistics::bank::{shipped, Family, CELL_IDS};
 use serde_json::Value;
 
 fn inspect(args: &[&str]) -> Value {

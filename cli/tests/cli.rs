@@ -128,7 +128,7 @@ fn presets_list_save_and_validate() {
     assert!(save(&["--force"]).status.success());
     let out = granary(&["presets", "validate", p]);
     assert!(out.status.success());
-    let loaded = granary_engine::preset::Preset::load(&path).unwrap();
+    let loaded = granary_engine::control::preset::Preset::load(&path).unwrap();
     assert_eq!(loaded.name, "Mine");
     assert_eq!(loaded.values.float("pour_rate"), 9.0);
     assert_eq!(loaded.values.to_settings().grain_material.id(), "salt");

@@ -3,11 +3,13 @@
 //! `granary inspect cup`. (The FEM code itself is validated in fem/tests/validation.rs.)
 
 use granary_cli::inspect::cup::CupArgs;
-use granary_engine::cups::{model, Cup, CupShape};
-use granary_engine::kernels::PulseKernels;
-use granary_engine::materials::CupMaterial;
-use granary_engine::modal::{build_modes, CupState, ModalBank, Mode, CUP_BUSES, FLOOR_BUS, MAX_MODES, RIM_BUS};
-use granary_engine::simd::Isa;
+use granary_engine::base::materials::CupMaterial;
+use granary_engine::base::simd::Isa;
+use granary_engine::control::choices::CupShape;
+use granary_engine::derived::cups::{model, Cup};
+use granary_engine::derived::cups::{CupState, CUP_BUSES, FLOOR_BUS, RIM_BUS};
+use granary_engine::impact::kernels::PulseKernels;
+use granary_engine::resonators::modal::{build_modes, ModalBank, Mode, MAX_MODES};
 use std::process::Command;
 
 fn cup(material: CupMaterial, shape: CupShape, size: f32, fill: f32) -> CupState {

@@ -3,7 +3,7 @@
 
 use crate::support;
 use crate::support::{granary, stderr, stdout};
-use granary_engine::materials::GrainMaterial;
+use granary_engine::base::materials::GrainMaterial;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["inspect", "ground"];

@@ -3,7 +3,7 @@
 //! measured by the benchmark, never asserted here.
 
 use granary_cli::bench;
-use granary_engine::materials::CupMaterial;
+use granary_engine::base::materials::CupMaterial;
 use granary_engine::{Engine, Outputs, Settings, TriggerMode};
 use std::process::Command;
 
@@ -126,7 +126,7 @@ fn a_windows_collisions_are_spread_over_small_blocks() {
     // The generator works per window of 128 samples. Its collisions are written into the
     // rings a share per block, so a 16-sample block never carries a whole window's work
     // (the cost per block does not depend on the host's block size).
-    let settings = granary_engine::preset::find(granary_engine::preset::DEFAULT_PRESET)
+    let settings = granary_engine::control::preset::find(granary_engine::control::preset::DEFAULT_PRESET)
         .unwrap()
         .values
         .to_settings();

@@ -3,13 +3,13 @@
 
 use granary_cli::inspect::contact::{material, ContactSetup, Partner};
 use granary_cli::inspect::table::*;
-use granary_engine::accel_noise::{SphereFilter, SphereSource};
-use granary_engine::collision;
-use granary_engine::contact::hertz_peak_force;
+use granary_engine::base::materials::{CupMaterial, GrainMaterial, SPEED_OF_SOUND};
+use granary_engine::derived::cups::CUP_BUSES;
 use granary_engine::generator::NormalMode;
-use granary_engine::kernels::{PulseKernels, HALF};
-use granary_engine::materials::{CupMaterial, GrainMaterial, SPEED_OF_SOUND};
-use granary_engine::modal::CUP_BUSES;
+use granary_engine::impact::accel_noise::{SphereFilter, SphereSource};
+use granary_engine::impact::collision;
+use granary_engine::impact::contact::hertz_peak_force;
+use granary_engine::impact::kernels::{PulseKernels, HALF};
 use granary_engine::{Engine, Outputs, Settings, TriggerMode};
 
 fn db(x: f64) -> f64 {
@@ -46,7 +46,7 @@ fn peak_pressure_reproduces_thesis_table_6_1_and_its_slope() {
     // factor: the ratio of the two peak forces, the same for every v0.
     let setup = table_6_1_setup(1e-3);
     let c = setup.contact();
-    let (m, rr, e) = granary_engine::contact::effective(&setup.body_a(), &setup.body_b());
+    let (m, rr, e) = granary_engine::impact::contact::effective(&setup.body_a(), &setup.body_b());
     let factor = c.peak_force_n as f64 / hertz_peak_force(m, rr, e, 1e-3);
     assert!((factor - 0.855).abs() < 0.01, "{factor}");
     for r in &rows {
@@ -71,7 +71,7 @@ fn single(v0: f64, distance: f64, angle_deg: f64) -> ContactSetup {
         restitution: 1.0,
         distance_m: distance,
         angle_rad: angle_deg.to_radians(),
-        shape: granary_engine::shape::Shape::Sphere,
+        shape: granary_engine::control::choices::Shape::Sphere,
     }
 }
 
@@ -118,7 +118,7 @@ fn pair_is_two_opposite_pulses_nearer_sphere_first() {
         restitution: 1.0,
         distance_m: 0.3,
         angle_rad: 0.0,
-        shape: granary_engine::shape::Shape::Sphere,
+        shape: granary_engine::control::choices::Shape::Sphere,
     };
     let a = setup.source_a();
     let b = setup.source_b().unwrap();
@@ -222,7 +222,7 @@ fn glass_pair(v0: f64) -> ContactSetup {
         restitution: 1.0,
         distance_m: 0.15,
         angle_rad: 0.3,
-        shape: granary_engine::shape::Shape::Sphere,
+        shape: granary_engine::control::choices::Shape::Sphere,
     }
 }
 
@@ -236,7 +236,7 @@ fn the_inspected_collision_is_the_one_the_engine_renders() {
         let n = 600;
         let got = setup.render(fs, 0.37, n);
         let k = setup.constants(fs);
-        let kernels = PulseKernels::new(fs, granary_engine::simd::Isa::detect());
+        let kernels = PulseKernels::new(fs, granary_engine::base::simd::Isa::detect());
         let mut rings = [vec![0.0f32; 4096], vec![0.0f32; 4096]];
         let mut cup = vec![vec![0.0f32; 4096]; CUP_BUSES];
         let [l, r] = &mut rings;
@@ -292,7 +292,7 @@ fn band_limited_rendering_does_not_alias() {
         restitution: 0.5,
         distance_m: 0.15,
         angle_rad: 0.0,
-        shape: granary_engine::shape::Shape::Sphere,
+        shape: granary_engine::control::choices::Shape::Sphere,
     };
     let continuous_fs = 2.0e6;
     let span = 0.004;
@@ -335,7 +335,7 @@ fn band_limited_rendering_does_not_alias() {
 fn dense_pour_settings() -> Settings {
     Settings {
         grain_material: GrainMaterial::Rice,
-        grain_shape: Some(granary_engine::shape::Shape::Sphere),
+        grain_shape: Some(granary_engine::control::choices::Shape::Sphere),
         pour_rate_g_s: 80.0,
         fill: 0.3,
         auto_fill: false,

@@ -20,7 +20,7 @@
 //! CI runs a short version: the two densest grouped pours of sugar, 6 takes of 4 s.
 
 use granary_cli::compare::{compare_takes, Audio, Comparison};
-use granary_engine::preset;
+use granary_engine::control::preset;
 use granary_engine::render::{RenderOptions, Renderer};
 
 /// The takes of `preset` at `quality` with seeds `seeds`, `seconds` long (poured until one

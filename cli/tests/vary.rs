@@ -78,7 +78,7 @@ fn every_take_renders_again_bit_for_bit_from_its_sidecar() {
         assert!((0.9..=1.1).contains(&size), "{size}");
         assert_eq!(
             s["params"].as_object().unwrap().len(),
-            granary_engine::params::SPECS.len(),
+            granary_engine::control::params::SPECS.len(),
             "every parameter"
         );
         assert_eq!(s["render"]["pour"], "0:25,1:25,1.2:0");

@@ -21,9 +21,10 @@
 //! grains arriving a second times the collisions each makes before it rests.
 
 use crate::{Body, Scene, Sim};
-use granary_engine::cups::{Cup, CupShape, RINGS};
-use granary_engine::materials::{GrainMaterial, GRAVITY};
-use granary_engine::params::ParamValues;
+use granary_engine::base::materials::{GrainMaterial, GRAVITY};
+use granary_engine::control::choices::CupShape;
+use granary_engine::control::params::ParamValues;
+use granary_engine::derived::cups::{Cup, RINGS};
 use serde::{Deserialize, Serialize};
 
 /// The file's format name and version.
@@ -31,7 +32,7 @@ pub const FORMAT: &str = "granary-bank";
 pub const VERSION: u32 = 4;
 /// The cells the bank holds, in the file's order: the engine's (the generator's `Cell`s
 /// but Settling: a grain's collisions until it rests are in the others).
-pub use granary_engine::bank::CELL_IDS as CELLS;
+pub use granary_engine::statistics::bank::CELL_IDS as CELLS;
 const IMPACT_ZONE: usize = 0;
 const CUP_FLOOR: usize = 1;
 const WALL_RING_0: usize = 2;
@@ -52,7 +53,7 @@ pub const TIME_BINS: usize = 8;
 pub const WINDOW_S: f64 = 128.0 / 48_000.0;
 /// The lifetime profile's bins: a contact's time since its grain arrived, s (the engine's
 /// `bank::LIFE_EDGES_S`; the first bin, under 5 ms, is the arrival's own collisions).
-pub use granary_engine::bank::{LIFE_BINS, LIFE_EDGES_S};
+pub use granary_engine::statistics::bank::{LIFE_BINS, LIFE_EDGES_S};
 /// A grain–grain contact is in the falling stream when both bodies fall faster than this
 /// share of the impact speed.
 pub const STREAM_FALL_SHARE: f32 = 0.3;
@@ -206,7 +207,7 @@ pub fn values(spec: &Spec) -> ParamValues {
     let set = |v: &mut ParamValues, id: &str, x: String| v.set_text(id, &x).unwrap_or_else(|e| panic!("{id}={x}: {e}"));
     set(&mut v, "grain_material", spec.grain.into());
     let grain_kg = grain_kg(&v.to_settings(), spec.grain_size);
-    let (lo, hi) = granary_engine::settings::limits::GRAIN_SIZE;
+    let (lo, hi) = granary_engine::control::settings::limits::GRAIN_SIZE;
     set(&mut v, "grain_size", spec.grain_size.clamp(lo, hi).to_string());
     set(&mut v, "fill", spec.fill.to_string());
     set(&mut v, "auto_fill", "false".into());

@@ -22,12 +22,12 @@
 
 pub mod bank;
 
-use granary_engine::cups::Cup;
-use granary_engine::logged::COLUMNS;
-pub use granary_engine::logged::{Body, Contact};
-use granary_engine::materials::GRAVITY;
-use granary_engine::materials::{FrictionMaterial, GrainMaterial};
-use granary_engine::stream::StreamParams;
+use granary_engine::base::materials::GRAVITY;
+use granary_engine::base::materials::{FrictionMaterial, GrainMaterial};
+use granary_engine::derived::cups::Cup;
+use granary_engine::pour::stream::StreamParams;
+use granary_engine::statistics::logged::COLUMNS;
+pub use granary_engine::statistics::logged::{Body, Contact};
 use granary_engine::{PourTarget, Settings};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

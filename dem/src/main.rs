@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use granary_dem::{Scene, Sim, DT_S};
-use granary_engine::preset;
+use granary_engine::control::preset;
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -4,7 +4,7 @@
 
 use granary_dem::bank::{self, BankFile, Spec, CELLS};
 use granary_dem::{Scene, Sim};
-use granary_engine::cups::CupShape;
+use granary_engine::control::choices::CupShape;
 
 fn spec(fill: f32) -> Spec {
     Spec {
@@ -157,7 +157,7 @@ fn the_shipped_bank_reruns_from_its_sweep() {
             e.grain_material,
             1e3 * e.grain_diameter_m
         );
-        let material = granary_engine::materials::GrainMaterial::from_id(spec.grain).unwrap();
+        let material = granary_engine::base::materials::GrainMaterial::from_id(spec.grain).unwrap();
         assert_eq!(e.friction, material.friction(), "{}", e.grain_material);
     }
 }

@@ -20,11 +20,11 @@
 use granary_cli::compare::{compare_takes, envelope_power, window_frames, Audio, FLOOR_DB};
 use granary_cli::contacts::ContactFile;
 use granary_dem::bank::{self, Spec, CELLS};
-use granary_engine::bank::{bank_cell, shipped, Family};
-use granary_engine::cups::CupShape;
-use granary_engine::generator::CELLS as GENERATOR_CELLS;
-use granary_engine::materials::GRAVITY;
+use granary_engine::base::materials::GRAVITY;
+use granary_engine::base::window::CELLS as GENERATOR_CELLS;
+use granary_engine::control::choices::CupShape;
 use granary_engine::render::{PourCurve, RenderOptions, Renderer};
+use granary_engine::statistics::bank::{bank_cell, shipped, Family};
 
 /// The simulation's seeds a scene. A simulated pour is as random as the generator's: one
 /// 1,000-grain run of glass beads into a bowl spills 1.9 to 3.0 collisions a bead onto the

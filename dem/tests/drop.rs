@@ -2,7 +2,7 @@
 //! and one bounce's restitution against the material's.
 
 use granary_dem::{Body, Scene, Sim};
-use granary_engine::materials::GRAVITY;
+use granary_engine::base::materials::GRAVITY;
 use granary_engine::Settings;
 
 /// The default preset's scene with nothing poured, and one grain dropped from rest with its
@@ -15,7 +15,7 @@ fn drop(settings: &Settings, h: f32, seconds: f64) -> Sim {
 }
 
 fn glass_beads() -> Settings {
-    let mut v = granary_engine::params::ParamValues::default();
+    let mut v = granary_engine::control::params::ParamValues::default();
     v.set_text("grain_material", "glass_beads_2mm").unwrap();
     v.to_settings()
 }

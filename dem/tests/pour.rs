@@ -3,7 +3,7 @@
 
 use granary_cli::contacts::ContactFile;
 use granary_dem::{Body, Scene, Sim};
-use granary_engine::params::ParamValues;
+use granary_engine::control::params::ParamValues;
 use granary_engine::render::{RenderOptions, Renderer};
 
 /// The default preset (sugar into a ceramic mug) at a scale a debug test runs in seconds:

@@ -3,7 +3,7 @@
 //! run with `cargo test --release -p granary-dem --test repose -- --ignored --nocapture`.
 
 use granary_dem::{Scene, Sim};
-use granary_engine::params::ParamValues;
+use granary_engine::control::params::ParamValues;
 
 /// The heap's slope, degrees: the grains' tops binned by distance from the heap's axis, the
 /// highest top in each ring, and a least-squares line through the rings on the flank (from a

@@ -25,63 +25,48 @@
 //! spheres -> "grains" stem) + (contact force -> modal bank + diffuse -> "cup" stem) ->
 //! mix -> look-ahead limiter -> main.
 
-pub mod accel_noise;
-pub mod bank;
-mod batch;
-pub mod collision;
-pub mod contact;
-pub mod cups;
-pub mod diffuse;
-pub mod events;
-pub mod fastmath;
-pub use granary_fft as fft;
-pub mod friction;
-pub mod ftz;
+pub mod base;
+pub mod control;
+pub mod derived;
 pub mod generator;
-pub mod gesture;
-pub mod ground;
-pub mod kernels;
-pub mod limiter;
-pub mod logged;
-pub mod materials;
-pub mod modal;
-pub mod nonlinear;
-pub mod params;
-pub mod preset;
+pub mod impact;
+pub mod mix;
+pub mod pour;
 pub mod render;
-pub mod scene;
-pub mod settings;
-pub mod shape;
-// generated (grains `moments::engine_table`): its volumes are pi/6 to the voxel sums' digits
-#[rustfmt::skip]
-#[allow(clippy::approx_constant)]
-mod shape_table;
-pub mod simd;
-pub mod stream;
-pub mod surface;
+pub mod resonators;
+pub mod statistics;
+pub use granary_fft as fft;
+#[cfg(test)]
+mod stages;
 
-use accel_noise::SphereFilter;
-use batch::{Prepared, RenderContext, RenderParams, BATCH};
-use cups::{Cup, CupShape};
-use diffuse::DiffuseResonator;
-use friction::Friction;
-use generator::{
-    generate, CellStatistics, Collision, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, WINDOW,
-};
-use gesture::{Gesture, GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
-use kernels::{PulseKernels, HALF};
-use limiter::Limiter;
-use materials::{CupMaterial, FrictionMaterial, PACKING_FRACTION, SPEED_OF_SOUND};
-use modal::{
-    build_modes, diffuse_params, wall_bus, CupState, DcBlocker, ModalBank, Mode, CUP_BUSES, FLOOR_BUS, MAX_MODES,
-    SURFACE_BUS,
-};
+use crate::base::materials::{CupMaterial, FrictionMaterial, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::base::window::{self, Collision, CollisionKind, WINDOW};
+use crate::base::{ftz, materials, simd};
+use crate::control::choices;
+use crate::control::choices::CupShape;
+use crate::control::choices::Gesture;
+use crate::derived::cups;
+use crate::derived::cups::Cup;
+use crate::derived::cups::{wall_bus, CupState, CUP_BUSES, FLOOR_BUS, SURFACE_BUS};
+use crate::generator::{generate, CellStatistics, GeneratorSetup, Geometry, GroupMean, NormalMode};
+use crate::impact::accel_noise::SphereFilter;
+use crate::impact::batch::{Prepared, RenderContext, RenderParams, BATCH};
+use crate::impact::kernels::{PulseKernels, HALF};
+use crate::impact::{collision, kernels};
+use crate::mix::limiter::Limiter;
+use crate::pour::gesture::{GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
+use crate::pour::scene::{PourScene, PourState, SceneInput};
+use crate::pour::{gesture, stream};
+use crate::resonators::diffuse::DiffuseResonator;
+use crate::resonators::friction::Friction;
+use crate::resonators::modal::{build_modes, diffuse_params, DcBlocker, ModalBank, Mode, MAX_MODES};
+use crate::resonators::surface::{Radiation, RadiationKey, G_PER_WINDOW};
+use crate::resonators::{friction, modal, nonlinear};
+use crate::statistics::bank;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use scene::{PourScene, PourState, SceneInput};
-use surface::{Radiation, RadiationKey, G_PER_WINDOW};
 
-pub use settings::{limits, PourTarget, Quality, Settings, Statistics, TriggerMode};
+pub use control::settings::{limits, PourTarget, Quality, Settings, Statistics, TriggerMode};
 
 /// Output buffers for one call of `process`; all slices have the same length.
 pub struct Outputs<'a> {
@@ -122,7 +107,7 @@ pub const LIMITER_CEILING: f32 = 0.944;
 pub const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
 /// Room for one window's rendered collisions at the default budget (more are rendered at
 /// once, when they are generated).
-const PENDING: usize = generator::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
+const PENDING: usize = window::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
 /// What the cup's modes, diffuse bands and distance gain depend on (`Engine::update_cup`):
 /// material, shape, size, fill level, grain density and diameter, and the listener's
 /// distance, angle and the stereo width.
@@ -210,15 +195,15 @@ pub struct Engine {
     /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
     mode_limit: usize,
     stats: Stats,
-    /// Physical collisions per generator cell (`generator::CELLS`) since the last reset,
+    /// Physical collisions per generator cell (`window::CELLS`) since the last reset,
     /// for the editor's scene view (read-only telemetry; rendering does not use it).
-    cell_collisions: [u64; generator::CELLS.len()],
+    cell_collisions: [u64; window::CELLS.len()],
     /// What one mean-push unit of a grouped cell's draws pushes on each cup bus, measured
     /// over the last windows (`GroupPush`, `add_group_means`); empty at a reset and at a
     /// pour's start.
     group_push: GroupPush,
     /// The gestures' mechanics (`gesture`); the gesture the last keyswitch chose
-    /// (`gesture::GESTURE_KEYS`), if any; an avalanche asked for (`gesture::AVALANCHE_KEY`).
+    /// (`choices::GESTURE_KEYS`), if any; an avalanche asked for (`choices::AVALANCHE_KEY`).
     gestures: GestureState,
     key_gesture: Option<Gesture>,
     avalanche_request: bool,
@@ -302,7 +287,7 @@ impl Engine {
             bank,
             mode_limit: MAX_MODES,
             stats: Stats::default(),
-            cell_collisions: [0; generator::CELLS.len()],
+            cell_collisions: [0; window::CELLS.len()],
             group_push: GroupPush::default(),
             gestures: GestureState::default(),
             key_gesture: None,
@@ -345,9 +330,9 @@ impl Engine {
         self.stats
     }
 
-    /// Collisions per generator cell (`generator::CELLS`) since the last reset, culled ones
+    /// Collisions per generator cell (`window::CELLS`) since the last reset, culled ones
     /// excluded; a merged collision counts as its group size (weight squared, rounded).
-    pub fn cell_collisions(&self) -> &[u64; generator::CELLS.len()] {
+    pub fn cell_collisions(&self) -> &[u64; window::CELLS.len()] {
         &self.cell_collisions
     }
 
@@ -423,7 +408,7 @@ impl Engine {
             && c.bed_m >= 0.0
             && c.bed_weight >= 0.0;
         let valid =
-            finite && (0.0..WINDOW as f32).contains(&c.time) && c.cell < generator::CELLS.len() && c.bus <= SURFACE_BUS;
+            finite && (0.0..WINDOW as f32).contains(&c.time) && c.cell < window::CELLS.len() && c.bus <= SURFACE_BUS;
         if !valid || self.injected.len() == self.injected.capacity() {
             return false;
         }
@@ -489,7 +474,7 @@ impl Engine {
         self.last_fill_setting = self.settings.fill;
         self.pour = PourState::default();
         self.stats = Stats::default();
-        self.cell_collisions = [0; generator::CELLS.len()];
+        self.cell_collisions = [0; window::CELLS.len()];
         self.group_push = GroupPush::default();
         self.key_gesture = None;
         self.gesture_playing = false;
@@ -619,7 +604,7 @@ impl Engine {
             self.flow_changed();
             return;
         }
-        if key == gesture::AVALANCHE_KEY {
+        if key == choices::AVALANCHE_KEY {
             if self.is_quiet() {
                 self.restart_keeping_grains();
             }
@@ -655,10 +640,10 @@ impl Engine {
         )
     }
 
-    /// The note `key` ends: `note_off`, unless the key is a keyswitch (`gesture::GESTURE_KEYS`,
-    /// `gesture::AVALANCHE_KEY`), which held no note.
+    /// The note `key` ends: `note_off`, unless the key is a keyswitch (`choices::GESTURE_KEYS`,
+    /// `choices::AVALANCHE_KEY`), which held no note.
     pub fn key_off(&mut self, key: u8) {
-        if Gesture::from_key(key).is_none() && key != gesture::AVALANCHE_KEY {
+        if Gesture::from_key(key).is_none() && key != choices::AVALANCHE_KEY {
             self.note_off();
         }
     }
@@ -738,7 +723,7 @@ impl Engine {
     /// What the surface's radiation filter is for (`surface::RadiationKey`): the surface,
     /// and the listener relative to where grains land on it. Onto the surface: the heap's
     /// place, with the listener `listener_distance` from it at `listener_angle` from the
-    /// vertical. From the cup: a ring around the cup (`generator::Cell::Surface`), a
+    /// vertical. From the cup: a ring around the cup (`window::Cell::Surface`), a
     /// quarter as far again as its widest radius from its axis, seen from the listener
     /// above a full cup (spills come when it is full): the horizontal distance is the
     /// root-mean-square over the ring.
@@ -972,17 +957,17 @@ impl Engine {
         // the collisions each rendered one stands for (a cell's collisions share a weight, so
         // the float-to-integer conversion is made once a cell)
         let mut group = (f32::NAN, 1u64);
-        let mut count = |stats: &mut Stats, cell_collisions: &mut [u64; generator::CELLS.len()], c: &Collision| {
+        let mut count = |stats: &mut Stats, cell_collisions: &mut [u64; window::CELLS.len()], c: &Collision| {
             stats.rendered += 1;
             if c.weight.to_bits() != group.0.to_bits() {
                 group = (c.weight, ((c.weight * c.weight + 0.5) as u64).max(1));
             }
             cell_collisions[c.cell] += group.1;
         };
-        let mut means = [GroupMean::default(); generator::CELLS.len()];
+        let mut means = [GroupMean::default(); window::CELLS.len()];
         // what the grouped draws rendered at once push on the cup (`add_group_means` measures
         // the rest from `pending`)
-        let mut pushed_at_once = [[0.0f32; CUP_BUSES + 1]; generator::CELLS.len()];
+        let mut pushed_at_once = [[0.0f32; CUP_BUSES + 1]; window::CELLS.len()];
         let physical = generate(&pour, &setup, &self.shapes, &mut rng, pending, &mut means, |c| {
             // beyond the default budget (reference quality, tests, inspection): render at once
             count(&mut stats, cell_collisions, c);
@@ -1008,7 +993,7 @@ impl Engine {
         // pour's: into this window's share while there is room, rendered at once beyond
         let mut gesture_counts = [0u64; 3];
         {
-            let mut queue = |c: Collision, stats: &mut Stats, cells: &mut [u64; generator::CELLS.len()]| {
+            let mut queue = |c: Collision, stats: &mut Stats, cells: &mut [u64; window::CELLS.len()]| {
                 if pending.len() < pending.capacity() {
                     pending.push(c);
                 } else {
@@ -1347,8 +1332,8 @@ const GROUP_PUSH_TAU_S: f32 = 0.3;
 /// it (`mean_push_force`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct GroupPush {
-    pushed: [[f32; CUP_BUSES + 1]; generator::CELLS.len()],
-    units: [f32; generator::CELLS.len()],
+    pushed: [[f32; CUP_BUSES + 1]; window::CELLS.len()],
+    units: [f32; window::CELLS.len()],
     last_end: [f32; CUP_BUSES + 1],
 }
 
@@ -1442,9 +1427,9 @@ fn running_box(x: &mut [f32], h: usize) {
 /// quality adds nothing unless a cell reaches its ceiling
 /// (`generator::REFERENCE_RENDERED_PER_CELL_PER_S`). Allocation-free.
 fn add_group_means(
-    means: &[GroupMean; generator::CELLS.len()],
+    means: &[GroupMean; window::CELLS.len()],
     pending: &[Collision],
-    pushed_at_once: [[f32; CUP_BUSES + 1]; generator::CELLS.len()],
+    pushed_at_once: [[f32; CUP_BUSES + 1]; window::CELLS.len()],
     params: &RenderParams,
     window_s: f32,
     group_push: &mut GroupPush,

@@ -5,11 +5,12 @@
 //! effect) and notes land on their own samples, so the result is identical for every block
 //! size.
 
-use crate::events::{self, Event, Timed};
-use crate::generator::WINDOW;
-use crate::gesture::Gesture;
-use crate::logged::Contact;
-use crate::params::{Param, ParamValues};
+use crate::base::window::WINDOW;
+use crate::control::choices::Gesture;
+use crate::control::events;
+use crate::control::events::{Event, Timed};
+use crate::control::params::{Param, ParamValues};
+use crate::statistics::logged::Contact;
 use crate::{Engine, Outputs, Settings, Stats, TriggerMode, GENERATOR_LEAD};
 
 /// A piecewise-linear pour-rate curve: (time s, rate g/s) points, times non-decreasing.
@@ -323,7 +324,7 @@ impl Renderer {
         settings.trigger_mode = TriggerMode::Midi;
         let fs = opts.sample_rate;
         let mut engine = Engine::new(settings, fs, opts.block_size.max(1));
-        let cup = crate::cups::Cup::for_settings(&settings);
+        let cup = crate::derived::cups::Cup::for_settings(&settings);
         let preroll = GENERATOR_LEAD.div_ceil(WINDOW) * WINDOW;
         let mut order: Vec<usize> = (0..contacts.len()).collect();
         order.sort_by(|&a, &b| contacts[a].time_s.total_cmp(&contacts[b].time_s));

@@ -2,10 +2,10 @@
 //! allocation while it plays, a pour that is heard, and the lookup the engine reports.
 //! Nothing here depends on the shipped bank's numbers.
 
-use granary_engine::bank::Family;
-use granary_engine::cups::CupShape;
-use granary_engine::params::ParamValues;
+use granary_engine::control::choices::CupShape;
+use granary_engine::control::params::ParamValues;
 use granary_engine::render::{render, RenderOptions};
+use granary_engine::statistics::bank::Family;
 use granary_engine::{Engine, Outputs, PourTarget, Settings, Statistics, TriggerMode};
 use nice_assert_no_alloc::assert_no_alloc;
 

@@ -3,12 +3,12 @@
 //! the sphere-radiation filter the engine applies per channel after its rings), and against
 //! the exact continuous-time solution for a rigid sphere (`accel_noise::SphereSource`).
 
-use granary_engine::accel_noise::SphereFilter;
-use granary_engine::collision::{physics, render_one, sphere_source, Constants};
-use granary_engine::generator::{Collision, CollisionKind};
-use granary_engine::kernels::PulseKernels;
-use granary_engine::materials::GrainMaterial;
-use granary_engine::modal::CUP_BUSES;
+use granary_engine::base::materials::GrainMaterial;
+use granary_engine::base::window::{Collision, CollisionKind};
+use granary_engine::derived::cups::CUP_BUSES;
+use granary_engine::impact::accel_noise::SphereFilter;
+use granary_engine::impact::collision::{physics, render_one, sphere_source, Constants};
+use granary_engine::impact::kernels::PulseKernels;
 use granary_engine::{Engine, Outputs, Settings, TriggerMode, GENERATOR_LEAD};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -74,7 +74,7 @@ fn run(settings: Settings, fs: f32, windows: usize, mut inject: impl FnMut(usize
 /// The same collisions by `render_one`, into rings long enough not to wrap, through the
 /// sphere-radiation filter of each channel (`SphereFilter`, as the engine's `span`).
 fn reference(run: &Run, fs: f32, radius_m: f32) -> [Vec<f32>; 2] {
-    let kernels = PulseKernels::new(fs, granary_engine::simd::Isa::detect());
+    let kernels = PulseKernels::new(fs, granary_engine::base::simd::Isa::detect());
     let n = run.grains[0].len();
     let len = n + GENERATOR_LEAD + 8 * kernels.taps() + 4096;
     let mut rings = [vec![0.0f32; len], vec![0.0f32; len]];

@@ -1,13 +1,14 @@
 //! One cup: every part of the engine reads the same `Cup`, built from the shape's
 //! finite-element asset (`assets/cups/*.json`) and scaled by `cup_size`.
 
-use granary_engine::cups::{Cup, CupShape, RINGS};
+use granary_engine::base::materials::CupMaterial;
+use granary_engine::base::window::{Cell, CollisionKind, CELLS, WINDOW};
+use granary_engine::control::choices::CupShape;
+use granary_engine::derived::cups::{Cup, RINGS};
 use granary_engine::generator::{
-    generate, Cell, CellStatistics, CollisionKind, GeneratorSetup, Geometry, GroupMean, NormalMode, Shapes, CELLS,
-    SECTOR_HALF_WIDTH, WINDOW,
+    generate, CellStatistics, GeneratorSetup, Geometry, GroupMean, NormalMode, Shapes, SECTOR_HALF_WIDTH,
 };
-use granary_engine::materials::CupMaterial;
-use granary_engine::scene::{PourScene, PourState, SceneInput};
+use granary_engine::pour::scene::{PourScene, PourState, SceneInput};
 use granary_engine::{Engine, Outputs, Settings, TriggerMode};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -105,13 +106,13 @@ fn state(cup: &Cup, arrivals: f32, pile_height_m: f32, settle_rate: f32) -> Pour
         flow_kg_s: 0.0,
         flow_factor: 1.0,
         overflow: 0.0,
-        arrived_ago: [arrivals; granary_engine::bank::LIFE_BINS],
+        arrived_ago: [arrivals; granary_engine::statistics::bank::LIFE_BINS],
     }
 }
 
 #[test]
 fn every_cells_collisions_lie_inside_the_cup() {
-    let shapes = Shapes::new(0.0, granary_engine::simd::Isa::detect());
+    let shapes = Shapes::new(0.0, granary_engine::base::simd::Isa::detect());
     for shape in CupShape::ALL {
         for size in [0.5f32, 1.0, 2.5] {
             // a stream as wide as the widest the engine makes (gravel at grain size 4)

@@ -1,10 +1,11 @@
 //! Behaviour of the whole engine: what a user would notice if it broke.
 
-use granary_engine::events::Event::{self, Modulation, NoteOff};
-use granary_engine::events::{render_blocks, Timed};
-use granary_engine::generator::{Collision, CollisionKind};
-use granary_engine::params::ParamValues;
-use granary_engine::preset;
+use granary_engine::base::window::{Collision, CollisionKind};
+use granary_engine::control::events::Event;
+use granary_engine::control::events::Event::{Modulation, NoteOff};
+use granary_engine::control::events::{render_blocks, Timed};
+use granary_engine::control::params::ParamValues;
+use granary_engine::control::preset;
 use granary_engine::render::{render, PourCurve, RenderOptions, Rendered};
 use granary_engine::{Engine, Outputs, PourTarget, Settings, TriggerMode, LIMITER_CEILING};
 

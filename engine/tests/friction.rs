@@ -3,12 +3,12 @@
 //! the speed (eq. 8), the level against the load, stick-slip only where mu_s > mu_d, and the
 //! block API's contract (block-size independence, no allocation, no NaN).
 
-use granary_engine::friction::{
-    level_db_spl, patch_sides, plate_mode_hz, spectral_centroid_hz, Friction, Patch, StickSlip, MAX_FREQ_HZ,
-};
-use granary_engine::materials::{
+use granary_engine::base::materials::{
     CupMaterial, Elastic, FrictionMaterial, FrictionPairData, GrainMaterial, PatchSurface, SurfaceMaterial,
     FRICTION_REFERENCE_SPEED, GRAVITY,
+};
+use granary_engine::resonators::friction::{
+    level_db_spl, patch_sides, plate_mode_hz, spectral_centroid_hz, Friction, Patch, StickSlip, MAX_FREQ_HZ,
 };
 use nice_assert_no_alloc::assert_no_alloc;
 

@@ -1,15 +1,18 @@
 //! Gestures (`engine::gesture`): stir, shake, tilt and avalanches, their mechanics alone and
 //! through the whole engine (stems, determinism, keyswitches, no allocation).
 
-use granary_engine::cups::{Cup, CupShape};
-use granary_engine::events::{self, Event, Timed};
-use granary_engine::generator::WINDOW;
-use granary_engine::gesture::{
-    avalanche_angles_rad, haff_cooling, heap_slab_m3, slam_speed_m_s, Gesture, GestureInput, GestureState,
-    AVALANCHE_SPAN_DEG, SETTLE_S,
+use granary_engine::base::materials::{CupMaterial, FrictionMaterial, GrainMaterial, GRAVITY, PACKING_FRACTION};
+use granary_engine::base::window::WINDOW;
+use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::Gesture;
+use granary_engine::control::events;
+use granary_engine::control::events::{Event, Timed};
+use granary_engine::control::params::ParamValues;
+use granary_engine::derived::cups::Cup;
+use granary_engine::pour::gesture::{
+    avalanche_angles_rad, haff_cooling, heap_slab_m3, slam_speed_m_s, GestureInput, GestureState, AVALANCHE_SPAN_DEG,
+    SETTLE_S,
 };
-use granary_engine::materials::{CupMaterial, FrictionMaterial, GrainMaterial, GRAVITY, PACKING_FRACTION};
-use granary_engine::params::ParamValues;
 use granary_engine::render::{render, render_notes, NoteEvent, RenderOptions, Rendered};
 use granary_engine::{Engine, Outputs, Settings, TriggerMode};
 use nice_assert_no_alloc::assert_no_alloc;

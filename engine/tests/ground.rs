@@ -1,9 +1,9 @@
 //! The ground's own sound (seed 002, Qu & James) against the paper's published numbers and
 //! trends: `engine::ground`.
 
-use granary_engine::contact::hertz_duration;
-use granary_engine::ground::*;
-use granary_engine::materials::SurfaceMaterial;
+use granary_engine::base::materials::SurfaceMaterial;
+use granary_engine::impact::contact::hertz_duration;
+use granary_engine::resonators::ground::*;
 
 fn hs(youngs_pa: f64, poisson: f64, density: f64) -> HalfSpace {
     HalfSpace {

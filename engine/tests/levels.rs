@@ -3,7 +3,7 @@
 //! not the sound; and the level follows the flow as an incoherent sum of impacts does.
 
 use ebur128::{EbuR128, Mode};
-use granary_engine::preset;
+use granary_engine::control::preset;
 use granary_engine::render::{render, RenderOptions, Rendered};
 
 /// The factory presets' integrated loudness, LUFS (EBU R 128's programme level), and the
@@ -11,7 +11,7 @@ use granary_engine::render::{render, RenderOptions, Rendered};
 const TARGET_LUFS: f64 = -23.0;
 const MAX_TRUE_PEAK_DBTP: f64 = -1.0;
 
-fn pour(values: &granary_engine::params::ParamValues, seconds: f64) -> Rendered {
+fn pour(values: &granary_engine::control::params::ParamValues, seconds: f64) -> Rendered {
     render(
         values,
         &RenderOptions {
@@ -132,7 +132,7 @@ fn from_an_empty_cup_velocity_changes_the_texture_more_than_the_level() {
     // A trickle rings the bare floor for long; a dense pour soon lands on its own bed of
     // grains. So a quarter of the flow is far less than 6 dB quieter (what it is at a fixed
     // fill, above): the texture changes instead (how long the bright bare-floor phase lasts).
-    use granary_engine::events::{render_blocks, Event, Timed};
+    use granary_engine::control::events::{render_blocks, Event, Timed};
     use granary_engine::Engine;
     let settings = preset::find(preset::DEFAULT_PRESET).unwrap().values.to_settings();
     let run = |velocity: f32| {

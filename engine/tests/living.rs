@@ -2,8 +2,8 @@
 //! pour, and an onset that follows the first layer's coverage instead of a burst and a cliff;
 //! a pour from empty to full that evolves one way; and the stream's aim.
 
-use granary_engine::gesture::Gesture;
-use granary_engine::preset;
+use granary_engine::control::choices::Gesture;
+use granary_engine::control::preset;
 use granary_engine::render::{render, render_notes, NoteEvent, RenderOptions, Rendered};
 use granary_engine::{Engine, Outputs, PourTarget, Settings};
 

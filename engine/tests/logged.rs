@@ -1,9 +1,9 @@
 //! Logged contacts (`logged`, `render::Renderer::contacts`): rendered through the collision
 //! physics at their own times, whatever the block size.
 
-use granary_engine::logged::{Body, Contact};
-use granary_engine::params::ParamValues;
+use granary_engine::control::params::ParamValues;
 use granary_engine::render::{RenderOptions, Renderer};
+use granary_engine::statistics::logged::{Body, Contact};
 
 const FS: f32 = 48_000.0;
 

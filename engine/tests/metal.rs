@@ -2,15 +2,17 @@
 //! soft one does not, ceramic (and every non-metal) stays linear, and grains on the floor
 //! buzz only when the floor's acceleration exceeds g.
 
-use granary_engine::cups::{Cup, CupShape};
-use granary_engine::materials::{CupMaterial, GRAVITY};
-use granary_engine::modal::{build_modes, wall_bus, CupState, ModalBank, Mode, CUP_BUSES, FLOOR_BUS, MAX_MODES};
-use granary_engine::nonlinear::Nonlinear;
-use granary_engine::simd::Isa;
+use granary_engine::base::materials::{CupMaterial, GRAVITY};
+use granary_engine::base::simd::Isa;
+use granary_engine::control::choices::CupShape;
+use granary_engine::derived::cups::Cup;
+use granary_engine::derived::cups::{wall_bus, CupState, CUP_BUSES, FLOOR_BUS};
+use granary_engine::resonators::modal::{build_modes, ModalBank, Mode, MAX_MODES};
+use granary_engine::resonators::nonlinear::Nonlinear;
 
 const FS: f32 = 48_000.0;
 /// The engine's control grid (one glide update per window).
-const WINDOW: usize = granary_engine::generator::WINDOW;
+const WINDOW: usize = granary_engine::base::window::WINDOW;
 
 fn cup(material: CupMaterial, fill: f32) -> CupState {
     CupState {

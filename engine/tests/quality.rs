@@ -2,7 +2,7 @@
 //! energy-preserving groups, reference renders every one of them one by one, and auto is
 //! reference exactly when the engine renders offline (a DAW's bounce, `granary render`).
 
-use granary_engine::preset;
+use granary_engine::control::preset;
 use granary_engine::render::{RenderOptions, Rendered, Renderer};
 
 fn opts(seconds: f64, block_size: usize) -> RenderOptions {

@@ -4,12 +4,12 @@
 //! lentils is quieter in every band (its grains spin and take less impulse), least at the top
 //! (hit on their ends they ring shorter, and their spins radiate).
 
-use granary_engine::generator::{Collision, CollisionKind};
-use granary_engine::materials::GrainMaterial;
-use granary_engine::params::ParamValues;
-use granary_engine::preset;
+use granary_engine::base::materials::GrainMaterial;
+use granary_engine::base::window::{Collision, CollisionKind};
+use granary_engine::control::choices::Shape;
+use granary_engine::control::params::ParamValues;
+use granary_engine::control::preset;
 use granary_engine::render::{render, RenderOptions};
-use granary_engine::shape::Shape;
 use granary_engine::{Engine, Outputs, Settings, TriggerMode};
 
 /// No pour and unit gains: the grains stem holds the injected collisions only, in Pa.

@@ -2,11 +2,12 @@
 //! wavers on the spout's and the hand's time scales, clumps for cohesive grains, surges at
 //! the start and trickles after the end for as long as the material says.
 
-use granary_engine::cups::{Cup, CupShape};
-use granary_engine::generator::WINDOW;
-use granary_engine::materials::GrainMaterial;
-use granary_engine::scene::{PourScene, PourState, SceneInput};
-use granary_engine::stream::{StreamParams, HAND_SIGMA, HAND_TIME_S, SPOUT_SIGMA};
+use granary_engine::base::materials::GrainMaterial;
+use granary_engine::base::window::WINDOW;
+use granary_engine::control::choices::CupShape;
+use granary_engine::derived::cups::Cup;
+use granary_engine::pour::scene::{PourScene, PourState, SceneInput};
+use granary_engine::pour::stream::{StreamParams, HAND_SIGMA, HAND_TIME_S, SPOUT_SIGMA};
 
 const SR: f32 = 48_000.0;
 const FLOW: f32 = 0.02;
@@ -215,7 +216,7 @@ fn a_pour_surges_at_the_start_and_trickles_after_the_end_for_as_long_as_the_mate
 /// the record's 4 s). Entry 0 is the window's own mean.
 #[test]
 fn the_arrivals_ago_are_the_mean_arrivals_over_each_lifetime_bin() {
-    use granary_engine::bank::{LIFE_BINS, LIFE_EDGES_S};
+    use granary_engine::statistics::bank::{LIFE_BINS, LIFE_EDGES_S};
     let states = pour(GrainMaterial::Sugar, 1.0, 1.5, 6.0, 3);
     let w = window_s() as f64;
     let means: Vec<f64> = states

@@ -1,10 +1,10 @@
 //! The engine's radiation filter for the surface (`engine::surface::Radiation`) against the
 //! plain ground model it is built from (`engine::ground`).
 
+use granary_engine::base::materials::SurfaceMaterial;
 use granary_engine::fft::Complex64;
-use granary_engine::ground::{ground_pressure, Grid, HalfSpace, Listener, RayleighPush};
-use granary_engine::materials::SurfaceMaterial;
-use granary_engine::surface::{Radiation, RadiationKey};
+use granary_engine::resonators::ground::{ground_pressure, Grid, HalfSpace, Listener, RayleighPush};
+use granary_engine::resonators::surface::{Radiation, RadiationKey};
 
 /// |spectrum|² of `x` (step `dt`) summed in third-octave bands from 250 Hz to 16 kHz, dB.
 fn bands(x: &[f64], dt: f64) -> Vec<f64> {
@@ -44,7 +44,7 @@ fn radiation_filter_matches_the_ground_model() {
     for material in [SurfaceMaterial::Wood, SurfaceMaterial::Soil, SurfaceMaterial::Concrete] {
         for (horizontal, height) in [(0.0, 0.3), (0.28, 0.1)] {
             let key = RadiationKey::new(material, horizontal as f32, height as f32);
-            let mut r = Radiation::new(fs as f32, granary_engine::simd::Isa::detect());
+            let mut r = Radiation::new(fs as f32, granary_engine::base::simd::Isa::detect());
             r.set(key);
             let clock = std::time::Instant::now();
             r.complete();
@@ -79,7 +79,7 @@ fn radiation_filter_matches_the_ground_model() {
     }
 }
 
-use granary_engine::params::ParamValues;
+use granary_engine::control::params::ParamValues;
 use granary_engine::render::{render, PourCurve, RenderOptions, Rendered};
 
 fn rms(x: &[f32]) -> f64 {
@@ -164,8 +164,8 @@ fn surface_level_scales_the_stem() {
 /// during the pour (a new ground half-way).
 #[test]
 fn the_surface_is_the_same_whatever_the_block_size() {
-    use granary_engine::events::{render_blocks, Event, Timed};
-    use granary_engine::materials::SurfaceMaterial;
+    use granary_engine::base::materials::SurfaceMaterial;
+    use granary_engine::control::events::{render_blocks, Event, Timed};
     use granary_engine::{Engine, PourTarget, Settings, TriggerMode};
     let settings = Settings {
         pour_target: PourTarget::Surface,

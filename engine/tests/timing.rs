@@ -2,8 +2,8 @@
 //! the settings and the events' times, never on what the engine did before the pour started
 //! (idle blocks, resets, other settings, a different seed) nor on the host's blocks.
 
-use granary_engine::events::{render_blocks, Event, Timed};
-use granary_engine::preset;
+use granary_engine::control::events::{render_blocks, Event, Timed};
+use granary_engine::control::preset;
 use granary_engine::{Engine, Settings, TriggerMode};
 
 const SR: f32 = 48_000.0;
@@ -109,7 +109,7 @@ fn what_came_before_the_pour_changes_nothing() {
         seed: 99,
         fill: 0.6,
         output_gain_db: -20.0,
-        cup_material: granary_engine::materials::CupMaterial::Steel,
+        cup_material: granary_engine::base::materials::CupMaterial::Steel,
         ..settings
     };
     let mut e = Engine::new(other, SR, 256);
@@ -167,9 +167,9 @@ fn a_note_starts_the_stream_at_its_sample() {
     // the first grains land one fall after the note: t = sqrt(2 h / g) from the spout, 2 cm
     // above the rim, to the floor of the empty mug, plus the engine's generation lead
     let settings = quick();
-    let cup = granary_engine::cups::Cup::for_settings(&settings);
+    let cup = granary_engine::derived::cups::Cup::for_settings(&settings);
     let fall_s = (2.0 * (settings.fall_height_m + cup.depth) / 9.806_65).sqrt();
-    let lead = granary_engine::GENERATOR_LEAD + granary_engine::kernels::HALF;
+    let lead = granary_engine::GENERATOR_LEAD + granary_engine::impact::kernels::HALF;
     for note in [4_000, 4_001, 4_077] {
         let out = run(
             &mut Engine::new(settings, SR, 64),

@@ -1,6 +1,6 @@
 //! `cargo run --release -p granary-grains -- assets/grains [SHAPE...]`: precomputes the
 //! acceleration-noise assets (all shapes when none is named) at `Settings::ASSET`.
-//! `... -- --engine-table engine/src/shape_table.rs` writes the engine's shape table from the
+//! `... -- --engine-table engine/src/derived/shape/table.rs` writes the engine's shape table from the
 //! committed assets (`moments::engine_table`); `... -- --plots docs` the validation plots of
 //! docs/grains.md (`plots`).
 

@@ -297,7 +297,7 @@ pub fn near3_of(m: &[[f64; 3]; 3]) -> [f64; 9] {
     ]
 }
 
-/// The engine's shape table (`engine/src/shape_table.rs`), generated from the assets: per
+/// The engine's shape table (`engine/src/derived/shape/table.rs`), generated from the assets: per
 /// shape, the asset's mass properties and its `Reduced` fields, each divided by the power of
 /// the equivalent-volume diameter `d` it scales with (module `asset`'s scaling law: a grain `s`
 /// times larger, driven `s` times longer, has `s` times the pressure at `s` times the distance
@@ -312,9 +312,9 @@ pub fn engine_table(assets: &[(crate::shape::ShapeKind, Asset)]) -> String {
     writeln!(
         s,
         "// Generated from assets/grains/*.grain by `cargo run --release -p granary-grains -- \
-         --engine-table engine/src/shape_table.rs`\n// (granary_grains::moments::engine_table); \
+         --engine-table engine/src/derived/shape/table.rs`\n// (granary_grains::moments::engine_table); \
          do not edit. grains/tests/engine_table.rs checks it against the assets.\n\n\
-         use crate::shape::ShapeData;\n\n/// The shapes, in `Shape::ALL`'s order.\n\
+         use super::ShapeData;\n\n/// The shapes, in `Shape::ALL`'s order.\n\
          pub const SHAPES: [ShapeData; {}] = [",
         assets.len()
     )

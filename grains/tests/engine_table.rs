@@ -1,4 +1,4 @@
-//! The engine's shape table (`engine/src/shape_table.rs`) is what `moments::engine_table`
+//! The engine's shape table (`engine/src/derived/shape/table.rs`) is what `moments::engine_table`
 //! makes of the committed assets, and the reduction reads like the physics: a translating
 //! grain's near and far dipoles are the dipole measured in the solver run (`dipole_m3`), a
 //! sphere's rotations are silent, and a spinning rice grain radiates the quadrupole of its
@@ -22,12 +22,15 @@ fn assets() -> Vec<(ShapeKind, Asset)> {
 
 #[test]
 fn committed_engine_table_is_the_assets_reduction() {
-    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/src/shape_table.rs"))
-        .expect("engine/src/shape_table.rs");
+    let committed = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/src/derived/shape/table.rs"
+    ))
+    .expect("engine/src/derived/shape/table.rs");
     let fresh = engine_table(&assets());
     assert!(
         committed == fresh,
-        "engine/src/shape_table.rs is stale: run `cargo run --release -p granary-grains -- --engine-table engine/src/shape_table.rs`"
+        "engine/src/derived/shape/table.rs is stale: run `cargo run --release -p granary-grains -- --engine-table engine/src/derived/shape/table.rs`"
     );
 }
 

@@ -4,7 +4,7 @@
 //! same at any frame rate.
 
 use crate::telemetry::{Meter, Snapshot, CELL_COUNT, METERS};
-use granary_engine::generator::{CollisionKind, CELLS};
+use granary_engine::base::window::{CollisionKind, CELLS};
 
 /// Meter scale, dBFS.
 pub const METER_FLOOR_DB: f32 = -72.0;

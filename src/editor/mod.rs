@@ -19,8 +19,8 @@ pub mod scene;
 
 use crate::params::{EditorSize, GranaryParams};
 use crate::telemetry::{collisions_per_second, Snapshot, TelemetryReader};
-use granary_engine::params::SPECS;
-use granary_engine::preset::Preset;
+use granary_engine::control::params::SPECS;
+use granary_engine::control::preset::Preset;
 use nice_plug::context::gui::{GuiContext, ParamSetter};
 use nice_plug::editor::dpi::LogicalSize;
 use nice_plug::editor::ResizeHint;
@@ -431,7 +431,7 @@ impl GranaryEditor {
     /// What the scene shows: the snapshot, with a loaded preset's fill until its pour
     /// starts, and where the parameters pour (into the cup or onto the surface), the pile
     /// as the engine will build it from the fill until the engine has rendered that.
-    fn scene_snapshot(&self, cup: &granary_engine::cups::Cup) -> Snapshot {
+    fn scene_snapshot(&self, cup: &granary_engine::derived::cups::Cup) -> Snapshot {
         let mut snap = self.snapshot;
         let settings = self.params.settings();
         let open = settings.pour_target == granary_engine::PourTarget::Surface;
@@ -476,7 +476,7 @@ impl GranaryEditor {
         let scene_h = (0.42 * h).min(h - below).max(160.0);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(w, scene_h), egui::Sense::hover());
         let settings = self.params.settings();
-        let cup = granary_engine::cups::Cup::for_settings(&settings);
+        let cup = granary_engine::derived::cups::Cup::for_settings(&settings);
         let snap = self.scene_snapshot(&cup);
         let info = scene::SceneInfo {
             fall_height_m: self.params.fall_height.value() * 0.01,
@@ -521,8 +521,8 @@ fn repose_tan(settings: &granary_engine::Settings) -> f32 {
 }
 
 /// The mix readout's slot for a collision kind.
-fn kind_index(kind: granary_engine::generator::CollisionKind) -> usize {
-    use granary_engine::generator::CollisionKind;
+fn kind_index(kind: granary_engine::base::window::CollisionKind) -> usize {
+    use granary_engine::base::window::CollisionKind;
     match kind {
         CollisionKind::GrainGrain => 0,
         CollisionKind::GrainCup => 1,
@@ -792,7 +792,7 @@ mod tests {
     #[test]
     fn loading_a_preset_goes_through_the_host_as_gestures() {
         let (editor, host, _) = editor_with_host();
-        let preset = granary_engine::preset::find("rice_plastic_bowl").unwrap();
+        let preset = granary_engine::control::preset::find("rice_plastic_bowl").unwrap();
         let gui = editor.gui.clone().unwrap();
         apply_preset(&editor.params, &gui.param_setter(), &preset);
         let log = host.log.lock().unwrap().clone();
@@ -1078,14 +1078,14 @@ mod tests {
         engine.note_off();
         run(&mut engine, 700);
         frame(&ctx, &mut editor, size, 2.0, vec![]);
-        let preset = granary_engine::preset::find("rice_plastic_bowl").unwrap();
+        let preset = granary_engine::control::preset::find("rice_plastic_bowl").unwrap();
         assert_eq!(presets::plain(&preset.values, "fill"), Some(0.0));
         let gui = editor.gui.clone().unwrap();
         editor.load(&gui.param_setter(), &preset);
         engine.set_settings(&editor.params.settings());
         run(&mut engine, 4);
         frame(&ctx, &mut editor, size, 2.1, vec![]);
-        let cup = granary_engine::cups::Cup::for_settings(&editor.params.settings());
+        let cup = granary_engine::derived::cups::Cup::for_settings(&editor.params.settings());
         let shown = editor.scene_snapshot(&cup);
         assert_eq!((shown.fill, shown.pile_height_m), (0.0, 0.0));
         let fill_text = texts(&frame(&ctx, &mut editor, size, 2.2, vec![]))
@@ -1106,7 +1106,7 @@ mod tests {
         editor.browser = PresetBrowser::new(None);
         assert!(editor.browser.current().is_none());
         assert!(editor.browser.select_matching(&editor.params.values()));
-        let default = granary_engine::preset::find(granary_engine::preset::DEFAULT_PRESET).unwrap();
+        let default = granary_engine::control::preset::find(granary_engine::control::preset::DEFAULT_PRESET).unwrap();
         assert_eq!(editor.browser.current().unwrap().preset.name, default.name);
         let ctx = context();
         let out = frame(&ctx, &mut editor, egui::vec2(1060.0, 800.0), 0.0, vec![]);
@@ -1143,7 +1143,7 @@ mod tests {
                         .1
                 };
                 // the scene's label, the meters' caption: whole, inside the column and window
-                let cup = granary_engine::cups::Cup::for_settings(&editor.params.settings());
+                let cup = granary_engine::derived::cups::Cup::for_settings(&editor.params.settings());
                 let label = scene::cup_label(&cup, editor.params.settings().cup_material);
                 for needle in [label.as_str(), "fill ", "gain reduction", "GR ", "Output spectrum"] {
                     let r = find(needle);
@@ -1220,17 +1220,17 @@ mod tests {
         assert!(has(&out, "Surface"));
         let settings = editor.params.settings();
         assert!(has(&out, settings.surface_material.data().name));
-        let cup = granary_engine::cups::Cup::for_settings(&settings);
+        let cup = granary_engine::derived::cups::Cup::for_settings(&settings);
         assert!(has(&out, &scene::cup_label(&cup, settings.cup_material)));
         assert!(!has(&out, "Heap on"));
         // a preset that pours onto the surface: no cup, a heap on concrete
-        let preset = granary_engine::preset::find("sand_onto_concrete").unwrap();
+        let preset = granary_engine::control::preset::find("sand_onto_concrete").unwrap();
         let gui = editor.gui.clone().unwrap();
         editor.load(&gui.param_setter(), &preset);
         let out = frame(&ctx, &mut editor, size, 0.1, vec![]);
         assert!(has(&out, "Heap on concrete"), "{:?}", texts(&out));
         assert!(has(&out, "Concrete"));
-        let cup = granary_engine::cups::Cup::for_settings(&editor.params.settings());
+        let cup = granary_engine::derived::cups::Cup::for_settings(&editor.params.settings());
         assert!(!has(
             &out,
             &scene::cup_label(&cup, editor.params.settings().cup_material)
@@ -1239,7 +1239,7 @@ mod tests {
         set(&editor, "surface_material", 6.0);
         assert_eq!(
             editor.params.settings().surface_material,
-            granary_engine::materials::SurfaceMaterial::Soil
+            granary_engine::base::materials::SurfaceMaterial::Soil
         );
         writer.set_sample_rate(48_000.0);
         let mut engine = granary_engine::Engine::new(editor.params.settings(), 48_000.0, 512);

@@ -91,7 +91,7 @@ pub fn show(ui: &mut egui::Ui, p: &GranaryParams, setter: &ParamSetter) {
             .min_col_width(label_w)
             .show(ui, |ui| {
                 for id in *ids {
-                    let spec = granary_engine::params::spec(id);
+                    let spec = granary_engine::control::params::spec(id);
                     let name = spec.map(|s| s.name).unwrap_or(id);
                     let label = ui.label(name);
                     if let Some(s) = spec {
@@ -113,7 +113,7 @@ pub fn show(ui: &mut egui::Ui, p: &GranaryParams, setter: &ParamSetter) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use granary_engine::params::SPECS;
+    use granary_engine::control::params::SPECS;
 
     #[test]
     fn every_parameter_is_in_exactly_one_group_and_has_a_widget() {
@@ -136,7 +136,10 @@ mod tests {
         }
         // and nothing in the groups that is not a parameter (every plugin parameter included)
         for id in &in_groups {
-            assert!(granary_engine::params::spec(id).is_some(), "`{id}` is not a parameter");
+            assert!(
+                granary_engine::control::params::spec(id).is_some(),
+                "`{id}` is not a parameter"
+            );
         }
         use nice_plug::prelude::Params;
         assert_eq!(p.param_map().len(), in_groups.len());
@@ -169,8 +172,8 @@ mod tests {
 
     #[test]
     fn cup_materials_are_named_as_materials() {
-        use granary_engine::cups::CupShape;
-        use granary_engine::materials::CupMaterial;
+        use granary_engine::base::materials::CupMaterial;
+        use granary_engine::control::choices::CupShape;
         let p = GranaryParams::default();
         let w = widget_param(&p, "cup_material").unwrap();
         let n = CupMaterial::ALL.len();
@@ -193,7 +196,7 @@ mod tests {
 
     #[test]
     fn the_pour_rate_reads_what_pours_and_spreads_over_the_slider() {
-        use granary_engine::params::{spec, Plain};
+        use granary_engine::control::params::{spec, Plain};
         let p = GranaryParams::default();
         let w = widget_param(&p, "pour_rate").unwrap();
         let s = spec("pour_rate").unwrap();

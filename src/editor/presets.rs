@@ -1,13 +1,14 @@
 //! The preset browser's state: factory presets and the user's folder, search by name and
-//! tag, previous/next, *Save as…* (the JSON format of `granary_engine::preset`), and a clear
+//! tag, previous/next, *Save as…* (the JSON format of `granary_engine::control::preset`), and a clear
 //! message for every file that cannot be read. No egui here: `mod.rs` draws it.
 //!
 //! The user folder is `<data dir>/granary/presets` (the `dirs` crate): on Linux the XDG data
 //! dir, `~/.local/share/granary/presets`; on macOS `~/Library/Application Support/...`; on
 //! Windows `%APPDATA%\...`.
 
-use granary_engine::params::{ParamValues, Plain};
-use granary_engine::preset::{self, Preset};
+use granary_engine::control::params::{ParamValues, Plain};
+use granary_engine::control::preset;
+use granary_engine::control::preset::Preset;
 use std::path::{Path, PathBuf};
 
 /// Where a preset came from.
@@ -68,7 +69,7 @@ pub fn user_dir() -> Option<PathBuf> {
 
 /// Whether two sets of values are the same settings (floats to within rounding).
 pub fn same_values(a: &ParamValues, b: &ParamValues) -> bool {
-    granary_engine::params::SPECS
+    granary_engine::control::params::SPECS
         .iter()
         .all(|s| match (plain(a, s.id), plain(b, s.id)) {
             (Some(x), Some(y)) => (x - y).abs() <= 1e-4 * (1.0 + y.abs()),

@@ -14,10 +14,11 @@
 use super::meters::{cell_kind, Flashes};
 use crate::telemetry::Snapshot;
 use egui::{pos2, vec2, Align2, Color32, FontId, Pos2, Rect, Stroke};
-use granary_engine::cups::Cup;
-use granary_engine::generator::{Cell, CollisionKind, CELLS};
-use granary_engine::gesture::{Gesture, GestureView, SPOON_CIRCLE_SHARE, SPOON_WIDTH_M};
-use granary_engine::materials::{CupMaterial, SurfaceMaterial};
+use granary_engine::base::materials::{CupMaterial, SurfaceMaterial};
+use granary_engine::base::window::{Cell, CollisionKind, CELLS};
+use granary_engine::control::choices::Gesture;
+use granary_engine::derived::cups::Cup;
+use granary_engine::pour::gesture::{GestureView, SPOON_CIRCLE_SHARE, SPOON_WIDTH_M};
 
 pub const GRAIN_GRAIN: Color32 = Color32::from_rgb(255, 185, 60);
 pub const GRAIN_CUP: Color32 = Color32::from_rgb(70, 205, 255);
@@ -104,9 +105,9 @@ pub fn heap_label(surface: SurfaceMaterial, height_m: f32, radius_m: f32) -> Str
 }
 
 /// The heap on the ground holding `fill` cups of grains, as the engine builds it
-/// (`granary_engine::scene::heap`). Returns (height, base radius), m.
+/// (`granary_engine::pour::scene::heap`). Returns (height, base radius), m.
 pub fn heap_at(fill: f32, cup: &Cup, repose_tan: f32) -> (f32, f32) {
-    granary_engine::scene::heap(fill, cup, repose_tan)
+    granary_engine::pour::scene::heap(fill, cup, repose_tan)
 }
 
 /// Spilled grains land on the surface this many widest inner radii from the cup's axis
@@ -769,7 +770,7 @@ fn legend(painter: &egui::Painter, at: Pos2, text: Color32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use granary_engine::cups::CupShape;
+    use granary_engine::control::choices::CupShape;
 
     #[test]
     fn the_section_is_the_cups_profile_mirrored() {
@@ -794,7 +795,7 @@ mod tests {
 
     /// The cup as the plugin's parameters describe it (the preset's values, `cup_shape` set).
     fn cup_of(preset: &str, shape: Option<&str>) -> (Cup, CupMaterial) {
-        let mut values = granary_engine::preset::find(preset).unwrap().values;
+        let mut values = granary_engine::control::preset::find(preset).unwrap().values;
         if let Some(shape) = shape {
             values.set_text("cup_shape", shape).unwrap();
         }
@@ -884,7 +885,10 @@ mod tests {
 
     /// The scene as the editor describes `preset` (its settings).
     fn info_of(preset: &str) -> SceneInfo {
-        let settings = granary_engine::preset::find(preset).unwrap().values.to_settings();
+        let settings = granary_engine::control::preset::find(preset)
+            .unwrap()
+            .values
+            .to_settings();
         SceneInfo {
             fall_height_m: settings.fall_height_m,
             cup: Cup::for_settings(&settings),
@@ -898,7 +902,10 @@ mod tests {
 
     /// `preset` poured for `seconds` (auto fill on), as the telemetry publishes it.
     fn poured(preset: &str, seconds: f32) -> Snapshot {
-        let settings = granary_engine::preset::find(preset).unwrap().values.to_settings();
+        let settings = granary_engine::control::preset::find(preset)
+            .unwrap()
+            .values
+            .to_settings();
         let mut engine = granary_engine::Engine::new(settings, 48_000.0, 512);
         let (mut writer, mut reader) = crate::telemetry::channel();
         writer.set_sample_rate(48_000.0);

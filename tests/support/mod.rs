@@ -9,7 +9,7 @@ use clack_extensions::state::PluginState;
 use clack_host::events::event_types::{MidiEvent, NoteOffEvent, NoteOnEvent, ParamValueEvent};
 use clack_host::events::Match;
 use clack_host::prelude::*;
-use granary_engine::params::SPECS;
+use granary_engine::control::params::SPECS;
 use std::ffi::CString;
 use std::path::Path;
 

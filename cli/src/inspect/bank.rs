@@ -4,9 +4,10 @@
 //! second and their mean speed — as the generator draws from it with `statistics` = bank.
 
 use crate::render::preset_with_changes;
-use granary_engine::bank::{Axis, CELL_IDS};
-use granary_engine::generator::{lifetime_arrivals, WINDOW};
+use granary_engine::base::window::WINDOW;
+use granary_engine::generator::lifetime_arrivals;
 use granary_engine::render::{RenderOptions, Renderer};
+use granary_engine::statistics::bank::{Axis, CELL_IDS};
 use granary_engine::Statistics;
 use serde::Serialize;
 use std::io::Write;
@@ -146,7 +147,7 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
             Statistics::Bank => "bank",
         }
         .into(),
-        bank_source: granary_engine::bank::shipped().source.clone(),
+        bank_source: granary_engine::statistics::bank::shipped().source.clone(),
         family_asked: lookup.asked.id().into(),
         family: lookup.family.id().into(),
         family_fallback: lookup.fell_back(),

@@ -5,9 +5,9 @@ use super::table::{
     ground_ball_drop, loglog_slope, pan_ball_bearing_time_scale_s, table_6_1, GROUND_BALL_DROP_TC_S,
     PAN_BALL_BEARING_H_S,
 };
-use granary_engine::materials::{Elastic, GrainMaterial};
-use granary_engine::params::show_number;
-use granary_engine::shape::Shape;
+use granary_engine::base::materials::{Elastic, GrainMaterial};
+use granary_engine::control::choices::Shape;
+use granary_engine::control::params::show_number;
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -9,15 +9,16 @@
 //! engine, A is the grain and B the second grain of a grain–grain collision, or the cup of a
 //! grain–cup collision when B is a plane.
 
-use granary_engine::accel_noise::{SphereFilter, SphereSource};
-use granary_engine::collision::{self, CollisionPulses, Constants, Scene};
-use granary_engine::contact::{effective, hertz_peak_force, Body, Contact};
-use granary_engine::generator::{Collision, CollisionKind};
-use granary_engine::kernels::{PulseKernels, HALF};
-use granary_engine::materials::{CupMaterial, Elastic, GrainMaterial, SPEED_OF_SOUND};
-use granary_engine::params::show_number;
-use granary_engine::shape::Shape;
-use granary_engine::simd::Isa;
+use granary_engine::base::materials::{CupMaterial, Elastic, GrainMaterial, SPEED_OF_SOUND};
+use granary_engine::base::simd::Isa;
+use granary_engine::base::window::{Collision, CollisionKind};
+use granary_engine::control::choices::Shape;
+use granary_engine::control::params::show_number;
+use granary_engine::impact::accel_noise::{SphereFilter, SphereSource};
+use granary_engine::impact::collision;
+use granary_engine::impact::collision::{CollisionPulses, Constants, Scene};
+use granary_engine::impact::contact::{effective, hertz_peak_force, Body, Contact};
+use granary_engine::impact::kernels::{PulseKernels, HALF};
 use serde::Serialize;
 
 /// The sample rate of the collision behind `ContactSetup::report`. The engine keeps

@@ -4,9 +4,9 @@
 //! statistics the generator draws from (thesis §5.5–5.6).
 
 use crate::contacts::ContactFile;
-use granary_engine::cups::Cup;
-use granary_engine::generator::{Cell, CELLS};
-use granary_engine::preset;
+use granary_engine::base::window::{Cell, CELLS};
+use granary_engine::control::preset;
+use granary_engine::derived::cups::Cup;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -182,7 +182,7 @@ mod tests {
                     1.0,0.03,0,0.001,-1,0,0,2.0,grain,rice,cup,steel\n\
                     2.0,0,0,0.01,0,0,1,0.5,grain,rice,grain,rice\n";
         let file = ContactFile::parse(text.as_bytes()).unwrap();
-        let cup = Cup::for_settings(&granary_engine::params::ParamValues::default().to_settings());
+        let cup = Cup::for_settings(&granary_engine::control::params::ParamValues::default().to_settings());
         let r = report(&file, "t.csv", &cup);
         assert_eq!((r.contacts, r.first_s, r.last_s), (4, 0.0, 2.0));
         let names: Vec<&str> = r.cells.iter().map(|c| c.cell.as_str()).collect();

@@ -3,12 +3,14 @@
 //! functions: `cups::Cup`, `modal::build_modes`, `modal::diffuse_params`,
 //! `DiffuseResonator::set`).
 
-use granary_engine::cups::{Cup, CupShape};
-use granary_engine::diffuse::DiffuseResonator;
+use granary_engine::base::materials::{CupMaterial, GrainMaterial};
+use granary_engine::base::simd::Isa;
+use granary_engine::control::choices::CupShape;
+use granary_engine::derived::cups::Cup;
+use granary_engine::derived::cups::CupState;
 use granary_engine::limits;
-use granary_engine::materials::{CupMaterial, GrainMaterial};
-use granary_engine::modal::{build_modes, diffuse_params, CupState, Mode, MAX_MODES};
-use granary_engine::simd::Isa;
+use granary_engine::resonators::diffuse::DiffuseResonator;
+use granary_engine::resonators::modal::{build_modes, diffuse_params, Mode, MAX_MODES};
 use serde::Serialize;
 use std::io::Write;
 
@@ -188,7 +190,7 @@ impl CupArgs {
     pub fn report(&self) -> Result<CupReport, String> {
         let cup = self.state()?;
         let mut modes = [Mode::ZERO; MAX_MODES];
-        let max_f = granary_engine::modal::max_mode_freq_hz(self.sample_rate);
+        let max_f = granary_engine::resonators::modal::max_mode_freq_hz(self.sample_rate);
         let n = build_modes(&cup, max_f, &mut modes);
         let modes = &modes[..n];
         // the diffuse part's level at the default listener distance (the engine uses the

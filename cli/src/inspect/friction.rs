@@ -3,9 +3,10 @@
 //! statistics, the stick-slip, and the spectral centroid and level of a rendered second.
 
 use super::contact::unit_text;
-use granary_engine::friction::{self, Friction, REFERENCE_DISTANCE_M};
-use granary_engine::materials::{FrictionMaterial, FrictionPairData, GrainMaterial, PatchSurface};
-use granary_engine::params::{show_number, CUP_IDS, GRAIN_IDS, SURFACE_IDS};
+use granary_engine::base::materials::{FrictionMaterial, FrictionPairData, GrainMaterial, PatchSurface};
+use granary_engine::control::params::{show_number, CUP_IDS, GRAIN_IDS, SURFACE_IDS};
+use granary_engine::resonators::friction;
+use granary_engine::resonators::friction::{Friction, REFERENCE_DISTANCE_M};
 use serde::Serialize;
 use std::io::Write;
 

@@ -8,9 +8,10 @@
 //! the wave solver measured, and what a spin radiates — a dipole for a shape without a centre
 //! of symmetry (the bean, the stone), otherwise only the quadrupole.
 
-use granary_engine::materials::{AIR_DENSITY, SPEED_OF_SOUND};
-use granary_engine::params::ParamValues;
-use granary_engine::shape::{quadratic, Shape};
+use granary_engine::base::materials::{AIR_DENSITY, SPEED_OF_SOUND};
+use granary_engine::control::choices::Shape;
+use granary_engine::control::params::ParamValues;
+use granary_engine::derived::shape::quadratic;
 use serde::Serialize;
 use std::io::Write;
 

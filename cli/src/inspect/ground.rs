@@ -4,10 +4,11 @@
 //! computed beside the published one.
 
 use super::contact::ContactError;
-use granary_engine::ground::TABLE_3_PUBLISHED;
-use granary_engine::ground::{self, BallDrop, BallDropSound, HalfSpace};
-use granary_engine::materials::{GrainMaterial, SurfaceMaterial};
-use granary_engine::params::show_number;
+use granary_engine::base::materials::{GrainMaterial, SurfaceMaterial};
+use granary_engine::control::params::show_number;
+use granary_engine::resonators::ground;
+use granary_engine::resonators::ground::TABLE_3_PUBLISHED;
+use granary_engine::resonators::ground::{BallDrop, BallDropSound, HalfSpace};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 
 use super::contact::ContactSetup;
 use super::table::{loglog_slope, PressureRow};
-use granary_engine::ground::{push_displacement, BallDrop, BallDropSound, Grid, Waveform};
+use granary_engine::resonators::ground::{push_displacement, BallDrop, BallDropSound, Grid, Waveform};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;

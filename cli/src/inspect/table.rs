@@ -1,8 +1,8 @@
 //! The seeds' published numbers that Granary reproduces, and the engine's values beside them.
 
 use super::contact::{ContactSetup, Partner};
-use granary_engine::contact::{effective, hertz_duration, Body};
-use granary_engine::materials::{Elastic, GRAVITY};
+use granary_engine::base::materials::{Elastic, GRAVITY};
+use granary_engine::impact::contact::{effective, hertz_duration, Body};
 use serde::Serialize;
 
 /// Thesis (seed 000) Table 6.1: collision speed v0 (m/s) and the maximal acoustic pressure
@@ -51,7 +51,7 @@ pub fn table_6_1_setup(v0: f64) -> ContactSetup {
         restitution: 1.0,
         distance_m: 0.15,
         angle_rad: 0.0,
-        shape: granary_engine::shape::Shape::Sphere,
+        shape: granary_engine::control::choices::Shape::Sphere,
     }
 }
 
@@ -137,7 +137,7 @@ pub fn ground_ball_drop() -> ContactSetup {
         restitution: 0.5,
         distance_m: 0.2,
         angle_rad: 0.0,
-        shape: granary_engine::shape::Shape::Sphere,
+        shape: granary_engine::control::choices::Shape::Sphere,
     }
 }
 

@@ -5,8 +5,8 @@
 //! runs every copy of `finish_lanes` (`simd::Isa::available`) against it.
 
 use super::{Cell, Histogram, SPEED_BINS, STREAM_RISE};
-use crate::fastmath;
-use crate::simd::{Isa, Kernel, Target};
+use crate::base::fastmath;
+use crate::base::simd::{Isa, Kernel, Target};
 
 /// Collisions per `TrigBatch`: one SIMD lane each.
 pub(super) const TRIG_BATCH: usize = 16;
