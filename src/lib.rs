@@ -10,8 +10,8 @@ pub mod params;
 pub mod state;
 pub mod telemetry;
 
-use granary_engine::control::events;
 use granary_engine::control::events::{Event, Timed};
+use granary_engine::feed;
 use granary_engine::{Engine, Outputs};
 use nice_plug::prelude::*;
 use nice_plug_egui::EguiEditorState;
@@ -253,7 +253,7 @@ impl Plugin for Granary {
         let midi = &mut self.midi;
         let host_events = std::iter::from_fn(|| context.next_event()).filter_map(|e| midi.translate(e));
         let telemetry = &mut self.telemetry;
-        events::process(engine, n, pour_button.into_iter().chain(host_events), |engine, span| {
+        feed::process(engine, n, pour_button.into_iter().chain(host_events), |engine, span| {
             render_span(engine, telemetry, main, &mut stems, span)
         });
         self.telemetry.write_engine(engine);

@@ -41,7 +41,7 @@ LATENCY = 120  # 2.5 ms at 48 kHz
 
 _PLUGIN = None
 _ALL_DEFAULTS = {}
-# Granary's parameter ids (engine/src/params.rs), in its order
+# Granary's parameter ids (engine/src/control/params.rs), in its order
 PARAM_IDS = ["grain_material", "grain_size", "density", "cup_material", "cup_size", "fill", "auto_fill",
              "pour_rate", "fall_height", "listener_angle", "listener_distance", "stereo_width", "grains_level",
              "cup_level", "output_gain", "trigger_mode", "seed", "cup_shape", "flow_variation", "aim",

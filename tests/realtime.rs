@@ -74,8 +74,8 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
 #[test]
 fn host_parameters_and_the_event_loop_never_allocate() {
     use granary::params::GranaryParams;
-    use granary_engine::control::events;
     use granary_engine::control::events::{Event, Timed};
+    use granary_engine::feed;
 
     let params = GranaryParams::default();
     let mut engine = Engine::new(params.settings(), 48_000.0, 512);
@@ -91,7 +91,7 @@ fn host_parameters_and_the_event_loop_never_allocate() {
                 Timed::new(block + 5, Event::AllNotesOff),
             ];
             let [a, b, c, d, e, f] = &mut bufs;
-            events::process_outputs(
+            feed::process_outputs(
                 &mut engine,
                 Outputs {
                     main: [&mut a[..*block], &mut b[..*block]],

@@ -4,7 +4,7 @@
 //!
 //! `Engine::new(settings, sample_rate, max_block)`, then `note_on` / `note_off` /
 //! `set_modulation` / `set_settings` between calls to `process` (or typed, timestamped
-//! events through `events::process`, which the plugin and the offline renders use). Everything is allocated in
+//! events through `feed::process`, which the plugin and the offline renders use). Everything is allocated in
 //! `new` (and `set_sample_rate`); `process` never allocates, locks or does I/O.
 //!
 //! Determinism: the output depends only on the seed, the settings and the events' sample
@@ -28,6 +28,7 @@
 pub mod base;
 pub mod control;
 pub mod derived;
+pub mod feed;
 pub mod generator;
 pub mod impact;
 pub mod mix;
@@ -39,20 +40,23 @@ pub use granary_fft as fft;
 #[cfg(test)]
 mod stages;
 
-use crate::base::materials::{CupMaterial, FrictionMaterial, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::base::materials::{CupMaterial, FrictionMaterial, FrictionPairData, PACKING_FRACTION, SPEED_OF_SOUND};
 use crate::base::window::{self, Collision, CollisionKind, WINDOW};
 use crate::base::{ftz, materials, simd};
 use crate::control::choices;
 use crate::control::choices::CupShape;
 use crate::control::choices::Gesture;
 use crate::derived::cups;
-use crate::derived::cups::Cup;
+use crate::derived::Derived;
+use crate::impact::contact::Body;
+use crate::impact::push::{self, GroupPush, MEAN_PUSH_LEN};
+
 use crate::derived::cups::{wall_bus, CupState, CUP_BUSES, FLOOR_BUS, SURFACE_BUS};
 use crate::generator::{generate, CellStatistics, GeneratorSetup, Geometry, GroupMean, NormalMode};
 use crate::impact::accel_noise::SphereFilter;
 use crate::impact::batch::{Prepared, RenderContext, RenderParams, BATCH};
-use crate::impact::kernels::{PulseKernels, HALF};
-use crate::impact::{collision, kernels};
+use crate::impact::collision;
+use crate::impact::kernels::PulseKernels;
 use crate::mix::limiter::Limiter;
 use crate::pour::gesture::{GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
 use crate::pour::scene::{PourScene, PourState, SceneInput};
@@ -66,7 +70,8 @@ use crate::statistics::bank;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-pub use control::settings::{limits, PourTarget, Quality, Settings, Statistics, TriggerMode};
+pub use control::choices::{PourTarget, Quality, Statistics, TriggerMode};
+pub use control::settings::{limits, Settings};
 
 /// Output buffers for one call of `process`; all slices have the same length.
 pub struct Outputs<'a> {
@@ -79,6 +84,23 @@ pub struct Outputs<'a> {
     /// The friction stem (sliding contacts' own sound: stirring, avalanches, sliding grains);
     /// `None` if the caller does not want it (it is in `main` either way).
     pub friction: Option<[&'a mut [f32]; 2]>,
+}
+
+impl Outputs<'_> {
+    /// The samples every output holds: the shortest slice's length.
+    pub fn len(&self) -> usize {
+        let stems = self.surface.iter().chain(&self.friction);
+        [&self.main, &self.grains, &self.cup]
+            .into_iter()
+            .chain(stems)
+            .flat_map(|[l, r]| [l.len(), r.len()])
+            .min()
+            .unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Counters since the last reset.
@@ -100,11 +122,7 @@ pub struct Stats {
 
 /// Ceiling of the main output's limiter (-0.5 dBFS).
 pub const LIMITER_CEILING: f32 = 0.944;
-/// Collisions land this many samples after the window boundary that generates them: one
-/// window, over which their rendering is spread (so no block carries a whole window's
-/// collisions, whatever the host's block size), plus the band-limited pulses' leading taps.
-/// (A collision's `time` counts from there: `collision::render_one`'s `origin`.)
-pub const GENERATOR_LEAD: usize = WINDOW + HALF + 1;
+pub use impact::GENERATOR_LEAD;
 /// Room for one window's rendered collisions at the default budget (more are rendered at
 /// once, when they are generated).
 const PENDING: usize = window::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
@@ -159,6 +177,17 @@ pub struct Engine {
     sphere_filter: [SphereFilter; 2],
     /// Grain radius the sphere filters are set for, m.
     sphere_radius: f32,
+    /// What the settings fix (`derive`, when they change): the stage-2 numbers, the
+    /// collision constants (placed each window, `render_params`), the surface filter's key,
+    /// the sliding pairs, the cells' statistics and the stream's time scales.
+    derived: Derived,
+    constants: collision::Constants,
+    radiation_key: RadiationKey,
+    friction_pairs: [FrictionPairData; VOICES.len()],
+    statistics: CellStatistics,
+    stream: stream::StreamParams,
+    /// The running box of a grouped cell's mean push, samples (`push::mean_push_box`).
+    push_box: usize,
     modal: ModalBank,
     /// The modal bank's output without its steady part (`modal::DcBlocker`).
     modal_dc: DcBlocker,
@@ -263,6 +292,14 @@ impl Engine {
             clock: 0,
             sphere_filter: [SphereFilter::new(sample_rate, settings.radiation_radius_m()); 2],
             sphere_radius: settings.grain_radius_m(),
+            derived: Derived::new(&settings),
+            constants: collision::Constants::default(),
+            radiation_key: RadiationKey::new(settings.surface_material, 0.0, 0.0),
+            friction_pairs: VOICES
+                .map(|v| v.pair(settings.grain_material, FrictionMaterial::Cup(settings.cup_material))),
+            statistics: CellStatistics::Model,
+            stream: stream::StreamParams::default(),
+            push_box: push::mean_push_box(sample_rate),
             modal: ModalBank::new(sample_rate, isa),
             modal_dc: DcBlocker::new(sample_rate),
             diffuse: DiffuseResonator::new(sample_rate, settings.seed, isa),
@@ -304,6 +341,7 @@ impl Engine {
             sliding: [Sliding::default(); VOICES.len()],
             friction_distance_gain: 0.0,
         };
+        e.derive();
         e.reset();
         e
     }
@@ -454,7 +492,7 @@ impl Engine {
         self.pending.clear();
         self.pending_done = 0;
         self.injected.clear();
-        self.sphere_radius = self.settings.radiation_radius_m();
+        self.sphere_radius = self.derived.radiation_radius_m;
         for f in &mut self.sphere_filter {
             f.set(self.sample_rate, self.sphere_radius);
             f.reset();
@@ -465,11 +503,12 @@ impl Engine {
         self.limiter.reset();
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.cup_key = None;
-        self.gains = self.gain_targets();
+        self.gains = self.derived.gains;
         self.notes_held = 0;
         self.velocity = 0.0;
         self.key_aim = None;
         self.stream_flow = 0.0;
+        self.stream = self.stream_params();
         self.modulation = 0.0;
         self.last_fill_setting = self.settings.fill;
         self.pour = PourState::default();
@@ -484,7 +523,7 @@ impl Engine {
         self.ground = [0.0; WINDOW];
         // the surface's filter is built while the engine idles (a little every window) and
         // finished at the latest when a pour starts (`restart`): a new engine is quick to make
-        self.radiation.set(self.radiation_key());
+        self.radiation.set(self.radiation_key);
         self.flow_changed();
     }
 
@@ -507,7 +546,7 @@ impl Engine {
         self.diffuse.reseed(self.settings.seed);
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.last_fill_setting = self.settings.fill;
-        self.gains = self.gain_targets();
+        self.gains = self.derived.gains;
         self.reset_gestures();
         // the grouped cells' running mean pushes start afresh, as in a new engine
         self.group_push = GroupPush::default();
@@ -515,7 +554,7 @@ impl Engine {
         // distance to the cup counts from the pile's top)
         self.cup_key = None;
         // the surface's filter as a new engine would have it
-        self.radiation.set(self.radiation_key());
+        self.radiation.set(self.radiation_key);
         self.radiation.complete();
         self.next_window = self.clock;
         self.pristine = true;
@@ -547,7 +586,8 @@ impl Engine {
         if cmd > 0.0 {
             self.stream_flow = cmd;
         }
-        self.scene.set_stream(self.stream_params());
+        self.stream = self.stream_params();
+        self.scene.set_stream(self.stream);
         if cmd > 0.0 && old <= 0.0 && !self.scene.is_active() {
             self.restart();
             self.scene.set_command(0.0, cmd);
@@ -575,6 +615,9 @@ impl Engine {
         }
         let changed = settings != self.settings;
         self.settings = settings;
+        if changed {
+            self.derive();
+        }
         if changed && self.pristine && (self.scene.command() > 0.0 || self.gesture_playing) {
             // nothing of this pour is heard yet: start it with these settings
             self.restart();
@@ -709,38 +752,6 @@ impl Engine {
         self.flow_changed();
     }
 
-    fn gain_targets(&self) -> [f32; 5] {
-        let db = |x: f32| 10f32.powf(x / 20.0);
-        [
-            db(self.settings.grains_level_db),
-            db(self.settings.cup_level_db),
-            db(self.settings.surface_level_db),
-            db(self.settings.friction_level_db),
-            db(self.settings.output_gain_db),
-        ]
-    }
-
-    /// What the surface's radiation filter is for (`surface::RadiationKey`): the surface,
-    /// and the listener relative to where grains land on it. Onto the surface: the heap's
-    /// place, with the listener `listener_distance` from it at `listener_angle` from the
-    /// vertical. From the cup: a ring around the cup (`window::Cell::Surface`), a
-    /// quarter as far again as its widest radius from its axis, seen from the listener
-    /// above a full cup (spills come when it is full): the horizontal distance is the
-    /// root-mean-square over the ring.
-    fn radiation_key(&self) -> RadiationKey {
-        let s = &self.settings;
-        let th = s.listener_angle_deg.to_radians();
-        let (across, up) = (s.listener_distance_m * th.sin(), s.listener_distance_m * th.cos());
-        match s.pour_target {
-            PourTarget::Surface => RadiationKey::new(s.surface_material, across, up),
-            PourTarget::Cup => {
-                let cup = self.cup();
-                let ring = 1.25 * cup.widest_radius();
-                RadiationKey::new(s.surface_material, across.hypot(ring), cup.depth + up)
-            }
-        }
-    }
-
     /// Commanded mass flow, kg/s.
     fn flow_command(&self) -> f32 {
         let rate = self.settings.pour_rate_g_s * 1e-3;
@@ -755,11 +766,6 @@ impl Engine {
         }
     }
 
-    /// The cup the settings describe (every part of the engine reads this one `Cup`).
-    fn cup(&self) -> Cup {
-        Cup::for_settings(&self.settings)
-    }
-
     /// Where the generator's cells take their statistics from (the `statistics` setting):
     /// the model, or the bank (`bank_statistics`).
     fn cell_statistics(&self) -> CellStatistics {
@@ -770,52 +776,39 @@ impl Engine {
     }
 
     /// The shipped bank, looked up for this pour's family (`bank::Family::of`), grains'
-    /// friction and diameter, and spout height above the rim.
+    /// restitution, friction and diameter, and spout height above the rim.
     fn bank_statistics(&self) -> CellStatistics {
-        CellStatistics::Bank {
-            bank: self.bank,
-            family: bank::Family::of(&self.settings),
-            friction: self.settings.grain_material.friction(),
-            grain_diameter_m: 2.0 * self.settings.grain_radius_m(),
-            fall_height_m: self.settings.fall_height_m,
-        }
+        let s = &self.settings;
+        CellStatistics::bank(
+            self.bank,
+            bank::Family::of(s),
+            s.grain_material.data().restitution,
+            s.grain_material.friction(),
+            2.0 * s.grain_radius_m(),
+            s.fall_height_m,
+        )
     }
 
     /// The bank's statistics for the current window (the last pour state, `pour_state`), as
     /// the generator looks them up with `statistics` = bank (whatever the setting is): what
     /// `granary inspect bank` shows. Allocation-free.
     pub fn bank_lookup(&self) -> bank::Lookup {
-        let restitution = self.settings.grain_material.data().restitution;
-        match self.bank_statistics() {
-            CellStatistics::Bank {
-                bank,
-                family,
-                friction,
-                grain_diameter_m,
-                fall_height_m,
-            } => bank.lookup(
-                family,
-                restitution,
-                friction,
-                grain_diameter_m,
-                self.pour.fill,
-                fall_height_m,
-            ),
-            CellStatistics::Model => unreachable!("bank_statistics is a bank"),
-        }
+        let statistics = match self.statistics {
+            CellStatistics::Bank { .. } => self.statistics,
+            CellStatistics::Model => self.bank_statistics(),
+        };
+        statistics.lookup(&self.pour).expect("bank_statistics is a bank")
     }
 
     fn geometry(&self) -> Geometry {
-        let s = &self.settings;
-        let a = s.grain_radius_m();
+        let d = &self.derived;
         Geometry {
-            cup: self.cup(),
-            grain_radius: a,
-            // a stream a few grains wide, at least 4 mm
-            stream_radius: (8.0 * a).max(0.004),
+            cup: d.cup,
+            grain_radius: d.grain_radius_m,
+            stream_radius: d.stream_radius_m,
             aim: self.aim(),
-            repose_tan: s.grain_material.data().repose_deg.to_radians().tan(),
-            open: s.pour_target == PourTarget::Surface,
+            repose_tan: d.repose_tan,
+            open: d.open,
             // a quarter of the spout's exit speed sqrt(g D) (`stream`)
             // (the scene's stream parameters: set at every flow change and window)
             spread_m_s: 0.25 * (materials::GRAVITY * self.scene.stream().spout_m).sqrt(),
@@ -823,15 +816,15 @@ impl Engine {
     }
 
     fn update_cup(&mut self) {
-        let s = self.settings;
+        let (s, d) = (self.settings, self.derived);
         let fill = (self.scene.fill() * 500.0).round() / 500.0;
         let key = (
             s.cup_material,
-            s.resolved_cup_shape(),
+            d.cup.shape,
             s.cup_size,
             fill,
-            s.grain_density(),
-            s.grain_radius_m(),
+            d.grain_density,
+            d.grain_radius_m,
             s.listener_distance_m,
             s.listener_angle_deg,
             s.stereo_width,
@@ -842,10 +835,10 @@ impl Engine {
         self.cup_key = Some(key);
         let cup = CupState {
             material: s.cup_material,
-            cup: self.cup(),
+            cup: d.cup,
             fill,
-            grain_density: s.grain_density(),
-            grain_diameter_m: 2.0 * s.grain_radius_m(),
+            grain_density: d.grain_density,
+            grain_diameter_m: 2.0 * d.grain_radius_m,
         };
         let max_f = modal::max_mode_freq_hz(self.sample_rate);
         let n = build_modes(&cup, max_f, &mut self.modes).min(self.mode_limit);
@@ -863,21 +856,64 @@ impl Engine {
     /// Listener position, m (origin: centre of the cup's inner floor): `listener_distance`
     /// from the pile's top, `listener_angle` from the vertical.
     fn listener(&self) -> [f32; 3] {
-        let s = &self.settings;
-        let th = s.listener_angle_deg.to_radians();
-        [
-            s.listener_distance_m * th.sin(),
-            0.0,
-            self.pour.pile_height_m + s.listener_distance_m * th.cos(),
-        ]
+        let d = &self.derived;
+        [d.listener_across_m, 0.0, self.pour.pile_height_m + d.listener_up_m]
     }
 
     /// Distance from the listener to the cup's centre (on its axis, half-way up its inner
     /// depth), m.
     fn cup_distance(&self) -> f32 {
         let l = self.listener();
-        let c = [0.0, 0.0, 0.5 * self.cup().depth];
+        let c = [0.0, 0.0, 0.5 * self.derived.cup.depth];
         ((l[0] - c[0]).powi(2) + (l[1] - c[1]).powi(2) + (l[2] - c[2]).powi(2)).sqrt()
+    }
+
+    /// Everything that follows from the settings alone (docs/architecture.md, "Derived
+    /// once"), computed when they change, on the control side: `window` reads it. The stages
+    /// take what changed at their next window boundary, as they took the settings before.
+    fn derive(&mut self) {
+        let s = self.settings;
+        let d = Derived::new(&s);
+        self.derived = d;
+        self.radiation_key = radiation_key(&s, &d);
+        self.friction_pairs = VOICES.map(|v| v.pair(s.grain_material, d.cup_friction));
+        self.statistics = self.cell_statistics();
+        self.stream = self.stream_params();
+        // the collisions' constants: all but the listener's place (`render_params`)
+        let gm = s.grain_material.data();
+        let mut elastic = gm.elastic;
+        elastic.density = d.grain_density;
+        let grain = Body::sphere(elastic, d.grain_radius_m);
+        let scene = collision::Scene {
+            grain,
+            shape: s.resolved_grain_shape(),
+            partner: grain,
+            cup: Body::plane(s.cup_material.data().elastic),
+            surface: Body::plane(s.surface_material.data().elastic),
+            surface_delay_s: 0.0,
+            restitution: gm.restitution,
+            listener: [0.0; 3],
+            cup_distance_m: 0.0,
+            stereo_width: s.stereo_width,
+            // the cup's widest inner radius spans the stereo width
+            cup_radius_m: d.cup.widest_radius(),
+        };
+        self.constants = collision::Constants::new(&scene, self.sample_rate);
+    }
+
+    /// The constants this window's collisions render with: the settings' (`derive`) with the
+    /// listener over the pile as it stands and the surface filter's delay, and where the
+    /// window's time 0 is in the rings.
+    pub(crate) fn render_params(&self) -> RenderParams {
+        let mut c = self.constants;
+        let surface_delay_s = self.radiation.delay_samples() as f32 / self.sample_rate;
+        c.place(self.listener(), self.cup_distance(), surface_delay_s);
+        RenderParams {
+            c,
+            base: self.clock + GENERATOR_LEAD as u64,
+            mask: self.mask,
+            push_box: self.push_box,
+        }
     }
 
     /// Control work at a window boundary: pour state, cup, collisions for this window.
@@ -889,29 +925,29 @@ impl Engine {
             self.scene.set_fill(s.fill);
             self.last_fill_setting = s.fill;
         }
-        let grain = s.grain_material.data();
+        let d = self.derived;
         let input = SceneInput {
-            grain_radius_m: s.grain_radius_m(),
-            grain_density: s.grain_density(),
-            cup: self.cup(),
+            grain_radius_m: d.grain_radius_m,
+            grain_density: d.grain_density,
+            cup: d.cup,
             fall_height_m: s.fall_height_m,
             auto_fill: s.auto_fill,
-            open: s.pour_target == PourTarget::Surface,
-            repose_tan: grain.repose_deg.to_radians().tan(),
+            open: d.open,
+            repose_tan: d.repose_tan,
         };
-        self.scene.set_stream(self.stream_params());
+        self.scene.set_stream(self.stream);
         self.pour = self.scene.step(&input);
         let gestures = self.step_gestures();
-        if s.radiation_radius_m() != self.sphere_radius {
+        if d.radiation_radius_m != self.sphere_radius {
             // the sphere-radiation filter depends only on the grain radius (and shape)
-            self.sphere_radius = s.radiation_radius_m();
+            self.sphere_radius = d.radiation_radius_m;
             for f in &mut self.sphere_filter {
                 f.set(self.sample_rate, self.sphere_radius);
             }
         }
         self.update_cup();
         // a new surface or listener: its filter is built a little every window
-        self.radiation.set(self.radiation_key());
+        self.radiation.set(self.radiation_key);
         self.radiation.advance(G_PER_WINDOW);
         self.modal.flush_denormals();
         self.modal.control();
@@ -933,8 +969,8 @@ impl Engine {
         } else {
             self.max_per_cell
         };
-        let statistics = self.cell_statistics();
-        let params = RenderParams::new(self);
+        let statistics = self.statistics;
+        let params = self.render_params();
         self.pending_params = params;
         let ctx = RenderContext {
             kernels: &self.kernels,
@@ -947,7 +983,7 @@ impl Engine {
         let pending = &mut self.pending;
         let setup = GeneratorSetup {
             geometry,
-            restitution: grain.restitution,
+            restitution: d.restitution,
             window_s,
             normals: normal_mode,
             max_per_cell,
@@ -980,7 +1016,7 @@ impl Engine {
                 }
             }
         });
-        add_group_means(
+        push::add_group_means(
             &means,
             pending,
             pushed_at_once,
@@ -1048,23 +1084,16 @@ impl Engine {
     /// One window of the gestures' mechanics (`gesture`): their sliding contacts for this
     /// window, grains spilled out of the cup, and the impacts (returned, drawn by `window`).
     fn step_gestures(&mut self) -> gesture::GestureOutput {
-        let s = self.settings;
-        let cup = self.cup();
-        let open = s.pour_target == PourTarget::Surface;
-        let bulk = PACKING_FRACTION * s.grain_density();
+        let (s, d) = (self.settings, self.derived);
+        let (cup, open, bulk) = (d.cup, d.open, d.bulk_density);
         let held_m3 = if open {
-            self.pour.fill * cup.volume_below(cup.depth)
+            self.pour.fill * cup.volume_m3
         } else {
             cup.volume_below(self.pour.pile_height_m)
         };
-        let grain_volume = 4.0 / 3.0 * std::f32::consts::PI * s.grain_radius_m().powi(3);
+        let grain_volume = d.grain_volume_m3;
         let arrivals = 0.5 * (self.pour.arrivals_start + self.pour.arrivals_end);
         let window_s = WINDOW as f32 / self.sample_rate;
-        let cup_friction = if open {
-            FrictionMaterial::Surface(s.surface_material)
-        } else {
-            FrictionMaterial::Cup(s.cup_material)
-        };
         let input = GestureInput {
             gesture: self.gesture(),
             intensity: self.gesture_intensity(),
@@ -1072,9 +1101,9 @@ impl Engine {
             shake_rate_hz: s.shake_rate_hz,
             cup,
             grain: s.grain_material,
-            grain_radius_m: s.grain_radius_m(),
-            grain_density: s.grain_density(),
-            cup_friction,
+            grain_radius_m: d.grain_radius_m,
+            grain_density: d.grain_density,
+            cup_friction: d.cup_friction,
             pile_height_m: self.pour.pile_height_m,
             pile_radius_m: self.pour.pile_radius_m,
             bed_mass_kg: held_m3 * bulk,
@@ -1092,8 +1121,8 @@ impl Engine {
             self.last_fill_setting = s.fill;
         }
         self.sliding = out.sliding;
-        for (f, v) in self.friction.iter_mut().zip(VOICES) {
-            f.set_pair(v.pair(s.grain_material, cup_friction));
+        for (f, &pair) in self.friction.iter_mut().zip(&self.friction_pairs) {
+            f.set_pair(pair);
         }
         self.friction_distance_gain = friction::REFERENCE_DISTANCE_M / self.cup_distance().max(0.05);
         out
@@ -1125,6 +1154,7 @@ impl Engine {
     /// Renders `outputs` (any length, including zero).
     pub fn process(&mut self, outputs: Outputs<'_>) {
         let _ftz = ftz::FlushDenormals::new();
+        let n = outputs.len();
         let Outputs {
             main,
             grains,
@@ -1135,20 +1165,7 @@ impl Engine {
         let [main_l, main_r] = main;
         let [grains_l, grains_r] = grains;
         let [cup_l, cup_r] = cup;
-        let mut n = main_l
-            .len()
-            .min(main_r.len())
-            .min(grains_l.len())
-            .min(grains_r.len())
-            .min(cup_l.len())
-            .min(cup_r.len());
-        if let Some([l, r]) = &surface {
-            n = n.min(l.len()).min(r.len());
-        }
-        if let Some([l, r]) = &friction {
-            n = n.min(l.len()).min(r.len());
-        }
-        let targets = self.gain_targets();
+        let targets = self.derived.gains;
         if n > 0 {
             self.pristine = false;
         }
@@ -1308,191 +1325,20 @@ impl Engine {
     }
 }
 
-/// The memory of the measured push per mean-push unit (`GroupPush`), s: long next to a
-/// window, so that the random impulses of one window's few draws do not make the added mean
-/// force noisy, and short next to the pour's changes of place (the pile rising, the aim).
-///
-/// Why 0.3 s: the measure's error is a random walk with a step each window, and the mean
-/// force it scales is the whole cell's (its level follows the collision count, not its
-/// square root), so its noise below the window rate falls as the memory's square. At
-/// 0.05 s (about 600 draws remembered) it put the cup of fine sand poured into a wooden bowl
-/// (40 g/s, a steady stream) 2.5 dB above reference quality at 100 Hz; at 0.3 s (about 3,600)
-/// 0.5 dB, about what two means of 8 takes differ by chance (0.4 dB). The speed is taken out of the measure
-/// (impulses go as the speed: the memory holds the push per unit and per m/s), so a
-/// quickening fall does not lag.
-const GROUP_PUSH_TAU_S: f32 = 0.3;
-
-/// Per generator cell, what its grouped draws pushed on each cup bus (the surface's last),
-/// N s, and the mean-push units they carried times the window's mean speed (units m/s),
-/// both summed over the past windows with the weight exp(-age / `GROUP_PUSH_TAU_S`): their
-/// ratio is the push of one unit per m/s of mean speed, each window counted by how many
-/// units its draws carried (so a pour's first windows are not pulled towards zero).
-///
-/// And per bus, the force the last window's mean push ended at (N), so the next one joins
-/// it (`mean_push_force`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct GroupPush {
-    pushed: [[f32; CUP_BUSES + 1]; window::CELLS.len()],
-    units: [f32; window::CELLS.len()],
-    last_end: [f32; CUP_BUSES + 1],
-}
-
-/// Samples on each side of a window boundary over which a window's mean push is joined to
-/// the last one's (`mean_push_force`): half a window's eighth, 0.33 ms at 48 kHz.
-const MEAN_PUSH_JOIN: usize = 16;
-/// The longest running box `mean_push_force` smooths with, samples (a half-millisecond
-/// pulse's at 768 kHz is 205).
-const MEAN_PUSH_MAX_BOX: usize = 256;
-/// The longest force `mean_push_force` writes, samples.
-const MEAN_PUSH_LEN: usize = MEAN_PUSH_JOIN + WINDOW + 2 * (MEAN_PUSH_MAX_BOX - 1);
-
-/// The running box `mean_push_force` smooths with twice at `sample_rate`, samples: the
-/// triangle of two boxes of h has the variance (h² − 1)/6 of the longest pulse the kernels
-/// render (`kernels::MAX_DURATION_S`, a half-sine of duration D spreads its area with
-/// variance D²(1/4 − 2/π²), PAN eq. 6), what a pile's pushes through the bed last
-/// (`collision::bed_pulse`: the contact plus L / c_bed); 13 at 48 kHz.
-fn mean_push_box(sample_rate: f32) -> usize {
-    let d = kernels::MAX_DURATION_S * sample_rate as f64;
-    let variance = d * d * (0.25 - 2.0 / (std::f64::consts::PI * std::f64::consts::PI));
-    ((6.0 * variance + 1.0).sqrt().round() as usize).clamp(1, MEAN_PUSH_MAX_BOX)
-}
-
-/// The force of a window's mean push (`add_group_means`), N, into `out`; returns the
-/// samples written, from `MEAN_PUSH_JOIN + h - 1` before the window's first (h =
-/// `mean_push_box`), and where the window's ramp ends (N, the next window's `last_end`).
-///
-/// Many collisions' pushes add up to their rate times their mean pulse, so the force
-/// follows the collisions' density over the window: the impulse `ramp` (N s per window
-/// times the density at its start and end, `ramp[0] + (ramp[1] - ramp[0]) x` at the
-/// fraction x of the window; the impulse is their mean), each sample's share at its centre.
-/// Its start differs from where the last window's ended (`last_end`, N) by what the
-/// windows' counts and measures differ by: that step is spread over `MEAN_PUSH_JOIN`
-/// samples each side of the boundary as two opposite triangles (half the step each side,
-/// zero area: the impulse stays). Then it is smoothed as the pushes' pulses smooth it, by
-/// a running box of h samples twice: every window by the same kernel, so the windows'
-/// sum is the whole force's, smoothed (unsmoothed, the corner where a clump of sand lands
-/// clicked in the cup, where reference quality does not).
-fn mean_push_force(ramp: [f32; 2], last_end: f32, sample_rate: f32, out: &mut [f32; MEAN_PUSH_LEN]) -> (usize, f32) {
-    let h = mean_push_box(sample_rate);
-    let per_sample = sample_rate / WINDOW as f32;
-    let [d0, d1] = ramp.map(|d| d * per_sample);
-    let len = MEAN_PUSH_JOIN + WINDOW + 2 * (h - 1);
-    out[..len].fill(0.0);
-    let (before, window) = out[..MEAN_PUSH_JOIN + WINDOW].split_at_mut(MEAN_PUSH_JOIN);
-    for (j, f) in window.iter_mut().enumerate() {
-        let x = (j as f32 + 0.5) / WINDOW as f32;
-        *f = d0 + (d1 - d0) * x;
-    }
-    let half_step = 0.5 * (d0 - last_end);
-    for s in 0..MEAN_PUSH_JOIN {
-        // samples s + 0.5 before and after the boundary
-        let w = half_step * (1.0 - (s as f32 + 0.5) / MEAN_PUSH_JOIN as f32);
-        before[MEAN_PUSH_JOIN - 1 - s] = w;
-        window[s] -= w;
-    }
-    running_box(&mut out[..len], h);
-    running_box(&mut out[..len], h);
-    (len, d1)
-}
-
-/// `x[n] <- (x[n] + x[n-1] + ... + x[n-h+1]) / h` in place: a running box of `h` samples
-/// (at most `MEAN_PUSH_MAX_BOX`; the samples before the first are zero), its sum kept
-/// running.
-fn running_box(x: &mut [f32], h: usize) {
-    if h <= 1 {
-        return;
-    }
-    let scale = 1.0 / h as f32;
-    // the last h inputs, the oldest at `head`
-    let mut last = [0.0f32; MEAN_PUSH_MAX_BOX];
-    let mut head = 0;
-    let mut sum = 0.0f32;
-    for v in x.iter_mut() {
-        sum += *v - last[head];
-        last[head] = *v;
-        head += 1;
-        if head == h {
-            head = 0;
-        }
-        *v = sum * scale;
-    }
-}
-
-/// Adds to the cup's force rings the mean push that grouping leaves out of this window's
-/// cells (`generator::GroupMean`): `missing` collisions' worth on each bus, at the push of
-/// one mean-push unit of the cell's draws measured over the past windows (`GroupPush`, from
-/// the draws in `pending`, `collision::cup_push`, and from those rendered at once,
-/// `pushed_at_once`), following the cells' density over the window and joined to the last
-/// window's (`mean_push_force`), after the cup's (or the surface's) travel time. Reference
-/// quality adds nothing unless a cell reaches its ceiling
-/// (`generator::REFERENCE_RENDERED_PER_CELL_PER_S`). Allocation-free.
-fn add_group_means(
-    means: &[GroupMean; window::CELLS.len()],
-    pending: &[Collision],
-    pushed_at_once: [[f32; CUP_BUSES + 1]; window::CELLS.len()],
-    params: &RenderParams,
-    window_s: f32,
-    group_push: &mut GroupPush,
-    cup_ring: &mut [Vec<f32>],
-) {
-    if means.iter().all(|m| m.missing <= 0.0) && group_push.last_end.iter().all(|&f| f == 0.0) {
-        return;
-    }
-    let k = &params.c;
-    // what this window's draws of each grouped cell push on each bus, N s
-    let mut pushed = pushed_at_once;
-    for c in pending.iter().filter(|c| means[c.cell].missing > 0.0) {
-        if let Some((bus, impulse)) = collision::cup_push(k, c) {
-            pushed[c.cell][bus] += impulse;
-        }
-    }
-    let keep = (-window_s / GROUP_PUSH_TAU_S).exp();
-    // the missing impulse per bus, N s, over all cells, times the density at the window's
-    // start and end
-    let mut ramp = [[0.0f32; 2]; CUP_BUSES + 1];
-    for (cell, m) in means.iter().enumerate() {
-        if m.missing <= 0.0 || m.carried <= 0.0 || m.mean_v.is_nan() || m.mean_v <= 0.0 {
-            continue;
-        }
-        let units = &mut group_push.units[cell];
-        *units = keep * *units + m.carried * m.mean_v;
-        let sums = &mut group_push.pushed[cell];
-        for (x, y) in sums.iter_mut().zip(pushed[cell]) {
-            *x = keep * *x + y;
-        }
-        let per_unit = sums.map(|p| p / *units * m.mean_v);
-        for (r, per_unit) in ramp.iter_mut().zip(per_unit) {
-            let add = m.missing * per_unit;
-            if add.is_finite() && add > 0.0 && m.density.iter().all(|d| d.is_finite()) {
-                r[0] += add * m.density[0];
-                r[1] += add * m.density[1];
-            }
-        }
-    }
-    // as a force, N, after the travel time (a window with none on a bus that had some
-    // joins it to zero)
-    for (bus, r) in ramp.into_iter().enumerate() {
-        let last_end = &mut group_push.last_end[bus];
-        if r == [0.0; 2] && *last_end == 0.0 {
-            continue;
-        }
-        let delay = if bus == SURFACE_BUS {
-            k.surface_delay
-        } else {
-            k.cup_delay
-        };
-        let mut force = [0.0f32; MEAN_PUSH_LEN];
-        let (len, end) = mean_push_force(r, *last_end, k.sample_rate, &mut force);
-        *last_end = end;
-        // the ring index of the force's first sample, the join and the boxes' delay before
-        // the window's: not yet read out (`params.base` is `GENERATOR_LEAD` ahead of the
-        // reading; a travel shorter than the join and the boxes shifts the force later)
-        let delay = delay.round().max(0.0) as u64;
-        let lead = ((MEAN_PUSH_JOIN + mean_push_box(k.sample_rate) - 1) as u64).min(delay + GENERATOR_LEAD as u64 - 1);
-        let start = params.base + delay - lead;
-        let ring = &mut cup_ring[bus];
-        for (j, f) in force[..len].iter().enumerate() {
-            ring[(start + j as u64) as usize & params.mask] += f;
+/// What the surface's radiation filter is for (`surface::RadiationKey`): the surface,
+/// and the listener relative to where grains land on it. Onto the surface: the heap's
+/// place, with the listener `listener_distance` from it at `listener_angle` from the
+/// vertical. From the cup: a ring around the cup (`window::Cell::Surface`), a
+/// quarter as far again as its widest radius from its axis, seen from the listener
+/// above a full cup (spills come when it is full): the horizontal distance is the
+/// root-mean-square over the ring.
+fn radiation_key(s: &Settings, d: &Derived) -> RadiationKey {
+    let (across, up) = (d.listener_across_m, d.listener_up_m);
+    match s.pour_target {
+        PourTarget::Surface => RadiationKey::new(s.surface_material, across, up),
+        PourTarget::Cup => {
+            let ring = 1.25 * d.cup.widest_radius();
+            RadiationKey::new(s.surface_material, across.hypot(ring), d.cup.depth + up)
         }
     }
 }
@@ -1539,96 +1385,5 @@ mod tests {
         }
         assert_eq!(fft::forward(n).len(), n);
         assert_eq!(fft::inverse(n).len(), n);
-    }
-
-    /// Consecutive windows' mean pushes (`mean_push_force`) as `add_group_means` writes
-    /// them, each after the last: the force over the windows, from the first's join on.
-    fn stream(ramps: &[[f32; 2]], fs: f32) -> Vec<f32> {
-        let mut out = vec![0.0f32; WINDOW * (ramps.len() + 1) + MEAN_PUSH_LEN];
-        let mut last_end = 0.0;
-        for (n, &r) in ramps.iter().enumerate() {
-            let mut force = [f32::NAN; MEAN_PUSH_LEN];
-            let (len, end) = mean_push_force(r, last_end, fs, &mut force);
-            last_end = end;
-            for (j, f) in force[..len].iter().enumerate() {
-                out[n * WINDOW + j] += f;
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn the_mean_push_keeps_its_impulse_follows_the_ramp_and_joins_the_windows_smoothly() {
-        let fs = 48_000.0f32;
-        let h = mean_push_box(fs);
-        // a half-millisecond half-sine's variance, D²(1/4 − 2/π²), against the boxes'
-        let d = 24.0f64;
-        let want = d * d * (0.25 - 2.0 / (std::f64::consts::PI * std::f64::consts::PI));
-        assert_eq!(h, 13);
-        assert!((((h * h) as f64 - 1.0) / 6.0 - want).abs() < 2.0, "{h}");
-        // one window alone: its impulse, N s, is the ramp's mean, and the plain version (the
-        // ramp and its join from zero convolved with the triangle of half-width h, weights
-        // (h - |d|) / h²) is what it writes
-        let ramp = [0.3f32, 1.7];
-        let mut force = [0.0f32; MEAN_PUSH_LEN];
-        let (len, end) = mean_push_force(ramp, 0.0, fs, &mut force);
-        assert_eq!(end, 1.7 * fs / WINDOW as f32);
-        let impulse: f64 = force[..len].iter().map(|&f| f as f64).sum::<f64>() / fs as f64;
-        assert!((impulse - 1.0).abs() < 1e-5, "{impulse}");
-        let per_sample = (fs / WINDOW as f32) as f64;
-        let raw = |i: i64| -> f64 {
-            // sample i of the join and window (the window's first at MEAN_PUSH_JOIN)
-            let j = MEAN_PUSH_JOIN as i64;
-            let d0 = ramp[0] as f64 * per_sample;
-            let step = 0.5 * d0;
-            if (0..j).contains(&i) {
-                step * (1.0 - (j - 1 - i) as f64 / j as f64 - 0.5 / j as f64)
-            } else if (j..j + WINDOW as i64).contains(&i) {
-                let x = ((i - j) as f64 + 0.5) / WINDOW as f64;
-                let ramp_at = d0 + (ramp[1] - ramp[0]) as f64 * per_sample * x;
-                let s = i - j;
-                ramp_at
-                    - if s < j {
-                        step * (1.0 - (s as f64 + 0.5) / j as f64)
-                    } else {
-                        0.0
-                    }
-            } else {
-                0.0
-            }
-        };
-        let h = h as i64;
-        for (n, &f) in force[..len].iter().enumerate() {
-            let plain: f64 = (1 - h..h)
-                .map(|k| raw(n as i64 - (h - 1) - k) * (h - k.abs()) as f64 / (h * h) as f64)
-                .sum();
-            assert!((f as f64 - plain).abs() < 1e-4 * per_sample, "{n}: {f} vs {plain}");
-        }
-        // a steady force over windows is steady: no ripple where they join
-        let steady = stream(&[[1.0, 1.0]; 6], fs);
-        let lead = MEAN_PUSH_JOIN + h as usize - 1;
-        for (i, &f) in steady[lead + WINDOW..lead + 5 * WINDOW].iter().enumerate() {
-            assert!((f as f64 / per_sample - 1.0).abs() < 1e-5, "{i}: {f}");
-        }
-        // a force that doubles from one window to the next (a step the ramps do not follow)
-        // rises over the join and the boxes, never faster than the largest step (2, at the
-        // end) over 20 samples;
-        // a window written as if the last had ended where it starts (no join) rises by the
-        // boxes alone, by a thirteenth of its level from one sample to the next
-        // (and then stops: a window with none joins it down to zero)
-        let step = stream(&[[1.0, 1.0], [1.0, 1.0], [2.0, 2.0], [2.0, 2.0], [0.0, 0.0]], fs);
-        let fastest = step.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0f32, f32::max);
-        assert!(
-            (fastest as f64) < 2.0 * per_sample / 20.0,
-            "{}",
-            fastest as f64 / per_sample
-        );
-        let mut unjoined = [0.0f32; MEAN_PUSH_LEN];
-        mean_push_force([2.0, 2.0], 2.0 * per_sample as f32, fs, &mut unjoined);
-        let jump = unjoined.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0f32, f32::max);
-        assert!((jump as f64) > 2.0 * per_sample / 15.0, "{}", jump as f64 / per_sample);
-        // the windows' impulses add up: 1 + 1 + 2 + 2 N s
-        let total: f64 = step.iter().map(|&f| f as f64).sum::<f64>() / fs as f64;
-        assert!((total - 6.0).abs() < 1e-4, "{total}");
     }
 }

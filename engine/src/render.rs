@@ -7,9 +7,9 @@
 
 use crate::base::window::WINDOW;
 use crate::control::choices::Gesture;
-use crate::control::events;
 use crate::control::events::{Event, Timed};
 use crate::control::params::{Param, ParamValues};
+use crate::feed;
 use crate::statistics::logged::Contact;
 use crate::{Engine, Outputs, Settings, Stats, TriggerMode, GENERATOR_LEAD};
 
@@ -403,7 +403,7 @@ impl Renderer {
 
     /// The next block, or `None` once all `frames` are out. The engine renders in host
     /// blocks of the block size, each with the events that fall in it, as
-    /// `events::render_blocks` does.
+    /// `feed::render_blocks` does.
     pub fn next_block(&mut self) -> Option<Block<'_>> {
         let total = self.preroll + self.frames + self.latency;
         // until every output has a sample to hand out (the stems run `latency` ahead of
@@ -415,7 +415,7 @@ impl Renderer {
             let in_block = std::iter::from_fn(|| events.next_if(|e| e.at < end))
                 .map(|e| Timed::new(e.at.saturating_sub(start), e.event));
             let [ml, mr, gl, gr, cl, cr, sl, sr, fl, fr] = &mut self.scratch;
-            events::process_outputs(
+            feed::process_outputs(
                 &mut self.engine,
                 Outputs {
                     main: [&mut ml[..n], &mut mr[..n]],
@@ -572,7 +572,7 @@ mod tests {
         assert!(a.main[0][..2_000].iter().all(|&x| x == 0.0));
     }
 
-    /// The whole render in one buffer, through `events::render_blocks`, aligned after.
+    /// The whole render in one buffer, through `feed::render_blocks`, aligned after.
     fn whole(values: &ParamValues, opts: &RenderOptions) -> [Vec<f32>; 6] {
         let mut settings = values.to_settings();
         settings.trigger_mode = TriggerMode::Continuous;
@@ -588,7 +588,7 @@ mod tests {
             settings.pour_rate_g_s = curve.rate_at(t as f64 / fs as f64);
             Timed::new(t, Event::Settings(settings))
         });
-        events::render_blocks(&mut engine, &mut out, opts.block_size, pour);
+        feed::render_blocks(&mut engine, &mut out, opts.block_size, pour);
         for (c, v) in out.iter_mut().enumerate() {
             if c < 2 {
                 v.drain(..latency);

@@ -3,9 +3,10 @@
 use granary_engine::base::window::{Collision, CollisionKind};
 use granary_engine::control::events::Event;
 use granary_engine::control::events::Event::{Modulation, NoteOff};
-use granary_engine::control::events::{render_blocks, Timed};
+use granary_engine::control::events::Timed;
 use granary_engine::control::params::ParamValues;
 use granary_engine::control::preset;
+use granary_engine::feed::render_blocks;
 use granary_engine::render::{render, PourCurve, RenderOptions, Rendered};
 use granary_engine::{Engine, Outputs, PourTarget, Settings, TriggerMode, LIMITER_CEILING};
 

@@ -5,10 +5,10 @@ use granary_engine::base::materials::{CupMaterial, FrictionMaterial, GrainMateri
 use granary_engine::base::window::WINDOW;
 use granary_engine::control::choices::CupShape;
 use granary_engine::control::choices::Gesture;
-use granary_engine::control::events;
 use granary_engine::control::events::{Event, Timed};
 use granary_engine::control::params::ParamValues;
 use granary_engine::derived::cups::Cup;
+use granary_engine::feed;
 use granary_engine::pour::gesture::{
     avalanche_angles_rad, haff_cooling, heap_slab_m3, slam_speed_m_s, GestureInput, GestureState, AVALANCHE_SPAN_DEG,
     SETTLE_S,
@@ -384,7 +384,7 @@ fn gestures_never_allocate() {
                 .take_while(|(at, _)| *at < t + block)
                 .map(|&(at, e)| Timed::new(at - t, e));
             let n = ev.clone().count();
-            events::process_outputs(
+            feed::process_outputs(
                 &mut engine,
                 Outputs {
                     main: [&mut a[..*block], &mut b[..*block]],

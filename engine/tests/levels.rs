@@ -132,7 +132,8 @@ fn from_an_empty_cup_velocity_changes_the_texture_more_than_the_level() {
     // A trickle rings the bare floor for long; a dense pour soon lands on its own bed of
     // grains. So a quarter of the flow is far less than 6 dB quieter (what it is at a fixed
     // fill, above): the texture changes instead (how long the bright bare-floor phase lasts).
-    use granary_engine::control::events::{render_blocks, Event, Timed};
+    use granary_engine::control::events::{Event, Timed};
+    use granary_engine::feed::render_blocks;
     use granary_engine::Engine;
     let settings = preset::find(preset::DEFAULT_PRESET).unwrap().values.to_settings();
     let run = |velocity: f32| {

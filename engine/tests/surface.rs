@@ -165,7 +165,8 @@ fn surface_level_scales_the_stem() {
 #[test]
 fn the_surface_is_the_same_whatever_the_block_size() {
     use granary_engine::base::materials::SurfaceMaterial;
-    use granary_engine::control::events::{render_blocks, Event, Timed};
+    use granary_engine::control::events::{Event, Timed};
+    use granary_engine::feed::render_blocks;
     use granary_engine::{Engine, PourTarget, Settings, TriggerMode};
     let settings = Settings {
         pour_target: PourTarget::Surface,

@@ -2,8 +2,9 @@
 //! the settings and the events' times, never on what the engine did before the pour started
 //! (idle blocks, resets, other settings, a different seed) nor on the host's blocks.
 
-use granary_engine::control::events::{render_blocks, Event, Timed};
+use granary_engine::control::events::{Event, Timed};
 use granary_engine::control::preset;
+use granary_engine::feed::render_blocks;
 use granary_engine::{Engine, Settings, TriggerMode};
 
 const SR: f32 = 48_000.0;

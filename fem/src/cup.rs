@@ -59,7 +59,7 @@ impl Shape {
                 density,
             },
         };
-        // Reference materials: those of Granary's cup-material table (engine/src/materials.rs).
+        // Reference materials: those of Granary's cup-material table (engine/src/base/materials.rs).
         let ceramic = mat("ceramic", 7.2e10, 0.19, 2700.0);
         let glass = mat("glass", 7.2e10, 0.22, 2520.0);
         let wood = mat("wood", 1.1e10, 0.25, 750.0);

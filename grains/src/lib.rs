@@ -20,10 +20,10 @@ pub mod pulse;
 pub mod reference;
 pub mod shape;
 
-/// Density of air, kg/m^3: the engine's `AIR_DENSITY` (engine/src/materials.rs), copied so this
+/// Density of air, kg/m^3: the engine's `AIR_DENSITY` (engine/src/base/materials.rs), copied so this
 /// offline crate does not depend on the engine. (Air at 20 °C and 101.325 kPa is 1.2041 kg/m^3;
 /// the engine rounds it to 1.204, and the assets must agree with the engine.)
 pub const AIR_DENSITY: f64 = 1.204;
 
-/// Speed of sound in air, m/s: the engine's `SPEED_OF_SOUND` (engine/src/materials.rs).
+/// Speed of sound in air, m/s: the engine's `SPEED_OF_SOUND` (engine/src/base/materials.rs).
 pub const SPEED_OF_SOUND: f64 = 343.2;

@@ -4,7 +4,7 @@
 //!
 //! Rigid sphere of radius `a`, acceleration `A(s)` along the polar axis (Laplace variable `s`),
 //! from the dipole solution `p = C cos(theta) (1 + s r/c) e^{-s r/c} / r^2` and `dp/dr =
-//! -rho0 s v_r` with `v_r = U cos(theta)` at `r = a` (engine/src/accel_noise.rs, re-derived):
+//! -rho0 s v_r` with `v_r = U cos(theta)` at `r = a` (engine/src/impact/accel_noise.rs, re-derived):
 //!
 //! ```text
 //! p(r, theta, s) = rho0 a^3 cos(theta) / (2 r^2) * (1 + s r / c) * B(s) A(s) * exp(-s (r - a) / c)

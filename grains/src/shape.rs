@@ -58,7 +58,7 @@ impl ShapeKind {
     }
 
     /// Equivalent-volume diameter of the assets, m: the engine's grain diameter of the material
-    /// the shape stands for (`diameter_m` in engine/src/materials.rs; sphere: 1 mm glass
+    /// the shape stands for (`diameter_m` in engine/src/base/materials.rs; sphere: 1 mm glass
     /// beads; cube: sugar, 0.5 mm).
     pub fn reference_diameter(self) -> f64 {
         match self {

@@ -199,3 +199,63 @@ impl Shape {
         }
     }
 }
+
+/// How the pour is triggered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TriggerMode {
+    /// Note-on starts the stream, velocity scales it, note-off stops it.
+    #[default]
+    Midi,
+    /// `pour_rate` alone drives the pour (0 = silent).
+    Continuous,
+}
+
+/// Where the stream lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PourTarget {
+    /// Into the cup; what bounces out or overflows falls on the surface it stands on.
+    #[default]
+    Cup,
+    /// Onto the bare surface: a heap grows at the grains' angle of repose.
+    Surface,
+}
+
+/// Where the generator's cells take their collision rates and their speed and normal-angle
+/// distributions from (thesis 5.5–5.6 and 7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Statistics {
+    /// The hand-written model of each cell (`generator::cell_pdf`, `generator::Shapes`).
+    #[default]
+    Model,
+    /// The databank measured from rigid-body simulations of pours (`bank`,
+    /// `assets/bank/bank.json`), looked up each window; settling stays the model's.
+    Bank,
+}
+
+/// How many of the generator's collisions are rendered one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Quality {
+    /// Realtime while playing, reference when the host renders offline (a DAW's bounce, the
+    /// command line's `granary render`): `Engine::set_offline` says which.
+    #[default]
+    Auto,
+    /// Dense cells rendered as energy-preserving groups and texture masking
+    /// (`generator::RENDERED_PER_CELL_PER_S`, `BED_PULSES_PER_CELL_PER_S`): a dense pour in a
+    /// live session at a few per cent of a core.
+    Realtime,
+    /// Every collision the generator produces rendered one by one (no groups, no texture
+    /// masking; the thesis 6.1 audibility culling stays): for the final bounce.
+    Reference,
+}
+
+impl Quality {
+    /// Whether the engine renders at reference quality, for an engine that is (`offline`) or
+    /// is not rendering offline.
+    pub fn is_reference(self, offline: bool) -> bool {
+        match self {
+            Quality::Auto => offline,
+            Quality::Realtime => false,
+            Quality::Reference => true,
+        }
+    }
+}

@@ -14,7 +14,7 @@ use crate::base::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
 use crate::control::choices::CupShape;
 use crate::control::choices::Gesture;
 use crate::control::choices::Shape;
-use crate::{PourTarget, Quality, Settings, Statistics, TriggerMode};
+use crate::control::choices::{PourTarget, Quality, Statistics, TriggerMode};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -957,58 +957,17 @@ impl ParamValues {
     }
 
     /// A float parameter in `Settings`' SI unit (the plain value times `to_si`).
-    fn si(&self, p: Param) -> f32 {
+    pub(crate) fn si(&self, p: Param) -> f32 {
         match (self[p], p.spec().kind) {
             (Plain::Float(x), Kind::Float { to_si, .. }) => x * to_si,
             _ => unreachable!("{p:?} is a float parameter"),
         }
     }
 
-    fn choice_of(&self, p: Param) -> usize {
+    pub(crate) fn choice_of(&self, p: Param) -> usize {
         match self[p] {
             Plain::Choice(i) => i,
             _ => unreachable!("{p:?} is a choice"),
-        }
-    }
-
-    /// Engine settings (SI units) for these values: the one parameter -> settings mapping
-    /// (presets, the command line and the plugin's host parameters all come through here).
-    pub fn to_settings(&self) -> Settings {
-        use Param as P;
-        Settings {
-            grain_material: GrainMaterial::ALL[self.choice_of(P::GrainMaterial)],
-            grain_size: self.si(P::GrainSize),
-            density: self.si(P::Density),
-            cup_material: CupMaterial::ALL[self.choice_of(P::CupMaterial)],
-            cup_size: self.si(P::CupSize),
-            cup_shape: cup_shape_choice(self.choice_of(P::CupShape)),
-            grain_shape: grain_shape_choice(self.choice_of(P::GrainShape)),
-            fill: self.si(P::Fill),
-            auto_fill: self[P::AutoFill] == Plain::Bool(true),
-            pour_rate_g_s: self.si(P::PourRate),
-            fall_height_m: self.si(P::FallHeight),
-            listener_angle_deg: self.si(P::ListenerAngle),
-            listener_distance_m: self.si(P::ListenerDistance),
-            stereo_width: self.si(P::StereoWidth),
-            grains_level_db: self.si(P::GrainsLevel),
-            cup_level_db: self.si(P::CupLevel),
-            output_gain_db: self.si(P::OutputGain),
-            flow_variation: self.si(P::FlowVariation),
-            aim: self.si(P::Aim),
-            pour_target: POUR_TARGETS[self.choice_of(P::PourTarget)],
-            surface_material: SurfaceMaterial::ALL[self.choice_of(P::SurfaceMaterial)],
-            surface_level_db: self.si(P::SurfaceLevel),
-            gesture: Gesture::ALL[self.choice_of(P::Gesture)],
-            gesture_amount: self.si(P::GestureAmount),
-            shake_rate_hz: self.si(P::ShakeRate),
-            friction_level_db: self.si(P::FrictionLevel),
-            quality: QUALITIES[self.choice_of(P::Quality)],
-            statistics: STATISTICS[self.choice_of(P::Statistics)],
-            trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
-            seed: match self[P::Seed] {
-                Plain::Int(x) => x.max(0) as u64,
-                _ => unreachable!("the seed is an int"),
-            },
         }
     }
 }
@@ -1057,6 +1016,7 @@ impl<'de> Deserialize<'de> for ParamValues {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::settings::Settings;
 
     #[test]
     fn bad_values_are_rejected_and_change_nothing() {

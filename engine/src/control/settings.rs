@@ -3,70 +3,10 @@
 //! parameter values to settings is `params::ParamValues::to_settings`.
 
 use crate::base::materials::{CupMaterial, GrainMaterial, SurfaceMaterial};
-use crate::control::choices::CupShape;
-use crate::control::choices::Gesture;
-use crate::control::choices::Shape;
-use crate::control::params::ParamValues;
-
-/// How the pour is triggered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TriggerMode {
-    /// Note-on starts the stream, velocity scales it, note-off stops it.
-    #[default]
-    Midi,
-    /// `pour_rate` alone drives the pour (0 = silent).
-    Continuous,
-}
-
-/// Where the stream lands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PourTarget {
-    /// Into the cup; what bounces out or overflows falls on the surface it stands on.
-    #[default]
-    Cup,
-    /// Onto the bare surface: a heap grows at the grains' angle of repose.
-    Surface,
-}
-
-/// Where the generator's cells take their collision rates and their speed and normal-angle
-/// distributions from (thesis 5.5–5.6 and 7.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Statistics {
-    /// The hand-written model of each cell (`generator::cell_pdf`, `generator::Shapes`).
-    #[default]
-    Model,
-    /// The databank measured from rigid-body simulations of pours (`bank`,
-    /// `assets/bank/bank.json`), looked up each window; settling stays the model's.
-    Bank,
-}
-
-/// How many of the generator's collisions are rendered one by one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Quality {
-    /// Realtime while playing, reference when the host renders offline (a DAW's bounce, the
-    /// command line's `granary render`): `Engine::set_offline` says which.
-    #[default]
-    Auto,
-    /// Dense cells rendered as energy-preserving groups and texture masking
-    /// (`generator::RENDERED_PER_CELL_PER_S`, `BED_PULSES_PER_CELL_PER_S`): a dense pour in a
-    /// live session at a few per cent of a core.
-    Realtime,
-    /// Every collision the generator produces rendered one by one (no groups, no texture
-    /// masking; the thesis 6.1 audibility culling stays): for the final bounce.
-    Reference,
-}
-
-impl Quality {
-    /// Whether the engine renders at reference quality, for an engine that is (`offline`) or
-    /// is not rendering offline.
-    pub fn is_reference(self, offline: bool) -> bool {
-        match self {
-            Quality::Auto => offline,
-            Quality::Realtime => false,
-            Quality::Reference => true,
-        }
-    }
-}
+use crate::control::choices::{CupShape, Gesture, PourTarget, Quality, Shape, Statistics, TriggerMode};
+use crate::control::params::{
+    cup_shape_choice, grain_shape_choice, Param, ParamValues, Plain, POUR_TARGETS, QUALITIES, STATISTICS, TRIGGER_MODES,
+};
 
 /// Engine settings in physical units. `sanitized` makes any value safe.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -230,5 +170,48 @@ impl Settings {
     /// Grain density, kg/m³: the material's times `density`.
     pub fn grain_density(&self) -> f32 {
         self.grain_material.data().elastic.density * self.density
+    }
+}
+
+impl ParamValues {
+    /// Engine settings (SI units) for these values: the one parameter -> settings mapping
+    /// (presets, the command line and the plugin's host parameters all come through here).
+    pub fn to_settings(&self) -> Settings {
+        use Param as P;
+        Settings {
+            grain_material: GrainMaterial::ALL[self.choice_of(P::GrainMaterial)],
+            grain_size: self.si(P::GrainSize),
+            density: self.si(P::Density),
+            cup_material: CupMaterial::ALL[self.choice_of(P::CupMaterial)],
+            cup_size: self.si(P::CupSize),
+            cup_shape: cup_shape_choice(self.choice_of(P::CupShape)),
+            grain_shape: grain_shape_choice(self.choice_of(P::GrainShape)),
+            fill: self.si(P::Fill),
+            auto_fill: self[P::AutoFill] == Plain::Bool(true),
+            pour_rate_g_s: self.si(P::PourRate),
+            fall_height_m: self.si(P::FallHeight),
+            listener_angle_deg: self.si(P::ListenerAngle),
+            listener_distance_m: self.si(P::ListenerDistance),
+            stereo_width: self.si(P::StereoWidth),
+            grains_level_db: self.si(P::GrainsLevel),
+            cup_level_db: self.si(P::CupLevel),
+            output_gain_db: self.si(P::OutputGain),
+            flow_variation: self.si(P::FlowVariation),
+            aim: self.si(P::Aim),
+            pour_target: POUR_TARGETS[self.choice_of(P::PourTarget)],
+            surface_material: SurfaceMaterial::ALL[self.choice_of(P::SurfaceMaterial)],
+            surface_level_db: self.si(P::SurfaceLevel),
+            gesture: Gesture::ALL[self.choice_of(P::Gesture)],
+            gesture_amount: self.si(P::GestureAmount),
+            shake_rate_hz: self.si(P::ShakeRate),
+            friction_level_db: self.si(P::FrictionLevel),
+            quality: QUALITIES[self.choice_of(P::Quality)],
+            statistics: STATISTICS[self.choice_of(P::Statistics)],
+            trigger_mode: TRIGGER_MODES[self.choice_of(P::TriggerMode)],
+            seed: match self[P::Seed] {
+                Plain::Int(x) => x.max(0) as u64,
+                _ => unreachable!("the seed is an int"),
+            },
+        }
     }
 }

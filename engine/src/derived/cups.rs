@@ -208,6 +208,10 @@ pub struct Cup {
     /// Azimuths of the wall sectors, rad: the asset samples each mode's shape there
     /// (`ModeRecord::sectors`), so the generator centres its wall hits there.
     pub sector_azimuths: [f32; SECTORS],
+    /// Unit vectors (x, y) towards the sectors' azimuths: (cos, sin) of `sector_azimuths`.
+    pub sector_dirs: [[f32; 2]; SECTORS],
+    /// What the cup holds up to its rim, m^3 (`volume_below(depth)`).
+    pub volume_m3: f32,
 }
 
 impl Cup {
@@ -222,7 +226,8 @@ impl Cup {
             *out = [(p[0] * s) as f32, ((p[1] - z0) * s) as f32];
         }
         let depth = ((m.height_m - z0) * s) as f32;
-        Cup {
+        let sector_azimuths = m.sector_azimuths_rad.map(|a| a as f32);
+        let mut cup = Cup {
             shape,
             size,
             profile,
@@ -233,8 +238,12 @@ impl Cup {
             floor_thickness: (m.floor_m * s) as f32,
             wall_thickness: (m.wall_m * s) as f32,
             ring_edges: std::array::from_fn(|k| depth * k as f32 / RINGS as f32),
-            sector_azimuths: m.sector_azimuths_rad.map(|a| a as f32),
-        }
+            sector_azimuths,
+            sector_dirs: sector_azimuths.map(|a| [a.cos(), a.sin()]),
+            volume_m3: 0.0,
+        };
+        cup.volume_m3 = cup.volume_below(cup.depth);
+        cup
     }
 
     /// The cup the settings describe (shape, or the material's usual one, and size).

@@ -1,6 +1,85 @@
 //! Stage 2, derived: what follows from the settings alone, computed when they change and
-//! read every window after: the cup (its geometry, modes' data and force buses) and the
-//! grains' shapes. See docs/architecture.md, "Derived once".
+//! read every window after: the cup (its geometry, modes' data and force buses), the
+//! grains' shapes, and `Derived`, the settings' numbers that the later stages read.
+//! See docs/architecture.md, "Derived once".
 
 pub mod cups;
 pub mod shape;
+
+use crate::base::materials::{FrictionMaterial, PACKING_FRACTION};
+use crate::control::choices::PourTarget;
+use crate::control::settings::Settings;
+use cups::Cup;
+
+/// What the settings fix for the stages after them, computed once per change of the settings
+/// (`Derived::new`, from `Engine::set_settings`: on the control side of a window boundary,
+/// never per window). Every field is the expression it replaces, to the bit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Derived {
+    /// The cup (every part of the engine reads this one `Cup`).
+    pub cup: Cup,
+    /// Grain radius, m (`Settings::grain_radius_m`).
+    pub grain_radius_m: f32,
+    /// Density of the grains' solid, kg/m^3 (`Settings::grain_density`).
+    pub grain_density: f32,
+    /// Radius of the sphere whose radiation filter the grains' pulses take, m
+    /// (`Settings::radiation_radius_m`).
+    pub radiation_radius_m: f32,
+    /// One grain's volume, m^3 (a sphere of `grain_radius_m`).
+    pub grain_volume_m3: f32,
+    /// Bulk density of a bed of the grains, kg/m^3 (`PACKING_FRACTION` of the solid's).
+    pub bulk_density: f32,
+    /// Tangent of the grains' angle of repose.
+    pub repose_tan: f32,
+    /// Coefficient of restitution of the grains (material table).
+    pub restitution: f32,
+    /// A pour onto the bare surface (no cup).
+    pub open: bool,
+    /// What the grains slide on beside each other: the cup's material, or the surface's.
+    pub cup_friction: FrictionMaterial,
+    /// The listener's offset from where it looks from, m: `listener_distance` times the sine
+    /// (across) and cosine (up) of `listener_angle` from the vertical.
+    pub listener_across_m: f32,
+    pub listener_up_m: f32,
+    /// Radius of the falling stream's landing zone, m: a few grains wide, at least 4 mm.
+    pub stream_radius_m: f32,
+    /// Linear gains of the grains, cup, surface and friction stems and the output (the
+    /// `*_level_db` settings).
+    pub gains: [f32; 5],
+}
+
+impl Derived {
+    pub fn new(s: &Settings) -> Derived {
+        let grain = s.grain_material.data();
+        let open = s.pour_target == PourTarget::Surface;
+        let th = s.listener_angle_deg.to_radians();
+        let a = s.grain_radius_m();
+        let db = |x: f32| 10f32.powf(x / 20.0);
+        Derived {
+            cup: Cup::for_settings(s),
+            grain_radius_m: a,
+            grain_density: s.grain_density(),
+            radiation_radius_m: s.radiation_radius_m(),
+            grain_volume_m3: 4.0 / 3.0 * std::f32::consts::PI * a.powi(3),
+            bulk_density: PACKING_FRACTION * s.grain_density(),
+            repose_tan: grain.repose_deg.to_radians().tan(),
+            restitution: grain.restitution,
+            open,
+            cup_friction: if open {
+                FrictionMaterial::Surface(s.surface_material)
+            } else {
+                FrictionMaterial::Cup(s.cup_material)
+            },
+            listener_across_m: s.listener_distance_m * th.sin(),
+            listener_up_m: s.listener_distance_m * th.cos(),
+            stream_radius_m: (8.0 * a).max(0.004),
+            gains: [
+                db(s.grains_level_db),
+                db(s.cup_level_db),
+                db(s.surface_level_db),
+                db(s.friction_level_db),
+                db(s.output_gain_db),
+            ],
+        }
+    }
+}

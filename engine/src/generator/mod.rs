@@ -25,7 +25,7 @@ use crate::base::window::{Cell, Collision, CollisionKind, ANGLE_BINS, CELLS, SPE
 use crate::derived::cups::{wall_bus, FLOOR_BUS, SURFACE_BUS, WALL_RINGS};
 use crate::derived::cups::{Cup, SECTORS};
 use crate::pour::scene::PourState;
-use crate::statistics::bank::{Bank, CellLookup, Family, Lookup};
+use crate::statistics::bank::{Bank, CellLookup, Family, Lookup, Selection};
 use lanes::{finish_lanes, Finished, Lanes, TrigBatch, AXIS, AZIMUTH, NORMAL, PLACE, TRIG_BATCH};
 use rand::{Rng, RngCore};
 use rand_distr::{Distribution, Poisson};
@@ -673,6 +673,8 @@ fn banked<'l>(cell: Cell, s: &PourState, lookup: &'l Lookup) -> Option<&'l CellL
 
 /// Where the cells' rates and their speed and angle distributions come from.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+// not boxed: made in the audio thread when the settings change, which must not allocate
+#[allow(clippy::large_enum_variant)]
 pub enum CellStatistics {
     /// The hand-written model (`cell_pdf`, `Shapes`).
     #[default]
@@ -685,33 +687,33 @@ pub enum CellStatistics {
     /// `grain_diameter_m` whose friction on each other is `friction` (dynamic).
     Bank {
         bank: &'static Bank,
-        family: Family,
-        friction: f32,
-        grain_diameter_m: f32,
-        fall_height_m: f32,
+        /// Where the settings sit in the bank (`Bank::select`, made when they change).
+        selection: Selection,
     },
 }
 
 impl CellStatistics {
-    /// The bank's statistics for a window of `state` (`Bank::lookup`; no allocation), or
+    /// The bank's cells of `family`, for grains of coefficient of restitution
+    /// `restitution`, `friction` and `grain_diameter_m`, the spout `fall_height_m` above
+    /// the rim: the settings' part of the lookup, made once (`Bank::select`).
+    pub fn bank(
+        bank: &'static Bank,
+        family: Family,
+        restitution: f32,
+        friction: f32,
+        grain_diameter_m: f32,
+        fall_height_m: f32,
+    ) -> CellStatistics {
+        let selection = bank.select(family, restitution, friction, grain_diameter_m, fall_height_m);
+        CellStatistics::Bank { bank, selection }
+    }
+
+    /// The bank's statistics for a window of `state` (`Bank::lookup_at`; no allocation), or
     /// `None` for the model.
-    pub fn lookup(&self, restitution: f32, state: &PourState) -> Option<Lookup> {
-        match *self {
+    pub fn lookup(&self, state: &PourState) -> Option<Lookup> {
+        match self {
             CellStatistics::Model => None,
-            CellStatistics::Bank {
-                bank,
-                family,
-                friction,
-                grain_diameter_m,
-                fall_height_m,
-            } => Some(bank.lookup(
-                family,
-                restitution,
-                friction,
-                grain_diameter_m,
-                state.fill,
-                fall_height_m,
-            )),
+            CellStatistics::Bank { bank, selection } => Some(bank.lookup_at(selection, state.fill)),
         }
     }
 }
@@ -841,7 +843,7 @@ pub fn generate(
     let mut total = [0u64; 4];
     let heap = Heap::new(state, geometry);
     // the bank's statistics (once a window), and the cells that draw from them
-    let lookup = statistics.lookup(restitution, state);
+    let lookup = statistics.lookup(state);
     let banked: [Option<&CellLookup>; CELLS.len()] = match &lookup {
         Some(l) => CELLS.map(|cell| banked(cell, state, l)),
         None => [None; CELLS.len()],
@@ -1245,7 +1247,7 @@ impl Bed {
             count: 0,
             pile_radius_m: state.pile_radius_m,
             ring_edges: cup.ring_edges,
-            sectors: cup.sector_azimuths.map(|a| [a.cos(), a.sin()]),
+            sectors: cup.sector_dirs,
             heap: *heap,
         }
     }
@@ -1641,15 +1643,16 @@ mod tests {
         (counts, all)
     }
 
-    /// The synthetic bank's mug at `fall_height_m`.
-    fn bank_statistics(fall_height_m: f32) -> CellStatistics {
-        CellStatistics::Bank {
-            bank: synthetic_bank(),
-            family: crate::statistics::bank::Family::Cup(crate::control::choices::CupShape::Mug),
-            friction: 0.5,
-            grain_diameter_m: 0.002,
+    /// The synthetic bank's mug at `fall_height_m`, for grains of `restitution`.
+    fn bank_statistics(fall_height_m: f32, restitution: f32) -> CellStatistics {
+        CellStatistics::bank(
+            synthetic_bank(),
+            crate::statistics::bank::Family::Cup(crate::control::choices::CupShape::Mug),
+            restitution,
+            0.5,
+            0.002,
             fall_height_m,
-        }
+        )
     }
 
     /// With the bank, each cell's count over many windows is Poisson with the mean arrivals
@@ -1661,7 +1664,7 @@ mod tests {
         let mut s = state(3000.0, 0.0);
         s.settle_rate = 400.0;
         let windows = 2000;
-        let (counts, _) = run_cells(&s, bank_statistics(0.1), windows, 21);
+        let (counts, _) = run_cells(&s, bank_statistics(0.1, 0.5), windows, 21);
         let lookup = synthetic_bank().lookup(
             crate::statistics::bank::Family::Cup(crate::control::choices::CupShape::Mug),
             0.5,
@@ -1700,8 +1703,9 @@ mod tests {
         let seconds = windows as f64 * 128.0 / 48_000.0;
         let rate = 3000.0 * (1.0 + 0.9 + 0.0 + 0.1);
         let impact_zone = CELLS.iter().position(|&c| c == Cell::ImpactZone).unwrap();
-        let impact =
-            |s: &PourState, seed: u64| run_cells_at(s, bank_statistics(0.1), 0.9, windows, seed).0[impact_zone] as f64;
+        let impact = |s: &PourState, seed: u64| {
+            run_cells_at(s, bank_statistics(0.1, 0.9), 0.9, windows, seed).0[impact_zone] as f64
+        };
         let steady = state(3000.0, 0.0);
         let mut starting = steady;
         starting.arrived_ago = [0.0; crate::statistics::bank::LIFE_BINS];
@@ -1771,7 +1775,7 @@ mod tests {
         let s = state(3000.0, 0.0);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let shapes = Shapes::new(0.0, Isa::detect());
-        let setup = setup(bank_statistics(0.3), 0.7);
+        let setup = setup(bank_statistics(0.3, 0.7), 0.7);
         let (mut n, mut sum) = (0u64, 0.0f64);
         let (mut n_hi, mut lo_v, mut hi_v) = (0u64, f32::INFINITY, 0.0f32);
         for _ in 0..2000 {
@@ -1824,7 +1828,7 @@ mod tests {
         let mut s = state(3000.0, 0.3);
         s.settle_rate = 2000.0;
         let (model, _) = run_cells(&s, CellStatistics::Model, 1500, 8);
-        let (bank, _) = run_cells(&s, bank_statistics(0.1), 1500, 9);
+        let (bank, _) = run_cells(&s, bank_statistics(0.1, 0.5), 1500, 9);
         let close = |a: u64, b: u64| (a as f64 - b as f64).abs() < 4.0 * ((a + b) as f64).sqrt();
         let expected = 2000.0 * 1500.0 * 128.0 / 48_000.0;
         assert!(
@@ -1836,7 +1840,7 @@ mod tests {
         // an overflowing cup: the surface takes the model's overflow
         s.overflow = 2000.0;
         let (model, _) = run_cells(&s, CellStatistics::Model, 1500, 10);
-        let (bank, _) = run_cells(&s, bank_statistics(0.1), 1500, 11);
+        let (bank, _) = run_cells(&s, bank_statistics(0.1, 0.5), 1500, 11);
         assert!(
             close(model[surface], bank[surface]),
             "{} against {}",
@@ -1845,7 +1849,7 @@ mod tests {
         );
         // not overflowing: the bank's 0.1 per arriving grain (the model's bounce-outs differ)
         s.overflow = 0.0;
-        let (bank, _) = run_cells(&s, bank_statistics(0.1), 1500, 12);
+        let (bank, _) = run_cells(&s, bank_statistics(0.1, 0.5), 1500, 12);
         let expected = 3000.0 * 0.1 * 1500.0 * 128.0 / 48_000.0;
         assert!(
             (bank[surface] as f64 - expected).abs() < 4.0 * expected.sqrt(),

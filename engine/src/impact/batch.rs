@@ -14,11 +14,9 @@ use crate::base::{fastmath, simd};
 use crate::derived::cups::SURFACE_BUS;
 use crate::impact::accel_noise::sphere_amplitudes_at;
 use crate::impact::collision;
-use crate::impact::collision::{Constants, Scene, BED_LOSS_LENGTH_M};
-use crate::impact::contact::Body;
+use crate::impact::collision::{Constants, BED_LOSS_LENGTH_M};
 use crate::impact::kernels;
 use crate::impact::kernels::{PulseKernels, HALF};
-use crate::{Engine, GENERATOR_LEAD};
 
 /// Per-window constants for rendering collisions: the physics (`collision::Constants`) and
 /// where the window's time 0 is in the rings.
@@ -28,6 +26,9 @@ pub(crate) struct RenderParams {
     /// The ring index (unwrapped) of the window's time 0.
     pub(crate) base: u64,
     pub(crate) mask: usize,
+    /// The running box a grouped cell's mean push is smoothed with, samples
+    /// (`push::mean_push_box`, at the sample rate).
+    pub(crate) push_box: usize,
 }
 
 /// Collisions whose set-up runs together, one SIMD lane each (`RenderContext::prepare`).
@@ -65,35 +66,6 @@ pub(crate) struct Prepared {
 pub(crate) struct RenderContext<'a> {
     pub(crate) kernels: &'a PulseKernels,
     pub(crate) p: RenderParams,
-}
-
-impl RenderParams {
-    pub(crate) fn new(e: &Engine) -> Self {
-        let s = &e.settings;
-        let gm = s.grain_material.data();
-        let mut elastic = gm.elastic;
-        elastic.density = s.grain_density();
-        let grain = Body::sphere(elastic, s.grain_radius_m());
-        let scene = Scene {
-            grain,
-            shape: s.resolved_grain_shape(),
-            partner: grain,
-            cup: Body::plane(s.cup_material.data().elastic),
-            surface: Body::plane(s.surface_material.data().elastic),
-            surface_delay_s: e.radiation.delay_samples() as f32 / e.sample_rate,
-            restitution: gm.restitution,
-            listener: e.listener(),
-            cup_distance_m: e.cup_distance(),
-            stereo_width: s.stereo_width,
-            // the cup's widest inner radius spans the stereo width
-            cup_radius_m: e.cup().widest_radius(),
-        };
-        RenderParams {
-            c: Constants::new(&scene, e.sample_rate),
-            base: e.clock + GENERATOR_LEAD as u64,
-            mask: e.mask,
-        }
-    }
 }
 
 impl RenderContext<'_> {
@@ -150,7 +122,7 @@ impl RenderContext<'_> {
                 delay[i] = self.p.c.surface_delay;
             }
         }
-        // the engine's two spheres are the same grain (`RenderParams::new`)
+        // the engine's two spheres are the same grain (`Engine::render_params`)
         debug_assert_eq!(self.p.c.spheres[0], self.p.c.spheres[1]);
         let a = self.p.c.spheres[0].radius_m;
         let dipole_scale = self.p.c.grain.dipole_scale;
@@ -441,7 +413,7 @@ mod tests {
     use crate::base::window::WINDOW;
     use crate::derived::cups::CUP_BUSES;
     use crate::impact::collision::{add_pulse, physics, render_one};
-    use crate::Settings;
+    use crate::{Engine, Settings};
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -580,7 +552,7 @@ mod tests {
         let mut checked = [0usize; 2];
         let mut bed_pulses = 0usize;
         for e in engines() {
-            let params = RenderParams::new(&e);
+            let params = e.render_params();
             for kernels in copies(&e) {
                 let ctx = RenderContext {
                     kernels: &kernels,
@@ -638,7 +610,7 @@ mod tests {
         for e in engines() {
             let len = e.grains_ring[0].len();
             for trial in 0..50 {
-                let mut params = RenderParams::new(&e);
+                let mut params = e.render_params();
                 // anywhere in the ring, and every other time near its end, so that pulses
                 // wrap around it
                 params.base = if trial % 2 == 0 {
@@ -714,7 +686,7 @@ mod tests {
     fn batched_collision_set_up_is_the_same_bits_in_every_copy() {
         let mut e = Engine::new(Settings::default(), 48_000.0, 64);
         e.note_on(1.0, 60);
-        let params = RenderParams::new(&e);
+        let params = e.render_params();
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
         let batch: Vec<Collision> = (0..BATCH)
             .map(|i| Collision {
@@ -776,7 +748,7 @@ mod tests {
     fn rendered_batches_are_the_same_bits_in_every_copy() {
         let mut e = Engine::new(Settings::default(), 48_000.0, 64);
         e.note_on(1.0, 60);
-        let mut params = RenderParams::new(&e);
+        let mut params = e.render_params();
         // near the rings' end, so that some pulses wrap around it
         params.base = e.grains_ring[0].len() as u64 - 60;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);

@@ -99,7 +99,7 @@ pub struct Scene {
     pub cup_radius_m: f32,
 }
 
-/// The per-window constants a collision's physics reads (`Constants::new`).
+/// The constants a collision's physics reads (`Constants::new`, `Constants::place`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Constants {
     /// The grain (sphere 0) and the second sphere of a grain–grain collision (sphere 1).
@@ -128,6 +128,9 @@ pub struct Constants {
 }
 
 impl Constants {
+    /// The constants of `scene` at `sample_rate`. All but `listener`, `cup_delay` and
+    /// `surface_delay` follow from the settings alone: the engine builds them when the
+    /// settings change and moves the listener each window (`place`).
     pub fn new(scene: &Scene, sample_rate: f32) -> Self {
         let fs = sample_rate;
         let sphere = |b: &Body| Sphere {
@@ -140,19 +143,30 @@ impl Constants {
             .map(|other| contact(&scene.grain, other, 1.0, scene.restitution));
         let g = &scene.grain;
         let volume = 4.0 / 3.0 * std::f32::consts::PI * g.radius_m.powi(3);
-        Constants {
+        let mut c = Constants {
             spheres: [sphere(&scene.grain), sphere(&scene.partner)],
             grain: GrainBody::new(scene.shape, 2.0 * g.radius_m, g.mass_kg / volume),
             impulse_per_v: per_kind.map(|c| c.impulse_ns),
             ln_duration_at_1: per_kind.map(|c| (c.duration_s.max(1e-12) as f64 * fs as f64).ln() as f32),
-            listener: scene.listener,
-            cup_delay: scene.cup_distance_m / SPEED_OF_SOUND * fs,
-            surface_delay: scene.surface_delay_s * fs,
+            listener: [0.0; 3],
+            cup_delay: 0.0,
+            surface_delay: 0.0,
             samples_per_m: fs / SPEED_OF_SOUND,
             pan_scale: scene.stereo_width / scene.cup_radius_m,
             sample_rate: fs,
             bed_samples_per_m: fs / BED_WAVE_SPEED_M_S,
-        }
+        };
+        c.place(scene.listener, scene.cup_distance_m, scene.surface_delay_s);
+        c
+    }
+
+    /// The listener at `listener` (m), the cup `cup_distance_m` from it and the surface's
+    /// sound `surface_delay_s` late: the part of the constants that moves as the pile grows
+    /// (the listener counts from its top) and as the surface's filter is rebuilt.
+    pub fn place(&mut self, listener: [f32; 3], cup_distance_m: f32, surface_delay_s: f32) {
+        self.listener = listener;
+        self.cup_delay = cup_distance_m / SPEED_OF_SOUND * self.sample_rate;
+        self.surface_delay = surface_delay_s * self.sample_rate;
     }
 }
 

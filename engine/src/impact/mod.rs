@@ -6,3 +6,12 @@ pub(crate) mod batch;
 pub mod collision;
 pub mod contact;
 pub mod kernels;
+pub(crate) mod push;
+
+use crate::base::window::WINDOW;
+
+/// Collisions land this many samples after the window boundary that generates them: one
+/// window, over which their rendering is spread (so no block carries a whole window's
+/// collisions, whatever the host's block size), plus the band-limited pulses' leading taps.
+/// (A collision's `time` counts from there: `collision::render_one`'s `origin`.)
+pub const GENERATOR_LEAD: usize = WINDOW + kernels::HALF + 1;

@@ -329,7 +329,7 @@ impl PourScene {
             let volume = arrived_kg_s * self.window_s / bulk;
             if input.open {
                 // the heap's volume, counted in cups
-                self.fill = (self.fill + volume / cup.volume_below(cup.depth).max(1e-9)).min(1.0);
+                self.fill = (self.fill + volume / cup.volume_m3.max(1e-9)).min(1.0);
             } else {
                 // the arriving bulk volume spread over the cross-section at the pile's top
                 let rise = volume / cup.cross_section(pile_h);
@@ -379,7 +379,7 @@ impl PourScene {
 /// and base radius, m.
 pub fn heap(fill: f32, cup: &Cup, repose_tan: f32) -> (f32, f32) {
     let tan = repose_tan.max(0.05);
-    let volume = fill.clamp(0.0, 1.0) * cup.volume_below(cup.depth);
+    let volume = fill.clamp(0.0, 1.0) * cup.volume_m3;
     let radius = (3.0 * volume / (std::f32::consts::PI * tan)).cbrt();
     (radius * tan, radius)
 }

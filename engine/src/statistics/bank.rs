@@ -28,7 +28,8 @@
 
 use crate::base::window::Cell;
 use crate::control::choices::CupShape;
-use crate::control::settings::{PourTarget, Settings};
+use crate::control::choices::PourTarget;
+use crate::control::settings::Settings;
 use crate::derived::cups::RINGS;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -235,6 +236,9 @@ struct Grid {
     ln_diameters: Vec<f32>,
     axes: [Vec<f32>; AXES],
     cells: Vec<[CellData; BANKED_CELLS]>,
+    /// Each corner's wall-hit profile (`WallProfile`, at its own fill), as `cells`: bank
+    /// data alone, so made once, when the bank is parsed.
+    profiles: Vec<WallProfile>,
 }
 
 /// An entry's key: restitution, friction, grain diameter (m), fill, fall height (m).
@@ -356,6 +360,21 @@ pub struct Lookup {
     pub angle_range: (f32, f32),
     /// By bank cell (`CELL_IDS`, `bank_cell`).
     pub cells: [CellLookup; BANKED_CELLS],
+}
+
+/// Where a pour's settings sit in a family's grid (`Bank::select`): what `Bank::lookup`
+/// needs besides the fill, made once per change of the settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Selection {
+    asked: Family,
+    family: Family,
+    restitution: Axis,
+    friction: Axis,
+    grain_diameter_m: Axis,
+    fall_height_m: Axis,
+    /// The grains' sizes (grid leaves) with their weights, and the fall heights'.
+    sizes: [(usize, f32); 8],
+    heights: [(usize, f32); 2],
 }
 
 impl Lookup {
@@ -586,6 +605,21 @@ impl Bank {
         fill: f32,
         fall_height_m: f32,
     ) -> Lookup {
+        let selection = self.select(family, restitution, friction, grain_diameter_m, fall_height_m);
+        self.lookup_at(&selection, fill)
+    }
+
+    /// The part of `lookup` that the settings alone fix: the family used, and the tree's
+    /// descent to the grains' sizes (restitution, friction, the diameter's logarithm) and to
+    /// the fall height. The engine makes it when the settings change (`CellStatistics`).
+    pub fn select(
+        &self,
+        family: Family,
+        restitution: f32,
+        friction: f32,
+        grain_diameter_m: f32,
+        fall_height_m: f32,
+    ) -> Selection {
         let used = if self.grids[family.index()].is_some() {
             family
         } else if self.grids[Family::Cup(CupShape::Mug).index()].is_some() {
@@ -593,17 +627,15 @@ impl Bank {
         } else {
             self.families().next().unwrap_or(family)
         };
-        let mut out = Lookup {
+        let mut out = Selection {
             asked: family,
             family: used,
             restitution: Axis::default(),
             friction: Axis::default(),
             grain_diameter_m: Axis::default(),
-            fill: Axis::default(),
             fall_height_m: Axis::default(),
-            speed_range: self.speed_range,
-            angle_range: self.angle_range,
-            cells: [CellLookup::ZERO; BANKED_CELLS],
+            sizes: [(0, 0.0); 8],
+            heights: [(0, 0.0); 2],
         };
         let Some(g) = &self.grids[used.index()] else {
             return out;
@@ -615,13 +647,12 @@ impl Bank {
         let af = descend(&wr, &g.by_restitution, &g.frictions, friction, &mut grains, |_, a| {
             a.used
         });
-        let mut sizes = [(0, 0.0); 8];
         let ad = descend(
             &grains,
             &g.by_grain,
             &g.ln_diameters,
             grain_diameter_m.ln(),
-            &mut sizes,
+            &mut out.sizes,
             |r, a| {
                 // the diameter reported in metres: the asked one, or the end it was clamped to
                 match a.clamped {
@@ -635,15 +666,38 @@ impl Bank {
             asked: grain_diameter_m,
             ..ad
         };
-        let (a_fill, wf) = place(&g.axes[0], fill);
         let (ah, wh) = place(&g.axes[1], fall_height_m);
         (
             out.restitution,
             out.friction,
             out.grain_diameter_m,
-            out.fill,
             out.fall_height_m,
-        ) = (ar, af, ad, a_fill, ah);
+            out.heights,
+        ) = (ar, af, ad, ah, wh);
+        out
+    }
+
+    /// `lookup` for a `selection` (`select`) at the fill `fill`: the corners' mixture.
+    pub fn lookup_at(&self, selection: &Selection, fill: f32) -> Lookup {
+        let used = selection.family;
+        let mut out = Lookup {
+            asked: selection.asked,
+            family: used,
+            restitution: selection.restitution,
+            friction: selection.friction,
+            grain_diameter_m: selection.grain_diameter_m,
+            fill: Axis::default(),
+            fall_height_m: selection.fall_height_m,
+            speed_range: self.speed_range,
+            angle_range: self.angle_range,
+            cells: [CellLookup::ZERO; BANKED_CELLS],
+        };
+        let Some(g) = &self.grids[used.index()] else {
+            return out;
+        };
+        let (sizes, wh) = (selection.sizes, selection.heights);
+        let (a_fill, wf) = place(&g.axes[0], fill);
+        out.fill = a_fill;
         let (nf, nh) = (g.axes[0].len(), g.axes[1].len());
         let corners = sizes
             .into_iter()
@@ -654,13 +708,14 @@ impl Bank {
             if w <= 0.0 {
                 continue;
             }
-            let corner = &g.cells[(s * nf + j) * nh + k];
+            let index = (s * nf + j) * nh + k;
+            let corner = &g.cells[index];
             // a wall ring's collisions are where they were above the corner's bed: spread
             // over the rings at the fill asked (`ring_transfer`)
             let transfer = match used {
                 Family::Cup(_) => {
                     let rates = std::array::from_fn(|k| corner[WALL_RING_0 + k].rate);
-                    Some(ring_transfer(g.axes[0][j], a_fill.used, rates))
+                    Some(transfer(&g.profiles[index], a_fill.used, rates))
                 }
                 Family::Surface => None,
             };
@@ -730,7 +785,11 @@ const WALL_RING_0: usize = 2;
 /// 2 to 3 dB louder below 1 kHz, where a grain's lone hit on the wall outsounds the pile's
 /// collisions, whose two grains' dipoles nearly cancel).
 pub fn ring_transfer(from: f32, to: f32, rates: [f32; RINGS]) -> [[f32; RINGS]; RINGS] {
-    let profile = WallProfile::new(from, rates);
+    transfer(&WallProfile::new(from, rates), to, rates)
+}
+
+/// `ring_transfer` with the corner's profile made (`WallProfile::new(from, rates)`).
+fn transfer(profile: &WallProfile, to: f32, rates: [f32; RINGS]) -> [[f32; RINGS]; RINGS] {
     let total: f32 = rates.iter().sum();
     let mut t = [[0.0f32; RINGS]; RINGS];
     for (k, row) in t.iter_mut().enumerate() {
@@ -769,6 +828,7 @@ fn ring_above_bed(k: usize, fill: f32) -> (f32, f32) {
 /// simulated hits of glass beads and of sugar at a bed between the sweep's come out within
 /// a few per cent on the ring the bed's edge is in; spread evenly within each ring, 15 to 30
 /// % too few).
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct WallProfile {
     z: [f32; RINGS + 1],
     c: [f32; RINGS + 1],
@@ -1125,6 +1185,15 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         }
     }
     let diameters: Vec<f32> = sizes.iter().map(|s| s[2]).collect();
+    let nh = axes[1].len();
+    let profiles = full
+        .iter()
+        .enumerate()
+        .map(|(i, corner)| {
+            let fill = axes[0][(i / nh) % axes[0].len()];
+            WallProfile::new(fill, std::array::from_fn(|k| corner[WALL_RING_0 + k].rate))
+        })
+        .collect();
     Ok(Grid {
         restitutions: restitutions.iter().map(|r| r[0]).collect(),
         by_restitution: children(&restitutions, &grains, 1),
@@ -1134,6 +1203,7 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         diameters,
         axes,
         cells: full,
+        profiles,
     })
 }
 
