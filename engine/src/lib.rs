@@ -916,10 +916,21 @@ impl Engine {
         }
     }
 
-    /// Control work at a window boundary: pour state, cup, collisions for this window.
+    /// Control work at a window boundary (see the crate's "Determinism"): step the pour,
+    /// bring the resonators to the cup it leaves, draw the window's collisions and hand them
+    /// to the renderer, and sound the surface's force of this window.
     fn window(&mut self) {
-        let s = self.settings;
         self.next_window = self.clock + WINDOW as u64;
+        let gestures = self.step_pour();
+        self.update_resonators();
+        self.draw_collisions(&gestures);
+        self.sound_surface();
+    }
+
+    /// The pour's mechanics over one window (`pour`): the scene (fill, stream, arrivals) and
+    /// the gestures, whose impacts are returned for `draw_collisions`.
+    fn step_pour(&mut self) -> gesture::GestureOutput {
+        let s = self.settings;
         if s.fill != self.last_fill_setting {
             // "fill level at pour start": a new pour (`restart`), or a new setting, sets it
             self.scene.set_fill(s.fill);
@@ -937,7 +948,14 @@ impl Engine {
         };
         self.scene.set_stream(self.stream);
         self.pour = self.scene.step(&input);
-        let gestures = self.step_gestures();
+        self.step_gestures()
+    }
+
+    /// What the resonators and filters take at a window boundary: the sphere filters for a
+    /// new grain radius, the cup's modes for the cup and its fill (`update_cup`), the surface
+    /// filter for its key (built a little every window), the modal bank's control step.
+    fn update_resonators(&mut self) {
+        let d = self.derived;
         if d.radiation_radius_m != self.sphere_radius {
             // the sphere-radiation filter depends only on the grain radius (and shape)
             self.sphere_radius = d.radiation_radius_m;
@@ -951,7 +969,13 @@ impl Engine {
         self.radiation.advance(G_PER_WINDOW);
         self.modal.flush_denormals();
         self.modal.control();
+    }
 
+    /// The window's collisions (`generator::generate`, then the injected ones and the
+    /// gestures' `bursts`), each rendered at once or queued for the next window's spans
+    /// (`render_pending`), and the statistics counted.
+    fn draw_collisions(&mut self, gestures: &gesture::GestureOutput) {
+        let d = self.derived;
         let geometry = self.geometry();
         let window_s = WINDOW as f32 / self.sample_rate;
         let mut rng = self.rng.clone();
@@ -1073,8 +1097,11 @@ impl Engine {
         stats.culled += physical[2];
         self.stats = stats;
         self.rng = rng;
-        // the surface's force over this window is final now (every collision lands a window
-        // or more after it is generated): its sound, for the spans of this window
+    }
+
+    /// The surface's force over this window is final now (every collision lands a window or
+    /// more after it is generated): its sound at the listener, for the spans of this window.
+    fn sound_surface(&mut self) {
         let start = (self.clock as usize) & self.mask;
         let force = &mut self.cup_ring[SURFACE_BUS][start..start + WINDOW];
         self.radiation.process(force, &mut self.ground);
