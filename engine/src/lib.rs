@@ -57,7 +57,7 @@ use crate::impact::accel_noise::SphereFilter;
 use crate::impact::batch::{Prepared, RenderContext, RenderParams, BATCH};
 use crate::impact::collision;
 use crate::impact::kernels::PulseKernels;
-use crate::mix::limiter::Limiter;
+use crate::mix::{Mix, Stems};
 use crate::pour::gesture::{GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
 use crate::pour::scene::{PourScene, PourState, SceneInput};
 use crate::pour::{gesture, stream};
@@ -142,8 +142,6 @@ pub fn key_aim(key: u8) -> Option<f32> {
     AIM_KEYS.contains(&key).then(|| (key - lo) as f32 / (hi - lo) as f32)
 }
 
-/// Gain smoothing time constant, s.
-const GAIN_SMOOTH_S: f32 = 0.02;
 /// Collisions that can wait to be injected (`Engine::inject`) in one window, as built: 64
 /// (tests and inspection); an offline render of logged contacts makes room for its busiest
 /// window first (`Engine::reserve_injections`).
@@ -192,12 +190,10 @@ pub struct Engine {
     /// The modal bank's output without its steady part (`modal::DcBlocker`).
     modal_dc: DcBlocker,
     diffuse: DiffuseResonator,
-    limiter: Limiter,
+    /// The stems' gains and the main output's limiter.
+    mix: Mix,
     modes: [Mode; MAX_MODES],
     cup_key: Option<CupKey>,
-    /// Grains, cup, surface, friction and output gains.
-    gains: [f32; 5],
-    gain_coef: f32,
     notes_held: u32,
     velocity: f32,
     /// The aim the last note's key sets (`AIM_KEYS`), if it was in that range.
@@ -303,11 +299,9 @@ impl Engine {
             modal: ModalBank::new(sample_rate, isa),
             modal_dc: DcBlocker::new(sample_rate),
             diffuse: DiffuseResonator::new(sample_rate, settings.seed, isa),
-            limiter: Limiter::new(sample_rate, LIMITER_CEILING),
+            mix: Mix::new(sample_rate, LIMITER_CEILING),
             modes: [Mode::ZERO; MAX_MODES],
             cup_key: None,
-            gains: [0.0; 5],
-            gain_coef: 1.0 - (-1.0 / (GAIN_SMOOTH_S * sample_rate)).exp(),
             notes_held: 0,
             velocity: 0.0,
             key_aim: None,
@@ -356,12 +350,12 @@ impl Engine {
 
     /// The limiter's gain on the last sample of the main output, 0..=1 (1: not limiting).
     pub fn limiter_gain(&self) -> f32 {
-        self.limiter.gain()
+        self.mix.limiter().gain()
     }
 
     /// Latency of the main output (the limiter's look-ahead), samples.
     pub fn latency_samples(&self) -> usize {
-        self.limiter.latency()
+        self.mix.limiter().latency()
     }
 
     pub fn stats(&self) -> Stats {
@@ -500,10 +494,9 @@ impl Engine {
         self.modal.reset();
         self.modal_dc.reset();
         self.diffuse.reset(self.settings.seed);
-        self.limiter.reset();
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.cup_key = None;
-        self.gains = self.derived.gains;
+        self.mix.reset(self.derived.gains);
         self.notes_held = 0;
         self.velocity = 0.0;
         self.key_aim = None;
@@ -541,12 +534,11 @@ impl Engine {
             ring.rotate_left(read);
         }
         self.clock = 0;
-        self.limiter.resync();
         self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
         self.diffuse.reseed(self.settings.seed);
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.last_fill_setting = self.settings.fill;
-        self.gains = self.derived.gains;
+        self.mix.restart(self.derived.gains);
         self.reset_gestures();
         // the grouped cells' running mean pushes start afresh, as in a new engine
         self.group_push = GroupPush::default();
@@ -1229,7 +1221,7 @@ impl Engine {
 
     /// Renders one span inside a window: reads (and clears) the rings, runs the sphere
     /// filters, the modal bank and the diffuse resonator over the span, then the gains and
-    /// the limiter sample by sample.
+    /// the limiter sample by sample (`mix::Mix::span`).
     fn span(
         &mut self,
         targets: &[f32; 5],
@@ -1299,46 +1291,20 @@ impl Engine {
         let offset = WINDOW - (self.next_window - self.clock) as usize;
         let mut ground = [0.0f32; WINDOW];
         ground[..len].copy_from_slice(&self.ground[offset..offset + len]);
-        let [main_l, main_r] = main;
-        let [grains_l, grains_r] = grains;
-        let [cup_l, cup_r] = cup;
-        let coef = self.gain_coef;
-        let step = |g: &mut [f32; 5]| {
-            for (g, &target) in g.iter_mut().zip(targets) {
-                *g += coef * (target - *g);
-            }
-        };
-        // The smoothed gains settle on a fixed point of their step (within a few hundred
-        // ulps of the target, where the step rounds away), after which every sample of a
-        // span has the same gains: the loop below then has no dependency from one sample
-        // to the next and compiles to packed SIMD. Either way, the same gains and the same
-        // operations per sample, so the same bits.
-        let mut next = self.gains;
-        step(&mut next);
-        let settled = next == self.gains;
-        for t in 0..len {
-            if !settled {
-                step(&mut self.gains);
-            }
-            let [g_grains, g_cup, g_surface, g_friction, g_out] = self.gains;
-            let sg = [pressure[0][t] * g_grains * g_out, pressure[1][t] * g_grains * g_out];
-            let sc = [
-                (modal[0][t] + diffuse[0][t]) * g_cup * g_out,
-                (modal[1][t] + diffuse[1][t]) * g_cup * g_out,
-            ];
-            let ss = finite_or_zero(ground[t] * g_surface * g_out);
-            ground[t] = ss;
-            let sf = finite_or_zero(rubbing[t] * self.friction_distance_gain * g_friction * g_out);
-            rubbing[t] = sf;
-            let sg = sg.map(finite_or_zero);
-            let sc = sc.map(finite_or_zero);
-            grains_l[t] = sg[0];
-            grains_r[t] = sg[1];
-            cup_l[t] = sc[0];
-            cup_r[t] = sc[1];
-            main_l[t] = sg[0] + sc[0] + ss + sf;
-            main_r[t] = sg[1] + sc[1] + ss + sf;
-        }
+        self.mix.span(
+            targets,
+            Stems {
+                grains: [&pressure[0][..len], &pressure[1][..len]],
+                modal: [&modal[0][..len], &modal[1][..len]],
+                diffuse: [&diffuse[0][..len], &diffuse[1][..len]],
+                surface: &mut ground[..len],
+                friction: &mut rubbing[..len],
+                friction_gain: self.friction_distance_gain,
+            },
+            main,
+            grains,
+            cup,
+        );
         if let Some([friction_l, friction_r]) = friction {
             friction_l.copy_from_slice(&rubbing[..len]);
             friction_r.copy_from_slice(&rubbing[..len]);
@@ -1347,7 +1313,6 @@ impl Engine {
             surface_l.copy_from_slice(&ground[..len]);
             surface_r.copy_from_slice(&ground[..len]);
         }
-        self.limiter.process_span(main_l, main_r);
         self.clock += len as u64;
     }
 }
@@ -1373,15 +1338,6 @@ fn radiation_key(s: &Settings, d: &Derived) -> RadiationKey {
 /// The seed of sliding contact `k`'s junctions (`friction::Friction`), from the engine's.
 fn friction_seed(seed: u64, k: usize) -> u64 {
     seed ^ (0x6672_6963_7469_6f6e_u64.wrapping_mul(k as u64 + 1))
-}
-
-#[inline]
-fn finite_or_zero(x: f32) -> f32 {
-    if x.is_finite() {
-        x
-    } else {
-        0.0
-    }
 }
 
 #[cfg(test)]
