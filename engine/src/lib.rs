@@ -40,7 +40,7 @@ pub use granary_fft as fft;
 #[cfg(test)]
 mod stages;
 
-use crate::base::materials::{CupMaterial, FrictionMaterial, FrictionPairData, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::base::materials::{CupMaterial, PACKING_FRACTION, SPEED_OF_SOUND};
 use crate::base::window::{self, Collision, CollisionKind, WINDOW};
 use crate::base::{ftz, materials, simd};
 use crate::control::choices;
@@ -51,21 +51,21 @@ use crate::derived::Derived;
 use crate::impact::contact::Body;
 use crate::impact::push::{self, GroupPush, MEAN_PUSH_LEN};
 
-use crate::derived::cups::{wall_bus, CupState, CUP_BUSES, FLOOR_BUS, SURFACE_BUS};
+use crate::derived::cups::{CupState, CUP_BUSES, SURFACE_BUS};
 use crate::generator::{generate, CellStatistics, GeneratorSetup, Geometry, GroupMean, NormalMode};
 use crate::impact::accel_noise::SphereFilter;
 use crate::impact::batch::{Prepared, RenderContext, RenderParams, BATCH};
 use crate::impact::collision;
 use crate::impact::kernels::PulseKernels;
 use crate::mix::{Mix, Stems};
-use crate::pour::gesture::{GestureInput, GestureState, GestureView, Sliding, Voice, VOICES};
+use crate::pour::gesture::{GestureInput, GestureState, GestureView};
 use crate::pour::scene::{PourScene, PourState, SceneInput};
 use crate::pour::{gesture, stream};
 use crate::resonators::diffuse::DiffuseResonator;
-use crate::resonators::friction::Friction;
 use crate::resonators::modal::{build_modes, diffuse_params, DcBlocker, ModalBank, Mode, MAX_MODES};
+use crate::resonators::sliding::Sliders;
 use crate::resonators::surface::{Radiation, RadiationKey, G_PER_WINDOW};
-use crate::resonators::{friction, modal, nonlinear};
+use crate::resonators::{modal, nonlinear};
 use crate::statistics::bank;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -181,7 +181,6 @@ pub struct Engine {
     derived: Derived,
     constants: collision::Constants,
     radiation_key: RadiationKey,
-    friction_pairs: [FrictionPairData; VOICES.len()],
     statistics: CellStatistics,
     stream: stream::StreamParams,
     /// The running box of a grouped cell's mean push, samples (`push::mean_push_box`).
@@ -234,11 +233,8 @@ pub struct Engine {
     avalanche_request: bool,
     /// A stir, shake or tilt is being played (its intensity above 0).
     gesture_playing: bool,
-    /// The sliding contacts of `gesture::VOICES` and what each does this window.
-    friction: Vec<Friction>,
-    sliding: [Sliding; VOICES.len()],
-    /// From a sliding contact's pressure at `friction::REFERENCE_DISTANCE_M` to the listener's.
-    friction_distance_gain: f32,
+    /// The gestures' sliding contacts, as sound (`sliding`).
+    sliders: Sliders,
 }
 
 impl Engine {
@@ -291,8 +287,6 @@ impl Engine {
             derived: Derived::new(&settings),
             constants: collision::Constants::default(),
             radiation_key: RadiationKey::new(settings.surface_material, 0.0, 0.0),
-            friction_pairs: VOICES
-                .map(|v| v.pair(settings.grain_material, FrictionMaterial::Cup(settings.cup_material))),
             statistics: CellStatistics::Model,
             stream: stream::StreamParams::default(),
             push_box: push::mean_push_box(sample_rate),
@@ -324,16 +318,12 @@ impl Engine {
             key_gesture: None,
             avalanche_request: false,
             gesture_playing: false,
-            friction: VOICES
-                .iter()
-                .enumerate()
-                .map(|(k, v)| {
-                    let pair = v.pair(settings.grain_material, FrictionMaterial::Cup(settings.cup_material));
-                    Friction::new(sample_rate, friction_seed(settings.seed, k), pair)
-                })
-                .collect(),
-            sliding: [Sliding::default(); VOICES.len()],
-            friction_distance_gain: 0.0,
+            sliders: Sliders::new(
+                sample_rate,
+                settings.seed,
+                settings.grain_material,
+                settings.cup_material,
+            ),
         };
         e.derive();
         e.reset();
@@ -716,11 +706,7 @@ impl Engine {
     fn reset_gestures(&mut self) {
         self.gestures = GestureState::default();
         self.avalanche_request = false;
-        self.sliding = [Sliding::default(); VOICES.len()];
-        let seed = self.settings.seed;
-        for (k, f) in self.friction.iter_mut().enumerate() {
-            f.reseed(friction_seed(seed, k));
-        }
+        self.sliders.reset(self.settings.seed);
     }
 
     pub fn note_off(&mut self) {
@@ -868,7 +854,7 @@ impl Engine {
         let d = Derived::new(&s);
         self.derived = d;
         self.radiation_key = radiation_key(&s, &d);
-        self.friction_pairs = VOICES.map(|v| v.pair(s.grain_material, d.cup_friction));
+        self.sliders.set_pairs(s.grain_material, d.cup_friction);
         self.statistics = self.cell_statistics();
         self.stream = self.stream_params();
         // the collisions' constants: all but the listener's place (`render_params`)
@@ -1139,11 +1125,7 @@ impl Engine {
             self.scene.set_fill(z / cup.depth.max(1e-6));
             self.last_fill_setting = s.fill;
         }
-        self.sliding = out.sliding;
-        for (f, &pair) in self.friction.iter_mut().zip(&self.friction_pairs) {
-            f.set_pair(pair);
-        }
-        self.friction_distance_gain = friction::REFERENCE_DISTANCE_M / self.cup_distance().max(0.05);
+        self.sliders.window(out.sliding, self.cup_distance());
         out
     }
 
@@ -1246,24 +1228,8 @@ impl Engine {
         // the sliding contacts (`gesture::VOICES`): their sound at the listener, and the
         // friction force of the ones on the cup onto its buses, before the modes read them
         let mut rubbing = [0.0f32; WINDOW];
-        for ((f, voice), sliding) in self.friction.iter_mut().zip(VOICES).zip(self.sliding) {
-            if sliding.load_n <= 0.0 && f.is_silent() {
-                continue;
-            }
-            let out = &mut rubbing[..len];
-            match voice {
-                Voice::GrainCup | Voice::SpoonCup => {
-                    let bus = if voice == Voice::SpoonCup {
-                        FLOOR_BUS
-                    } else {
-                        wall_bus(0, 0)
-                    };
-                    let force = &mut self.cup_ring[bus][range.clone()];
-                    f.render_with_force(sliding.speed_m_s, sliding.load_n, out, Some(force));
-                }
-                Voice::GrainGrain | Voice::SpoonGrain => f.render(sliding.speed_m_s, sliding.load_n, out),
-            }
-        }
+        self.sliders
+            .render(&mut rubbing[..len], &mut self.cup_ring, range.clone());
         let mut total = [0.0f32; WINDOW];
         for ring in &self.cup_ring[..CUP_BUSES] {
             for (t, f) in total.iter_mut().zip(&ring[range.clone()]) {
@@ -1299,7 +1265,7 @@ impl Engine {
                 diffuse: [&diffuse[0][..len], &diffuse[1][..len]],
                 surface: &mut ground[..len],
                 friction: &mut rubbing[..len],
-                friction_gain: self.friction_distance_gain,
+                friction_gain: self.sliders.distance_gain(),
             },
             main,
             grains,
@@ -1333,11 +1299,6 @@ fn radiation_key(s: &Settings, d: &Derived) -> RadiationKey {
             RadiationKey::new(s.surface_material, across.hypot(ring), d.cup.depth + up)
         }
     }
-}
-
-/// The seed of sliding contact `k`'s junctions (`friction::Friction`), from the engine's.
-fn friction_seed(seed: u64, k: usize) -> u64 {
-    seed ^ (0x6672_6963_7469_6f6e_u64.wrapping_mul(k as u64 + 1))
 }
 
 #[cfg(test)]

@@ -6,4 +6,5 @@ pub mod friction;
 pub mod ground;
 pub mod modal;
 pub mod nonlinear;
+pub mod sliding;
 pub mod surface;
