@@ -40,11 +40,10 @@ pub use granary_fft as fft;
 #[cfg(test)]
 mod stages;
 
-use crate::base::materials::{CupMaterial, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::base::materials::{PACKING_FRACTION, SPEED_OF_SOUND};
 use crate::base::window::{self, Collision, CollisionKind, WINDOW};
 use crate::base::{ftz, materials, simd};
 use crate::control::choices;
-use crate::control::choices::CupShape;
 use crate::control::choices::Gesture;
 use crate::derived::cups;
 use crate::derived::Derived;
@@ -61,11 +60,10 @@ use crate::mix::{Mix, Stems};
 use crate::pour::gesture::{GestureInput, GestureState, GestureView};
 use crate::pour::scene::{PourScene, PourState, SceneInput};
 use crate::pour::{gesture, stream};
-use crate::resonators::diffuse::DiffuseResonator;
-use crate::resonators::modal::{build_modes, diffuse_params, DcBlocker, ModalBank, Mode, MAX_MODES};
+use crate::resonators::cup::CupResonator;
+use crate::resonators::modal::Mode;
 use crate::resonators::sliding::Sliders;
 use crate::resonators::surface::{Radiation, RadiationKey, G_PER_WINDOW};
-use crate::resonators::{modal, nonlinear};
 use crate::statistics::bank;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -126,10 +124,6 @@ pub use impact::GENERATOR_LEAD;
 /// Room for one window's rendered collisions at the default budget (more are rendered at
 /// once, when they are generated).
 const PENDING: usize = window::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
-/// What the cup's modes, diffuse bands and distance gain depend on (`Engine::update_cup`):
-/// material, shape, size, fill level, grain density and diameter, and the listener's
-/// distance, angle and the stereo width.
-type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32);
 
 /// The MIDI keys that aim the stream: the lowest at the cup's axis (aim 0), the highest
 /// against its wall (aim 1), in equal steps (two octaves from C5, MIDI 72, to C7, 96, with
@@ -185,14 +179,10 @@ pub struct Engine {
     stream: stream::StreamParams,
     /// The running box of a grouped cell's mean push, samples (`push::mean_push_box`).
     push_box: usize,
-    modal: ModalBank,
-    /// The modal bank's output without its steady part (`modal::DcBlocker`).
-    modal_dc: DcBlocker,
-    diffuse: DiffuseResonator,
+    /// The cup's modes and diffuse field (`resonators::cup`).
+    cup: CupResonator,
     /// The stems' gains and the main output's limiter.
     mix: Mix,
-    modes: [Mode; MAX_MODES],
-    cup_key: Option<CupKey>,
     notes_held: u32,
     velocity: f32,
     /// The aim the last note's key sets (`AIM_KEYS`), if it was in that range.
@@ -216,8 +206,6 @@ pub struct Engine {
     shapes: generator::Shapes,
     /// The collision databank (`Statistics::Bank`), parsed in `new`.
     bank: &'static bank::Bank,
-    /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
-    mode_limit: usize,
     stats: Stats,
     /// Physical collisions per generator cell (`window::CELLS`) since the last reset,
     /// for the editor's scene view (read-only telemetry; rendering does not use it).
@@ -290,12 +278,8 @@ impl Engine {
             statistics: CellStatistics::Model,
             stream: stream::StreamParams::default(),
             push_box: push::mean_push_box(sample_rate),
-            modal: ModalBank::new(sample_rate, isa),
-            modal_dc: DcBlocker::new(sample_rate),
-            diffuse: DiffuseResonator::new(sample_rate, settings.seed, isa),
+            cup: CupResonator::new(sample_rate, settings.seed, isa),
             mix: Mix::new(sample_rate, LIMITER_CEILING),
-            modes: [Mode::ZERO; MAX_MODES],
-            cup_key: None,
             notes_held: 0,
             velocity: 0.0,
             key_aim: None,
@@ -310,7 +294,6 @@ impl Engine {
             offline: false,
             shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE, isa),
             bank,
-            mode_limit: MAX_MODES,
             stats: Stats::default(),
             cell_collisions: [0; window::CELLS.len()],
             group_push: GroupPush::default(),
@@ -370,7 +353,7 @@ impl Engine {
 
     /// The cup's current modes.
     pub fn modes(&self) -> &[Mode] {
-        self.modal.modes()
+        self.cup.modes()
     }
 
     /// Samples per generator window.
@@ -455,8 +438,7 @@ impl Engine {
     /// Lets at most `n` of the cup's modes ring, the lowest first (benchmarks of the cost per
     /// mode); takes effect at the next window.
     pub fn set_mode_limit(&mut self, n: usize) {
-        self.mode_limit = n.min(MAX_MODES);
-        self.cup_key = None;
+        self.cup.set_mode_limit(n);
     }
 
     /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
@@ -481,11 +463,8 @@ impl Engine {
             f.set(self.sample_rate, self.sphere_radius);
             f.reset();
         }
-        self.modal.reset();
-        self.modal_dc.reset();
-        self.diffuse.reset(self.settings.seed);
+        self.cup.reset(self.settings.seed);
         self.scene.reset(self.settings.fill, self.settings.seed);
-        self.cup_key = None;
         self.mix.reset(self.derived.gains);
         self.notes_held = 0;
         self.velocity = 0.0;
@@ -525,7 +504,7 @@ impl Engine {
         }
         self.clock = 0;
         self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
-        self.diffuse.reseed(self.settings.seed);
+        self.cup.reseed(self.settings.seed);
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.last_fill_setting = self.settings.fill;
         self.mix.restart(self.derived.gains);
@@ -534,7 +513,7 @@ impl Engine {
         self.group_push = GroupPush::default();
         // the cup is rebuilt at the pour's first window, from its own pile (the listener's
         // distance to the cup counts from the pile's top)
-        self.cup_key = None;
+        self.cup.rebuild();
         // the surface's filter as a new engine would have it
         self.radiation.set(self.radiation_key);
         self.radiation.complete();
@@ -584,7 +563,7 @@ impl Engine {
     pub fn reseed(&mut self, seed: u64) {
         self.settings.seed = seed;
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        self.diffuse.reseed(seed);
+        self.cup.reseed(seed);
     }
 
     /// New settings, from this sample: the flow (pour rate, trigger mode) changes here, the
@@ -807,10 +786,6 @@ impl Engine {
             s.listener_angle_deg,
             s.stereo_width,
         );
-        if self.cup_key == Some(key) {
-            return;
-        }
-        self.cup_key = Some(key);
         let cup = CupState {
             material: s.cup_material,
             cup: d.cup,
@@ -818,17 +793,8 @@ impl Engine {
             grain_density: d.grain_density,
             grain_diameter_m: 2.0 * d.grain_radius_m,
         };
-        let max_f = modal::max_mode_freq_hz(self.sample_rate);
-        let n = build_modes(&cup, max_f, &mut self.modes).min(self.mode_limit);
         let distance = self.cup_distance();
-        self.modal.set_modes(&self.modes[..n], distance, s.stereo_width);
-        self.modal.set_nonlinear(nonlinear::Nonlinear::for_cup(&cup));
-        // the diffuse resonator takes over above the highest mode (Phya 7.2)
-        let params = diffuse_params(&cup, &self.modes[..n], distance);
-        let modes = &self.modes[..n];
-        self.diffuse.set(&params, |lo, hi| {
-            modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
-        });
+        self.cup.update(key, &cup, distance, s.stereo_width);
     }
 
     /// Listener position, m (origin: centre of the cup's inner floor): `listener_distance`
@@ -945,8 +911,7 @@ impl Engine {
         // a new surface or listener: its filter is built a little every window
         self.radiation.set(self.radiation_key);
         self.radiation.advance(G_PER_WINDOW);
-        self.modal.flush_denormals();
-        self.modal.control();
+        self.cup.window();
     }
 
     /// The window's collisions (`generator::generate`, then the injected ones and the
@@ -1241,17 +1206,17 @@ impl Engine {
         {
             let forces: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &self.cup_ring[b][range.clone()]);
             let [ml, mr] = &mut modal;
-            // grains buzzing on a ringing metal floor excite the diffuse part (`nonlinear`)
-            self.modal
-                .process_buzz(&forces, &mut ml[..len], &mut mr[..len], &mut total[..len]);
-            self.modal_dc.process(0, &mut ml[..len]);
-            self.modal_dc.process(1, &mut mr[..len]);
+            let [dl, dr] = &mut diffuse;
+            self.cup.process(
+                &forces,
+                &mut total[..len],
+                [&mut ml[..len], &mut mr[..len]],
+                [&mut dl[..len], &mut dr[..len]],
+            );
         }
         for ring in &mut self.cup_ring[..CUP_BUSES] {
             ring[range.clone()].fill(0.0);
         }
-        let [dl, dr] = &mut diffuse;
-        self.diffuse.process(&total[..len], &mut dl[..len], &mut dr[..len]);
         // the ground's sound at the listener (mono: the surface's own sound comes from where
         // the grains land, a small patch), computed for the whole window at its start
         let offset = WINDOW - (self.next_window - self.clock) as usize;

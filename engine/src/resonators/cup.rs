@@ -1,0 +1,117 @@
+//! The cup as it sounds: its modal bank (`modal`, with the nonlinear coupling of metal cups),
+//! the bank's output without its steady part (`modal::DcBlocker`) and the diffuse resonator
+//! above the highest mode (`diffuse`, Phya 7.2), rebuilt when the cup, what fills it or the
+//! listener changes (`CupResonator::update`).
+
+use crate::base::materials::CupMaterial;
+use crate::base::simd::Isa;
+use crate::control::choices::CupShape;
+use crate::derived::cups::{CupState, CUP_BUSES};
+use crate::resonators::diffuse::DiffuseResonator;
+use crate::resonators::modal::{self, build_modes, diffuse_params, DcBlocker, ModalBank, Mode, MAX_MODES};
+use crate::resonators::nonlinear::Nonlinear;
+
+/// What the cup's modes, diffuse bands and distance gain depend on (`CupResonator::update`):
+/// material, shape, size, fill level, grain density and diameter, and the listener's
+/// distance, angle and the stereo width.
+pub type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32);
+
+pub struct CupResonator {
+    sample_rate: f32,
+    modal: ModalBank,
+    dc: DcBlocker,
+    diffuse: DiffuseResonator,
+    modes: [Mode; MAX_MODES],
+    /// The key the modes were built for (`None`: build at the next `update`).
+    key: Option<CupKey>,
+    /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
+    mode_limit: usize,
+}
+
+impl CupResonator {
+    /// Allocates (`Engine::new`); the diffuse resonator's noise is seeded from `seed`.
+    pub fn new(sample_rate: f32, seed: u64, isa: Isa) -> CupResonator {
+        CupResonator {
+            sample_rate,
+            modal: ModalBank::new(sample_rate, isa),
+            dc: DcBlocker::new(sample_rate),
+            diffuse: DiffuseResonator::new(sample_rate, seed, isa),
+            modes: [Mode::ZERO; MAX_MODES],
+            key: None,
+            mode_limit: MAX_MODES,
+        }
+    }
+
+    /// The modes that ring.
+    pub fn modes(&self) -> &[Mode] {
+        self.modal.modes()
+    }
+
+    /// Lets at most `n` modes ring, the lowest first, from the next `update`.
+    pub fn set_mode_limit(&mut self, n: usize) {
+        self.mode_limit = n.min(MAX_MODES);
+        self.key = None;
+    }
+
+    /// Silent, the diffuse noise reseeded from `seed`, rebuilt at the next `update`.
+    pub fn reset(&mut self, seed: u64) {
+        self.modal.reset();
+        self.dc.reset();
+        self.diffuse.reset(seed);
+        self.key = None;
+    }
+
+    /// The diffuse resonator's noise reseeded, without silencing what rings.
+    pub fn reseed(&mut self, seed: u64) {
+        self.diffuse.reseed(seed);
+    }
+
+    /// Rebuilt at the next `update` (a pour starts: its listener counts from its own pile).
+    pub fn rebuild(&mut self) {
+        self.key = None;
+    }
+
+    /// The modes and diffuse bands for `cup` heard from `distance_m` at `stereo_width`,
+    /// rebuilt only when `key` differs from the last one's.
+    pub fn update(&mut self, key: CupKey, cup: &CupState, distance_m: f32, stereo_width: f32) {
+        if self.key == Some(key) {
+            return;
+        }
+        self.key = Some(key);
+        let max_f = modal::max_mode_freq_hz(self.sample_rate);
+        let n = build_modes(cup, max_f, &mut self.modes).min(self.mode_limit);
+        self.modal.set_modes(&self.modes[..n], distance_m, stereo_width);
+        self.modal.set_nonlinear(Nonlinear::for_cup(cup));
+        // the diffuse resonator takes over above the highest mode (Phya 7.2)
+        let params = diffuse_params(cup, &self.modes[..n], distance_m);
+        let modes = &self.modes[..n];
+        self.diffuse.set(&params, |lo, hi| {
+            modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
+        });
+    }
+
+    /// The modal bank's work at a window boundary (denormals out, the glide's control step).
+    pub fn window(&mut self) {
+        self.modal.flush_denormals();
+        self.modal.control();
+    }
+
+    /// One span: the force on each bus (`forces`) through the modes into `modal` (left,
+    /// right; without their steady part), and `total` (the buses' sum, to which the grains
+    /// buzzing on a ringing metal floor add, `nonlinear`) through the diffuse resonator into
+    /// `diffuse`. All slices of the span's length.
+    pub fn process(
+        &mut self,
+        forces: &[&[f32]; CUP_BUSES],
+        total: &mut [f32],
+        modal: [&mut [f32]; 2],
+        diffuse: [&mut [f32]; 2],
+    ) {
+        let [ml, mr] = modal;
+        self.modal.process_buzz(forces, ml, mr, total);
+        self.dc.process(0, ml);
+        self.dc.process(1, mr);
+        let [dl, dr] = diffuse;
+        self.diffuse.process(total, dl, dr);
+    }
+}
