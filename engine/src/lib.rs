@@ -43,8 +43,8 @@ mod stages;
 use crate::base::materials::{PACKING_FRACTION, SPEED_OF_SOUND};
 use crate::base::window::{self, Collision, CollisionKind, WINDOW};
 use crate::base::{ftz, materials, simd};
-use crate::control::choices;
 use crate::control::choices::Gesture;
+use crate::control::performance::{Performance, Press};
 use crate::derived::cups;
 use crate::derived::Derived;
 use crate::impact::contact::Body;
@@ -69,6 +69,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 pub use control::choices::{PourTarget, Quality, Statistics, TriggerMode};
+pub use control::performance::{key_aim, AIM_KEYS};
 pub use control::settings::{limits, Settings};
 
 /// Output buffers for one call of `process`; all slices have the same length.
@@ -125,17 +126,6 @@ pub use impact::GENERATOR_LEAD;
 /// once, when they are generated).
 const PENDING: usize = window::CELLS.len() * generator::MAX_RENDERED_PER_CELL as usize;
 
-/// The MIDI keys that aim the stream: the lowest at the cup's axis (aim 0), the highest
-/// against its wall (aim 1), in equal steps (two octaves from C5, MIDI 72, to C7, 96, with
-/// middle C = C4 = 60).
-pub const AIM_KEYS: std::ops::RangeInclusive<u8> = 72..=96;
-
-/// The aim a MIDI key sets, if it is in `AIM_KEYS`.
-pub fn key_aim(key: u8) -> Option<f32> {
-    let (lo, hi) = (*AIM_KEYS.start(), *AIM_KEYS.end());
-    AIM_KEYS.contains(&key).then(|| (key - lo) as f32 / (hi - lo) as f32)
-}
-
 /// Collisions that can wait to be injected (`Engine::inject`) in one window, as built: 64
 /// (tests and inspection); an offline render of logged contacts makes room for its busiest
 /// window first (`Engine::reserve_injections`).
@@ -183,13 +173,8 @@ pub struct Engine {
     cup: CupResonator,
     /// The stems' gains and the main output's limiter.
     mix: Mix,
-    notes_held: u32,
-    velocity: f32,
-    /// The aim the last note's key sets (`AIM_KEYS`), if it was in that range.
-    key_aim: Option<f32>,
     /// The last flow the spout was opened to, kg/s (the stream's time scales follow it).
     stream_flow: f32,
-    modulation: f32,
     last_fill_setting: f32,
     /// The clock at the next window boundary (`WINDOW` apart from the pour's start on).
     next_window: u64,
@@ -214,10 +199,10 @@ pub struct Engine {
     /// over the last windows (`GroupPush`, `add_group_means`); empty at a reset and at a
     /// pour's start.
     group_push: GroupPush,
-    /// The gestures' mechanics (`gesture`); the gesture the last keyswitch chose
-    /// (`choices::GESTURE_KEYS`), if any; an avalanche asked for (`choices::AVALANCHE_KEY`).
+    /// The notes, the modulation and the keyswitched gesture (`control::performance`).
+    performance: Performance,
+    /// The gestures' mechanics (`gesture`); an avalanche asked for (`choices::AVALANCHE_KEY`).
     gestures: GestureState,
-    key_gesture: Option<Gesture>,
     avalanche_request: bool,
     /// A stir, shake or tilt is being played (its intensity above 0).
     gesture_playing: bool,
@@ -280,11 +265,8 @@ impl Engine {
             push_box: push::mean_push_box(sample_rate),
             cup: CupResonator::new(sample_rate, settings.seed, isa),
             mix: Mix::new(sample_rate, LIMITER_CEILING),
-            notes_held: 0,
-            velocity: 0.0,
-            key_aim: None,
+            performance: Performance::default(),
             stream_flow: 0.0,
-            modulation: 0.0,
             last_fill_setting: settings.fill,
             next_window: 0,
             pristine: false,
@@ -298,7 +280,6 @@ impl Engine {
             cell_collisions: [0; window::CELLS.len()],
             group_push: GroupPush::default(),
             gestures: GestureState::default(),
-            key_gesture: None,
             avalanche_request: false,
             gesture_playing: false,
             sliders: Sliders::new(
@@ -466,18 +447,14 @@ impl Engine {
         self.cup.reset(self.settings.seed);
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.mix.reset(self.derived.gains);
-        self.notes_held = 0;
-        self.velocity = 0.0;
-        self.key_aim = None;
+        self.performance = Performance::default();
         self.stream_flow = 0.0;
         self.stream = self.stream_params();
-        self.modulation = 0.0;
         self.last_fill_setting = self.settings.fill;
         self.pour = PourState::default();
         self.stats = Stats::default();
         self.cell_collisions = [0; window::CELLS.len()];
         self.group_push = GroupPush::default();
-        self.key_gesture = None;
         self.gesture_playing = false;
         self.reset_gestures();
         self.update_cup();
@@ -592,39 +569,21 @@ impl Engine {
     /// `AIM_KEYS` sets where it lands (`aim`) while it pours; other keys pour at the `aim`
     /// parameter.
     pub fn note_on(&mut self, velocity: f32, key: u8) {
-        let v = if velocity.is_finite() {
-            velocity.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        if v <= 0.0 {
-            // MIDI convention: note-on with velocity 0 is a note-off
-            self.note_off();
-            return;
-        }
-        if let Some(g) = Gesture::from_key(key) {
-            // a keyswitch: the gesture from here on; it plays nothing
-            self.key_gesture = Some(g);
-            self.flow_changed();
-            return;
-        }
-        if key == choices::AVALANCHE_KEY {
-            if self.is_quiet() {
-                self.restart_keeping_grains();
+        match self.performance.press(velocity, key) {
+            Press::Avalanche => {
+                if self.is_quiet() {
+                    self.restart_keeping_grains();
+                }
+                self.avalanche_request = true;
             }
-            self.avalanche_request = true;
-            return;
+            Press::Release | Press::Keyswitch | Press::Note => self.flow_changed(),
         }
-        self.notes_held = self.notes_held.saturating_add(1);
-        self.velocity = v;
-        self.key_aim = key_aim(key);
-        self.flow_changed();
     }
 
     /// Where the stream lands, 0 (the axis) .. 1 (the wall): the last note's key, or the
     /// `aim` parameter.
     pub fn aim(&self) -> f32 {
-        self.key_aim.unwrap_or(self.settings.aim)
+        self.performance.aim(&self.settings)
     }
 
     /// The stream's time scales for the settings and the last flow the spout opened to.
@@ -647,14 +606,14 @@ impl Engine {
     /// The note `key` ends: `note_off`, unless the key is a keyswitch (`choices::GESTURE_KEYS`,
     /// `choices::AVALANCHE_KEY`), which held no note.
     pub fn key_off(&mut self, key: u8) {
-        if Gesture::from_key(key).is_none() && key != choices::AVALANCHE_KEY {
+        if Performance::ends_a_note(key) {
             self.note_off();
         }
     }
 
     /// The gesture notes play: the last keyswitch's, or the `gesture` parameter.
     pub fn gesture(&self) -> Gesture {
-        self.key_gesture.unwrap_or(self.settings.gesture)
+        self.performance.gesture(&self.settings)
     }
 
     /// What the gestures are doing (the editor's scene view, tests).
@@ -666,14 +625,7 @@ impl Engine {
     /// note's velocity in MIDI mode, raised by the modulation (`set_modulation`) for a shake or
     /// a tilt (a stir takes it as the spoon's depth); 0 without a note.
     fn gesture_intensity(&self) -> f32 {
-        match self.settings.trigger_mode {
-            TriggerMode::Continuous => self.settings.gesture_amount,
-            TriggerMode::Midi if self.notes_held > 0 => match self.gesture() {
-                Gesture::Stir => self.velocity,
-                _ => (self.velocity * (1.0 + self.modulation)).min(1.0),
-            },
-            TriggerMode::Midi => 0.0,
-        }
+        self.performance.gesture_intensity(&self.settings)
     }
 
     /// Nothing moves: no pour, no gesture still settling.
@@ -689,38 +641,25 @@ impl Engine {
     }
 
     pub fn note_off(&mut self) {
-        self.notes_held = self.notes_held.saturating_sub(1);
+        self.performance.release();
         self.flow_changed();
     }
 
     /// Stops every note (host "all notes off", transport stop).
     pub fn all_notes_off(&mut self) {
-        self.notes_held = 0;
+        self.performance.release_all();
         self.flow_changed();
     }
 
     /// Flow modulation 0..1 from the mod wheel or channel pressure: flow x (1 + m).
     pub fn set_modulation(&mut self, amount: f32) {
-        self.modulation = if amount.is_finite() {
-            amount.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
+        self.performance.set_modulation(amount);
         self.flow_changed();
     }
 
     /// Commanded mass flow, kg/s.
     fn flow_command(&self) -> f32 {
-        let rate = self.settings.pour_rate_g_s * 1e-3;
-        if self.gesture() != Gesture::Pour {
-            // the other gestures do not open the spout
-            return 0.0;
-        }
-        match self.settings.trigger_mode {
-            TriggerMode::Continuous => rate,
-            TriggerMode::Midi if self.notes_held > 0 => rate * self.velocity * (1.0 + self.modulation),
-            TriggerMode::Midi => 0.0,
-        }
+        self.performance.flow_command(&self.settings)
     }
 
     /// Where the generator's cells take their statistics from (the `statistics` setting):
@@ -1067,7 +1006,7 @@ impl Engine {
         let input = GestureInput {
             gesture: self.gesture(),
             intensity: self.gesture_intensity(),
-            modulation: self.modulation,
+            modulation: self.performance.modulation(),
             shake_rate_hz: s.shake_rate_hz,
             cup,
             grain: s.grain_material,

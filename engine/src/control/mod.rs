@@ -5,5 +5,6 @@
 pub mod choices;
 pub mod events;
 pub mod params;
+pub mod performance;
 pub mod preset;
 pub mod settings;
