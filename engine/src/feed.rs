@@ -53,31 +53,9 @@ where
 }
 
 /// [`process`] into `outputs` (all slices of the same length).
-pub fn process_outputs<I: IntoIterator<Item = Timed>>(engine: &mut Engine, outputs: Outputs<'_>, events: I) {
+pub fn process_outputs<I: IntoIterator<Item = Timed>>(engine: &mut Engine, mut outputs: Outputs<'_>, events: I) {
     let len = outputs.len();
-    let Outputs {
-        main,
-        grains,
-        cup,
-        mut surface,
-        mut friction,
-    } = outputs;
-    let [ml, mr] = main;
-    let [gl, gr] = grains;
-    let [cl, cr] = cup;
-    process(engine, len, events, |engine, r| {
-        engine.process(Outputs {
-            main: [&mut ml[r.clone()], &mut mr[r.clone()]],
-            grains: [&mut gl[r.clone()], &mut gr[r.clone()]],
-            cup: [&mut cl[r.clone()], &mut cr[r.clone()]],
-            surface: surface
-                .as_mut()
-                .map(|[sl, sr]| [&mut sl[r.clone()], &mut sr[r.clone()]]),
-            friction: friction
-                .as_mut()
-                .map(|[fl, fr]| [&mut fl[r.clone()], &mut fr[r.clone()]]),
-        })
-    });
+    process(engine, len, events, |engine, r| engine.process(outputs.slice(r)));
 }
 
 /// Renders `out` (main, grains and cup, left and right; equal lengths; the surface is in

@@ -46,16 +46,14 @@ use crate::base::{ftz, materials, simd};
 use crate::control::choices::Gesture;
 use crate::control::performance::{Performance, Press};
 use crate::derived::cups;
-use crate::derived::Derived;
-use crate::impact::contact::Body;
-use crate::impact::push::{self, GroupPush, MEAN_PUSH_LEN};
-
 use crate::derived::cups::{CupState, CUP_BUSES, SURFACE_BUS};
+use crate::derived::Derived;
 use crate::generator::{generate, CellStatistics, GeneratorSetup, Geometry, GroupMean, NormalMode};
 use crate::impact::accel_noise::SphereFilter;
 use crate::impact::batch::{Prepared, RenderContext, RenderParams, BATCH};
 use crate::impact::collision;
 use crate::impact::kernels::PulseKernels;
+use crate::impact::push::{self, GroupPush, MEAN_PUSH_LEN};
 use crate::mix::{Mix, Stems};
 use crate::pour::gesture::{GestureInput, GestureState, GestureView};
 use crate::pour::scene::{PourScene, PourState, SceneInput};
@@ -99,6 +97,20 @@ impl Outputs<'_> {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Samples `r` of every output.
+    pub fn slice(&mut self, r: std::ops::Range<usize>) -> Outputs<'_> {
+        fn pair<'b>([l, right]: &'b mut [&mut [f32]; 2], r: &std::ops::Range<usize>) -> [&'b mut [f32]; 2] {
+            [&mut l[r.clone()], &mut right[r.clone()]]
+        }
+        Outputs {
+            main: pair(&mut self.main, &r),
+            grains: pair(&mut self.grains, &r),
+            cup: pair(&mut self.cup, &r),
+            surface: self.surface.as_mut().map(|p| pair(p, &r)),
+            friction: self.friction.as_mut().map(|p| pair(p, &r)),
+        }
     }
 }
 
@@ -758,30 +770,12 @@ impl Engine {
         let s = self.settings;
         let d = Derived::new(&s);
         self.derived = d;
-        self.radiation_key = radiation_key(&s, &d);
+        self.radiation_key = RadiationKey::for_settings(&s, &d);
         self.sliders.set_pairs(s.grain_material, d.cup_friction);
         self.statistics = self.cell_statistics();
         self.stream = self.stream_params();
         // the collisions' constants: all but the listener's place (`render_params`)
-        let gm = s.grain_material.data();
-        let mut elastic = gm.elastic;
-        elastic.density = d.grain_density;
-        let grain = Body::sphere(elastic, d.grain_radius_m);
-        let scene = collision::Scene {
-            grain,
-            shape: s.resolved_grain_shape(),
-            partner: grain,
-            cup: Body::plane(s.cup_material.data().elastic),
-            surface: Body::plane(s.surface_material.data().elastic),
-            surface_delay_s: 0.0,
-            restitution: gm.restitution,
-            listener: [0.0; 3],
-            cup_distance_m: 0.0,
-            stereo_width: s.stereo_width,
-            // the cup's widest inner radius spans the stereo width
-            cup_radius_m: d.cup.widest_radius(),
-        };
-        self.constants = collision::Constants::new(&scene, self.sample_rate);
+        self.constants = collision::Constants::for_settings(&s, &d, self.sample_rate);
     }
 
     /// The constants this window's collisions render with: the settings' (`derive`) with the
@@ -1057,19 +1051,9 @@ impl Engine {
     }
 
     /// Renders `outputs` (any length, including zero).
-    pub fn process(&mut self, outputs: Outputs<'_>) {
+    pub fn process(&mut self, mut outputs: Outputs<'_>) {
         let _ftz = ftz::FlushDenormals::new();
         let n = outputs.len();
-        let Outputs {
-            main,
-            grains,
-            cup,
-            mut surface,
-            mut friction,
-        } = outputs;
-        let [main_l, main_r] = main;
-        let [grains_l, grains_r] = grains;
-        let [cup_l, cup_r] = cup;
         let targets = self.derived.gains;
         if n > 0 {
             self.pristine = false;
@@ -1085,19 +1069,7 @@ impl Engine {
             let offset = WINDOW - to_window;
             let to_wrap = self.mask + 1 - (self.clock as usize & self.mask);
             let len = (n - i).min(to_window).min(to_wrap);
-            let span = i..i + len;
-            self.span(
-                &targets,
-                [&mut main_l[span.clone()], &mut main_r[span.clone()]],
-                [&mut grains_l[span.clone()], &mut grains_r[span.clone()]],
-                [&mut cup_l[span.clone()], &mut cup_r[span.clone()]],
-                surface
-                    .as_mut()
-                    .map(|[l, r]| [&mut l[span.clone()], &mut r[span.clone()]]),
-                friction
-                    .as_mut()
-                    .map(|[l, r]| [&mut l[span.clone()], &mut r[span.clone()]]),
-            );
+            self.span(&targets, outputs.slice(i..i + len));
             i += len;
             // spread the next window's collisions over this one, in proportion to time
             let share = (self.pending.len() * (offset + len)).div_ceil(WINDOW);
@@ -1108,15 +1080,14 @@ impl Engine {
     /// Renders one span inside a window: reads (and clears) the rings, runs the sphere
     /// filters, the modal bank and the diffuse resonator over the span, then the gains and
     /// the limiter sample by sample (`mix::Mix::span`).
-    fn span(
-        &mut self,
-        targets: &[f32; 5],
-        main: [&mut [f32]; 2],
-        grains: [&mut [f32]; 2],
-        cup: [&mut [f32]; 2],
-        surface: Option<[&mut [f32]; 2]>,
-        friction: Option<[&mut [f32]; 2]>,
-    ) {
+    fn span(&mut self, targets: &[f32; 5], outputs: Outputs<'_>) {
+        let Outputs {
+            main,
+            grains,
+            cup,
+            surface,
+            friction,
+        } = outputs;
         let len = main[0].len();
         let start = (self.clock as usize) & self.mask;
         let range = start..start + len;
@@ -1184,24 +1155,6 @@ impl Engine {
             surface_r.copy_from_slice(&ground[..len]);
         }
         self.clock += len as u64;
-    }
-}
-
-/// What the surface's radiation filter is for (`surface::RadiationKey`): the surface,
-/// and the listener relative to where grains land on it. Onto the surface: the heap's
-/// place, with the listener `listener_distance` from it at `listener_angle` from the
-/// vertical. From the cup: a ring around the cup (`window::Cell::Surface`), a
-/// quarter as far again as its widest radius from its axis, seen from the listener
-/// above a full cup (spills come when it is full): the horizontal distance is the
-/// root-mean-square over the ring.
-fn radiation_key(s: &Settings, d: &Derived) -> RadiationKey {
-    let (across, up) = (d.listener_across_m, d.listener_up_m);
-    match s.pour_target {
-        PourTarget::Surface => RadiationKey::new(s.surface_material, across, up),
-        PourTarget::Cup => {
-            let ring = 1.25 * d.cup.widest_radius();
-            RadiationKey::new(s.surface_material, across.hypot(ring), d.cup.depth + up)
-        }
     }
 }
 

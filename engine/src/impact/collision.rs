@@ -38,9 +38,11 @@ use crate::base::fastmath;
 use crate::base::materials::SPEED_OF_SOUND;
 use crate::base::window::{Collision, CollisionKind};
 use crate::control::choices::Shape;
+use crate::control::settings::Settings;
 use crate::derived::cups::SURFACE_BUS;
 use crate::derived::shape;
 use crate::derived::shape::{GrainBody, GrainContact};
+use crate::derived::Derived;
 use crate::impact::accel_noise::{sphere_amplitudes_at, SphereSource};
 use crate::impact::contact::{contact, Body, Contact};
 use crate::impact::kernels;
@@ -158,6 +160,31 @@ impl Constants {
         };
         c.place(scene.listener, scene.cup_distance_m, scene.surface_delay_s);
         c
+    }
+
+    /// `new` for the settings `s` (with `d`, what they fix): the grains' sphere (the grain
+    /// material's elastic data at the grains' density and radius) against another like it,
+    /// the cup's and the surface's planes, the grains' shape, the stereo width over the
+    /// cup's widest inner radius; the listener's place is left to `place`.
+    pub fn for_settings(s: &Settings, d: &Derived, sample_rate: f32) -> Self {
+        let gm = s.grain_material.data();
+        let mut elastic = gm.elastic;
+        elastic.density = d.grain_density;
+        let grain = Body::sphere(elastic, d.grain_radius_m);
+        let scene = Scene {
+            grain,
+            shape: s.resolved_grain_shape(),
+            partner: grain,
+            cup: Body::plane(s.cup_material.data().elastic),
+            surface: Body::plane(s.surface_material.data().elastic),
+            surface_delay_s: 0.0,
+            restitution: gm.restitution,
+            listener: [0.0; 3],
+            cup_distance_m: 0.0,
+            stereo_width: s.stereo_width,
+            cup_radius_m: d.cup.widest_radius(),
+        };
+        Constants::new(&scene, sample_rate)
     }
 
     /// The listener at `listener` (m), the cup `cup_distance_m` from it and the surface's

@@ -25,10 +25,8 @@ impl Sliders {
     pub fn new(sample_rate: f32, seed: u64, grain: GrainMaterial, cup: CupMaterial) -> Sliders {
         let pairs = VOICES.map(|v| v.pair(grain, FrictionMaterial::Cup(cup)));
         Sliders {
-            voices: VOICES
-                .iter()
-                .enumerate()
-                .map(|(k, _)| Friction::new(sample_rate, seed_of(seed, k), pairs[k]))
+            voices: (pairs.iter().enumerate())
+                .map(|(k, &pair)| Friction::new(sample_rate, seed_of(seed, k), pair))
                 .collect(),
             sliding: [Sliding::default(); VOICES.len()],
             pairs,

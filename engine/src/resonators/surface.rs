@@ -22,6 +22,9 @@
 
 use crate::base::materials::{SurfaceMaterial, AIR_DENSITY};
 use crate::base::simd::{Isa, Kernel, Target};
+use crate::control::choices::PourTarget;
+use crate::control::settings::Settings;
+use crate::derived::Derived;
 use crate::fft::{Complex64 as C, ComplexToReal, RealToComplex};
 use crate::impact::kernels::pass_edge;
 use crate::resonators::ground::{earliest_arrival, HalfSpace, Listener, RayleighPush};
@@ -50,6 +53,23 @@ pub struct RadiationKey {
 }
 
 impl RadiationKey {
+    /// The key for the settings (`Engine::derive`): the surface, and the listener relative to where grains land on it. Onto the surface: the heap's
+    /// place, with the listener `listener_distance` from it at `listener_angle` from the
+    /// vertical. From the cup: a ring around the cup (`window::Cell::Surface`), a
+    /// quarter as far again as its widest radius from its axis, seen from the listener
+    /// above a full cup (spills come when it is full): the horizontal distance is the
+    /// root-mean-square over the ring.
+    pub fn for_settings(s: &Settings, d: &Derived) -> RadiationKey {
+        let (across, up) = (d.listener_across_m, d.listener_up_m);
+        match s.pour_target {
+            PourTarget::Surface => RadiationKey::new(s.surface_material, across, up),
+            PourTarget::Cup => {
+                let ring = 1.25 * d.cup.widest_radius();
+                RadiationKey::new(s.surface_material, across.hypot(ring), d.cup.depth + up)
+            }
+        }
+    }
+
     pub fn new(material: SurfaceMaterial, horizontal_m: f32, height_m: f32) -> Self {
         let mm = |x: f32| (x.max(0.0) * 1000.0).round().min(1e6) as u32;
         RadiationKey {
