@@ -181,8 +181,9 @@ impl Plugin for Granary {
     ) -> bool {
         let settings = self.params.settings();
         let mut engine = Engine::new(settings, config.sample_rate, config.max_buffer_size as usize);
-        // a bounce (the host's offline process mode) renders `quality` = auto at reference
-        // quality; a change of mode while active reactivates the plugin (nice-plug)
+        // the host's offline process mode (not every host sets it: Ardour 7's export does
+        // not) renders `quality` = auto at reference quality; the default, realtime, ignores
+        // it. A change of mode while active reactivates the plugin (nice-plug)
         engine.set_offline(config.process_mode == ProcessMode::Offline);
         context.set_latency_samples(engine.latency_samples() as u32);
         self.engine = Some(engine);

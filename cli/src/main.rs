@@ -120,10 +120,11 @@ struct RenderArgs {
     /// --pour play it.
     #[arg(long, value_name = "ID", value_parser = GESTURE_IDS)]
     gesture: Option<String>,
-    /// realtime, reference or auto (sets the quality parameter, as --set quality=ID does; an
-    /// error if a --set quality=... says otherwise). A render is offline, so auto (the
-    /// default) is reference: every collision rendered one by one, as a DAW's offline bounce
-    /// does; realtime renders as the plugin plays live.
+    /// realtime (the default), reference or auto (sets the quality parameter, as --set
+    /// quality=ID does; an error if a --set quality=... says otherwise). realtime renders as
+    /// the plugin plays live and bounces in every host; reference renders every collision one
+    /// by one (several times slower for dense pours); a render is offline, so auto is
+    /// reference here.
     #[arg(long, value_name = "ID", value_parser = QUALITY_IDS)]
     quality: Option<String>,
     /// The gesture's curve over seconds: T:VALUE,T:VALUE,... (piecewise linear): a pour's rate

@@ -281,7 +281,7 @@ impl Job {
     }
 
     /// The renderer for this job: an offline render, as a DAW's bounce (`quality` = auto
-    /// renders at reference quality).
+    /// renders at reference quality; the default, realtime, as everywhere).
     pub fn renderer(&self) -> Renderer {
         let r = if !self.contacts.is_empty() {
             Renderer::contacts(&self.values, &self.opts, &self.contacts).expect("contacts checked by Job::check")

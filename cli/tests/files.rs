@@ -192,7 +192,7 @@ fn a_ten_minute_render_with_stems_stays_under_200_mb() {
     let dir = tempfile::tempdir().unwrap();
     let wav = dir.path().join("ten.wav");
     // a sparse pour (2 g/s): the render streams ten minutes of five stereo outputs (1.15 GB
-    // were they held whole) through the same offline (reference quality) path in a tenth of
+    // were they held whole) through the same offline path as every render in a tenth of
     // the default pour's time; what is measured is the output's memory, not the collisions'
     let (code, kb) = run_measuring_peak_rss_kb(Command::new(env!("CARGO_BIN_EXE_granary")).args([
         "render",

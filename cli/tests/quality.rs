@@ -1,6 +1,6 @@
-//! `granary render --quality`: a render is offline, so the default (auto) renders every
-//! collision one by one, as a DAW's offline bounce does; realtime renders as the plugin plays
-//! live; the option is the `quality` parameter and must agree with `--set`.
+//! `granary render --quality`: the default (realtime) renders as the plugin plays live and
+//! bounces in every host; reference renders every collision one by one; a render is offline,
+//! so auto is reference; the option is the `quality` parameter and must agree with `--set`.
 
 use std::path::{Path, PathBuf};
 
@@ -28,18 +28,20 @@ fn render(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
 }
 
 #[test]
-fn a_render_is_reference_quality_unless_realtime_is_asked_for() {
+fn a_render_is_realtime_quality_unless_reference_is_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let read = |p: PathBuf| std::fs::read(p).unwrap();
-    let auto = read(render(dir.path(), "auto", &[]));
+    let default = read(render(dir.path(), "default", &[]));
+    let realtime = read(render(dir.path(), "realtime", &["--quality", "realtime"]));
     let reference = read(render(dir.path(), "reference", &["--quality", "reference"]));
     let by_set = read(render(dir.path(), "set", &["--set", "quality=reference"]));
-    let realtime = read(render(dir.path(), "realtime", &["--quality", "realtime"]));
-    assert!(auto == reference, "auto is not reference in a render");
+    let auto = read(render(dir.path(), "auto", &["--quality", "auto"]));
+    assert!(default == realtime, "the default is not realtime in a render");
     assert!(
         by_set == reference,
         "--set quality=reference is not --quality reference"
     );
+    assert!(auto == reference, "auto is not reference in a render (it is offline)");
     assert!(realtime != reference, "realtime and reference renders are the same");
 
     let o = dir.path().join("bad.wav");

@@ -197,7 +197,8 @@ pub struct Engine {
     pour: PourState,
     normal_mode: NormalMode,
     max_per_cell: u32,
-    /// The host renders offline (a bounce, `granary render`): `Quality::Auto` is reference.
+    /// The host says it renders offline (a bounce, `granary render`): `Quality::Auto` is
+    /// reference then.
     offline: bool,
     /// The pour-independent parts of the generator's cell PDFs, and the culling share.
     shapes: generator::Shapes,
@@ -378,8 +379,9 @@ impl Engine {
         self.max_per_cell = n.max(1);
     }
 
-    /// Whether the host renders offline (nice-plug's process mode; `granary render` always
-    /// does): with `quality` = auto the engine renders at reference quality then. Takes
+    /// Whether the host says it renders offline (nice-plug's process mode; `granary render`
+    /// always does, Ardour 7's export does not): with `quality` = auto the engine renders at
+    /// reference quality then. The default quality, realtime, does not depend on it. Takes
     /// effect at the next window; allocation-free.
     pub fn set_offline(&mut self, offline: bool) {
         self.offline = offline;

@@ -373,9 +373,10 @@ impl Renderer {
         }
     }
 
-    /// Renders as a host does offline (`Engine::set_offline`): `quality` = auto renders at
-    /// reference quality. `granary render` does; [`render`] and [`render_notes`] do not,
-    /// as the plugin does not in a live session.
+    /// Renders as a host that says it renders offline (`Engine::set_offline`): `quality` =
+    /// auto renders at reference quality then. `granary render` does; [`render`] and
+    /// [`render_notes`] do not, as the plugin does not in a live session. The default
+    /// quality (realtime) renders the same either way.
     pub fn offline(mut self, offline: bool) -> Renderer {
         self.engine.set_offline(offline);
         self

@@ -235,13 +235,16 @@ pub enum Statistics {
 /// How many of the generator's collisions are rendered one by one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Quality {
-    /// Realtime while playing, reference when the host renders offline (a DAW's bounce, the
-    /// command line's `granary render`): `Engine::set_offline` says which.
-    #[default]
+    /// Realtime while playing, reference when the host says it renders offline
+    /// (`Engine::set_offline`; the command line's `granary render` does, Ardour 7's export
+    /// does not): a bounce's samples then depend on the host.
     Auto,
     /// Dense cells rendered as energy-preserving groups and texture masking
     /// (`generator::RENDERED_PER_CELL_PER_S`, `BED_PULSES_PER_CELL_PER_S`): a dense pour in a
-    /// live session at a few per cent of a core.
+    /// live session at a few per cent of a core. The default, so that a pour is the same
+    /// samples in every host and in `granary render` (`cargo xtask transparency` checks that
+    /// it sounds as reference does).
+    #[default]
     Realtime,
     /// Every collision the generator produces rendered one by one (no groups, no texture
     /// masking; the thesis 6.1 audibility culling stays): for the final bounce.

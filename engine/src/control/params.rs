@@ -603,9 +603,9 @@ pub const SPECS: [Spec; 30] = [
         unit: "",
         kind: Kind::Enum {
             ids: &QUALITY_IDS,
-            default: 0,
+            default: 1,
         },
-        doc: "realtime: dense pours rendered as energy-preserving groups (a few per cent of a core); reference: every collision one by one (for the final bounce); auto: realtime while playing, reference when the host bounces offline and in granary render",
+        doc: "realtime (the default): dense pours rendered as energy-preserving groups (a few per cent of a core), the same samples live, in every host's bounce and in granary render; reference: every collision one by one (several times slower on dense pours); auto: realtime while playing, reference when the host says it bounces offline (granary render does, Ardour 7 does not)",
     },
     Spec {
         param: Param::GrainShape,
