@@ -1,16 +1,21 @@
--- Opens the session `cargo xtask daw-test` prepared and exports it three times (float WAV at
--- the session rate, freewheeling): the first export is the first bounce after the project
--- loads, the second one follows it in the same session, the third follows a deactivation and
--- reactivation of the plugin. Tells the harness where Ardour's tempo map puts the notes
--- (NOTE on off velocity, in samples), the export range (RANGE start end) and EXPORTED name
--- after each export that Ardour reports as complete. On stderr, unbuffered: when Ardour
--- crashes, what was printed on stdout is lost.
+-- Opens the session `cargo xtask daw-test` prepared and exports it (float WAV at the session
+-- rate, freewheeling) once for each take in GRANARY_DAW_TAKES (comma-separated), in order:
+-- "first" and "second" are the first and the next bounce after the project loads, and each
+-- "reactivated-K" follows a deactivation and reactivation of the plugin. After a host crash
+-- the harness starts again with the takes not yet exported. Tells the harness where Ardour's
+-- tempo map puts the notes (NOTE on off velocity, in samples), the export range (RANGE start
+-- end) and EXPORTED name after each export that Ardour reports as complete. On stderr,
+-- unbuffered: when Ardour crashes, what was printed on stdout is lost.
 local dir = assert(os.getenv("GRANARY_DAW_SESSION_DIR"))
 local name = assert(os.getenv("GRANARY_DAW_SESSION_NAME"))
 local rate = assert(tonumber(os.getenv("GRANARY_DAW_RATE")))
 local out = assert(os.getenv("GRANARY_DAW_OUT"))
 local preset = assert(os.getenv("GRANARY_DAW_PRESET"))
 local beats = assert(tonumber(os.getenv("GRANARY_DAW_BEATS")))
+local takes = {}
+for take in assert(os.getenv("GRANARY_DAW_TAKES")):gmatch("[^,]+") do
+  takes[#takes + 1] = take
+end
 local TICKS = 1920 -- Temporal::ticks_per_beat
 
 local function say(line)
@@ -47,8 +52,8 @@ say("LATENCY " .. s:worst_route_latency())
 
 local stop = Temporal.timepos_t.from_ticks(beats * TICKS):samples()
 say(string.format("RANGE %d %d", 0, stop))
-for _, take in ipairs({ "first", "second", "third" }) do
-  if take == "third" then
+for _, take in ipairs(takes) do
+  if take:find("^reactivated") then
     for t in s:get_tracks():iter() do
       local granary = t:nth_plugin(0)
       granary:deactivate()

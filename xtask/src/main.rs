@@ -19,9 +19,10 @@
 //!   engine scenes; the suite runs 400).
 //! - `cargo xtask transparency`: realtime quality against reference for every factory preset,
 //!   the full table (`cli/tests/transparency.rs`, about 13 minutes; CI runs its short version).
-//! - `cargo xtask daw-test [--attempts N] [--keep]`: the VST3 bundle in Ardour 7, headless,
-//!   exporting a pour that must equal `granary render` sample for sample (module `daw`; out
-//!   of CI, see docs/testing.md).
+//! - `cargo xtask daw-test [--attempts N] [--keep] [--no-build]`: the VST3 bundle in Ardour 7,
+//!   headless, exporting a pour 26 times that must equal `granary render` sample for sample
+//!   each time (module `daw`; `cargo xtask test` runs it where Ardour is installed, and CI
+//!   installs it).
 
 mod daw;
 mod editor;
