@@ -413,6 +413,11 @@ impl Engine {
             return false;
         }
         self.injected.push(collision);
+        // the surface sounds from the first contact, as when a pour starts (`restart`): a
+        // contact render never starts one, and its filter would otherwise still be being
+        // built a little every window (up to 0.6 s on soil)
+        self.radiation.set(self.radiation_key);
+        self.radiation.complete();
         true
     }
 

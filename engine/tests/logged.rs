@@ -117,3 +117,46 @@ fn bad_contacts_are_refused_and_busy_windows_rendered_whole() {
     let ratio = peak_n / peak_1;
     assert!((ratio / crowd.len() as f32 - 1.0).abs() < 1e-3, "{ratio}");
 }
+
+#[test]
+fn the_surface_sounds_from_the_first_contact_of_a_render() {
+    // a grain on the ground 0.125 s into a contact render, and the same contact 24,064
+    // samples (188 windows) later: the surface's filter (built a little every window while
+    // the engine idles) must be whole from the first contact, so both sound alike in the
+    // Surface stem. Before: the first was silent on all three grounds (a filter still building)
+    let shift = 24_064;
+    for material in ["concrete", "soil", "wax"] {
+        let mut values = ParamValues::default();
+        values.set_text("surface_material", material).unwrap();
+        let stem = |t: f64| {
+            let c = contact(t, Body::Surface, [0.0, 0.0, 1.0], [0.2, 0.0, 0.0]);
+            Renderer::contacts(&values, &opts(1.0, 512), &[c])
+                .unwrap()
+                .collect()
+                .surface[0]
+                .clone()
+        };
+        let (early, late) = (stem(0.125), stem((6_000 + shift) as f64 / 48_000.0));
+        assert!(early.iter().all(|v| v.is_finite()), "{material}");
+        assert!(early[..5_900].iter().all(|&v| v == 0.0), "{material}: silent before");
+        assert!(
+            late[..5_900 + shift].iter().all(|&v| v == 0.0),
+            "{material}: the later one early"
+        );
+        let energy = |x: &[f32]| x.iter().map(|v| f64::from(*v).powi(2)).sum::<f64>();
+        let (e, l) = (&early[..early.len() - shift], &late[shift..]);
+        assert!(energy(l) > 0.0, "{material}: the later contact is silent");
+        let db = 10.0 * (energy(e) / energy(l)).log10();
+        assert!(
+            db.abs() < 0.01,
+            "{material}: the first contact is {db:.1} dB from a later one"
+        );
+        // sample by sample, as the same contact later
+        let peak = l.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let worst = e.iter().zip(l).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(
+            worst <= 1e-4 * peak,
+            "{material}: differs by {worst:e} of a peak {peak:e}"
+        );
+    }
+}
