@@ -161,7 +161,9 @@ struct RenderArgs {
     /// with the take's seed xor 0x6772616e61727976, so a batch is the same every time.
     #[arg(long = "vary", value_name = "ID=±X|ID=±X%|ID=a,b,c")]
     vary: Vec<String>,
-    /// With --variations: takes rendered at once, one per thread (default: one per core).
+    /// With --variations: takes rendered at once, one per thread (default: one per core). At
+    /// most the number of takes and the machine's cores: more threads would not render
+    /// faster.
     #[arg(long, value_name = "N")]
     jobs: Option<i64>,
     /// Render a take again from its sidecar (NAME_001.json), bit for bit: its parameters,
@@ -433,9 +435,9 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
     };
     match a.variations {
         Some(n) => {
-            let threads = match a.jobs {
-                None => 0,
-                Some(j) if j >= 1 => j as usize,
+            let asked = match a.jobs {
+                None => None,
+                Some(j) if j >= 1 => Some(usize::try_from(j).unwrap_or(usize::MAX)),
                 Some(j) => return Err(format!("--jobs must be at least 1, got {j}").into()),
             };
             let batch = Batch::plan(&Request {
@@ -447,6 +449,15 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
                 options: &options,
                 output: &output,
             })?;
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            let threads = asked.unwrap_or(cores).min(cores).min(batch.takes.len()).max(1);
+            if asked.is_some_and(|j| j > threads) {
+                eprintln!(
+                    "granary: --jobs {}: rendering {threads} takes at a time ({} takes, {cores} cores here)",
+                    asked.unwrap_or_default(),
+                    batch.takes.len()
+                );
+            }
             render_batch(&batch, threads, &what)
         }
         None => {
@@ -486,9 +497,10 @@ fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
         );
     }
     let (seconds, rate) = (job.opts.seconds, job.sample_rate);
+    let length = render::seconds_text(seconds);
     if job.contacts.is_empty() {
         out!(
-            "{what}: {seconds} s at {rate} Hz, {} collisions ({} grain-grain, {} grain-cup)",
+            "{what}: {length} s at {rate} Hz, {} collisions ({} grain-grain, {} grain-cup)",
             r.stats.collisions,
             r.stats.grain_grain,
             r.stats.grain_cup,
@@ -496,7 +508,7 @@ fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
     } else {
         let heard = job.contacts.iter().filter(|c| c.time_s < seconds).count();
         out!(
-            "{what}: {seconds} s at {rate} Hz, {heard} of {} logged contacts rendered one by one",
+            "{what}: {length} s at {rate} Hz, {heard} of {} logged contacts rendered one by one",
             job.contacts.len()
         );
     }
@@ -513,7 +525,10 @@ fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
         levels::ACTIVE_DB,
         100.0 * l.limiter_active
     );
-    out!("rendered in {cpu:.2} s ({:.0}x real time)", seconds / cpu.max(1e-9));
+    out!(
+        "rendered in {cpu:.2} s ({} real time)",
+        render::speed_text(seconds / cpu.max(1e-9))
+    );
     let written: Vec<String> = r.written.iter().map(|p| p.display().to_string()).collect();
     out!("wrote {}", written.join(", "));
     Ok(())
@@ -541,7 +556,7 @@ fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure
     let cpu = started.elapsed().as_secs_f64();
     out!(
         "{what}: {n} takes of {} s at {} Hz",
-        first.opts.seconds,
+        render::seconds_text(first.opts.seconds),
         first.sample_rate
     );
     for ((job, sidecar), r) in batch.takes.iter().zip(&reports) {
@@ -569,14 +584,9 @@ fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure
         }
     }
     let audio = batch.frames() as f64 / first.sample_rate as f64;
-    let threads = if threads == 0 {
-        rayon::current_num_threads()
-    } else {
-        threads
-    };
     out!(
-        "rendered in {cpu:.2} s ({:.0}x real time, {threads} thread{})",
-        audio / cpu.max(1e-9),
+        "rendered in {cpu:.2} s ({} real time, {threads} thread{})",
+        render::speed_text(audio / cpu.max(1e-9)),
         if threads == 1 { "" } else { "s" }
     );
     let dir = first.output.parent().map_or(String::new(), |d| d.display().to_string());

@@ -1,11 +1,13 @@
 //! Output files that appear whole or not at all.
 //!
-//! Each output is written to a hidden temporary file beside its target (`.NAME.XXXXXX.tmp`,
+//! Each output is written to a hidden temporary file beside its target (`.NAME.PID.XXXXXX.tmp`,
 //! same directory, so the final rename stays on one file system) and the targets appear only
 //! when every one of them is complete ([`Staged::commit`]): a mix and its stems together or
 //! none. On an error, or when [`Interrupt`] reports SIGINT/SIGTERM/SIGHUP and the command
 //! stops, the temporaries are removed (dropped). A target is written only where it is absent
-//! or a regular file: a directory, device, FIFO or symbolic link is never replaced.
+//! or a regular file: a directory, device, FIFO or symbolic link is never replaced. A render
+//! killed outright (SIGKILL, a power cut) cannot remove its temporaries: the next one into the
+//! same target removes those whose process is gone ([`remove_stale`]).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -90,7 +92,8 @@ impl Staged {
                 Some(d) if !d.as_os_str().is_empty() => d,
                 _ => Path::new("."),
             };
-            let prefix = format!(".{name}.");
+            remove_stale(dir, &name, suffix);
+            let prefix = format!(".{name}.{}.", std::process::id());
             let mut builder = tempfile::Builder::new();
             builder.prefix(&prefix).suffix(suffix);
             // as a file the command created itself: read-write for all, less the umask
@@ -142,6 +145,60 @@ impl Staged {
     }
 }
 
+/// Removes the temporaries for the target `name` in `dir` that a killed render left: those
+/// named `.NAME.PID.XXXXXX` + `suffix` whose process `PID` no longer runs, and those of the
+/// older form `.NAME.XXXXXX` + `suffix` (no process id) untouched for a day. Errors are
+/// ignored: a temporary that cannot be read or removed is left as it was.
+pub fn remove_stale(dir: &Path, name: &str, suffix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(middle) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|f| f.strip_suffix(suffix))
+        else {
+            continue;
+        };
+        let random = |r: &str| r.len() == 6 && r.bytes().all(|b| b.is_ascii_alphanumeric());
+        let stale = match middle.split_once('.') {
+            Some((pid, r)) if random(r) => pid.parse::<u32>().is_ok_and(|pid| !process_runs(pid)),
+            None if random(middle) => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() > 24 * 3600)),
+            _ => false,
+        };
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if stale && regular {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a process `pid` runs (or may: where this cannot be told, it is taken to run).
+fn process_runs(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        // signal 0: nothing is sent, only whether the process exists is checked
+        // SAFETY: kill with signal 0 has no effect on any process.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
 /// SIGINT, SIGTERM and SIGHUP, caught: a long command polls [`Interrupt::signal`] and stops
 /// cleanly (its temporaries removed) instead of dying mid-write.
 #[derive(Clone)]
@@ -187,19 +244,21 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// The names in `d`, sorted.
+    fn names(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
     #[test]
     fn targets_appear_together_or_not_at_all() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.wav");
         let b = dir.path().join("b.wav");
-        let names = |d: &Path| {
-            let mut v: Vec<String> = std::fs::read_dir(d)
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            v.sort();
-            v
-        };
         // dropped before commit: nothing is left
         let s = Staged::new(&[a.clone(), b.clone()]).unwrap();
         s.files()[0].write_all(b"x").unwrap();
@@ -226,6 +285,49 @@ mod tests {
         assert!(s.commit().is_err());
         assert_eq!(names(dir.path()), ["b.wav"]);
         assert!(b.is_dir());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_killed_renders_temporaries_are_removed_by_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        // a process that has ended: its pid names no process now
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let own = std::process::id();
+        let old_form = dir.path().join(".take.wav.Ab12Cd.tmp");
+        for f in [
+            format!(".take.wav.{dead}.xY12zW.tmp"),
+            format!(".take.wav.{own}.Qq34Rr.tmp"),
+            ".take.wav.Ab12Cd.tmp".to_string(),
+            ".take.wav.Zz99Yy.tmp".to_string(),
+            format!(".other.wav.{dead}.xY12zW.tmp"),
+            format!(".take.wav.{dead}.notes.txt"),
+        ] {
+            std::fs::write(dir.path().join(f), b"part of a render").unwrap();
+        }
+        let two_days = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 24 * 3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&old_form)
+            .unwrap()
+            .set_modified(two_days)
+            .unwrap();
+        let s = Staged::new(&[dir.path().join("take.wav")]).unwrap();
+        let ours = s.temp_paths()[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(ours.starts_with(&format!(".take.wav.{own}.")), "{ours}");
+        let mut want = vec![
+            format!(".other.wav.{dead}.xY12zW.tmp"),
+            format!(".take.wav.{dead}.notes.txt"),
+            format!(".take.wav.{own}.Qq34Rr.tmp"),
+            ".take.wav.Zz99Yy.tmp".to_string(),
+            ours,
+        ];
+        want.sort();
+        // the dead process's and the day-old one gone; a running process's, a recent old-form
+        // one, another target's and files of other names kept
+        assert_eq!(names(dir.path()), want);
     }
 
     #[test]

@@ -326,12 +326,41 @@ impl Job {
 /// (indicatif hides a stderr target that is not one, and on `TERM=dumb`).
 pub fn progress_bar(frames: u64, sample_rate: u32, what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template("{msg} [{bar:30}] {percent:>3} % ({eta} left)")
+    let rate = f64::from(sample_rate.max(1));
+    let style = ProgressStyle::with_template("{msg} [{bar:30}] {percent:>3} % ({speed} real time, {eta} left)")
         .expect("a valid template")
+        .with_key(
+            "speed",
+            move |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&speed_text(state.per_sec() / rate));
+            },
+        )
         .progress_chars("=> ");
     bar.set_style(style);
     bar.set_message(format!("{what} ({:.0} s of audio)", frames as f64 / sample_rate as f64));
     bar
+}
+
+/// Seconds as a person writes them: at most six decimals, no trailing zeros ("1.14", not
+/// "1.1400000000000001", the sum of a contact's time and a second).
+pub fn seconds_text(seconds: f64) -> String {
+    let s = format!("{seconds:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A render's speed as a multiple of real time, with two significant figures below 10
+/// ("0.14x", "2.5x", "38x"): a slow render is not "0x".
+pub fn speed_text(factor: f64) -> String {
+    if factor >= 10.0 {
+        format!("{factor:.0}x")
+    } else if factor >= 1.0 {
+        format!("{factor:.1}x")
+    } else if factor.is_nan() || factor <= 0.0 {
+        "0x".to_string()
+    } else {
+        let digits = (1.0 - factor.max(1e-6).log10().floor()) as usize;
+        format!("{factor:.digits$}x")
+    }
 }
 
 /// Streams `renderer` into stereo 32-bit float WAV files, one per sink (the mix, then the
@@ -380,6 +409,28 @@ mod tests {
     use super::*;
     use granary_engine::render::PourCurve;
     use std::io::{self, SeekFrom};
+
+    #[test]
+    fn speeds_and_lengths_read_as_written() {
+        for (factor, text) in [
+            (0.14, "0.14x"),
+            (0.046, "0.046x"),
+            (2.54, "2.5x"),
+            (38.4, "38x"),
+            (0.0, "0x"),
+            (2e-7, "0.0000002x"),
+        ] {
+            assert_eq!(speed_text(factor), text);
+        }
+        for (s, text) in [
+            (1.1400000000000001, "1.14"),
+            (6.0, "6"),
+            (0.5, "0.5"),
+            (3599.5, "3599.5"),
+        ] {
+            assert_eq!(seconds_text(s), text);
+        }
+    }
 
     /// A writer on a disk that fills after `room` bytes.
     struct Full<W> {

@@ -130,6 +130,39 @@ fn a_batch_does_not_depend_on_the_thread_count() {
 }
 
 #[test]
+fn jobs_are_capped_at_the_takes_and_the_cores() {
+    // 100,000 threads for two takes took minutes and ignored SIGTERM while they started
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = granary(&[
+        "render",
+        "--seconds",
+        "0.5",
+        "--variations",
+        "2",
+        "--jobs",
+        "100000",
+        "-o",
+        path(&dir.path().join("t.wav")),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let threads = cores.min(2);
+    assert!(
+        stderr(&out).contains(&format!("--jobs 100000: rendering {threads} takes at a time")),
+        "{}",
+        stderr(&out)
+    );
+    let plural = if threads == 1 { "thread)" } else { "threads)" };
+    assert!(
+        stdout(&out).contains(&format!("{threads} {plural}")),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn take_one_without_offsets_is_the_single_render_of_the_base_seed() {
     let dir = tempfile::tempdir().unwrap();
     let single = dir.path().join("single.wav");
