@@ -14,7 +14,8 @@ stores. The same MIDI pour is rendered in the VST3 through pedalboard and by
 `granary render --preset ID --note`, and compared bit for bit, with no value read back from the
 plugin: the plugin snaps a value a normalised round trip leaves a unit in the last place off
 back onto the value it came from. pedalboard does not compensate the latency the plugin
-reports (the limiter's 2.5 ms look-ahead, 120 samples at 48 kHz) while `granary render` writes
+reports (the limiter's 2.5 ms look-ahead and its true-peak interpolator's 6 samples, 126
+samples at 48 kHz) while `granary render` writes
 the main output aligned, so the host's output is shifted by the latency before the comparison.
 """
 import json
@@ -37,7 +38,7 @@ GRANARY = sys.argv[2] if len(sys.argv) > 2 else next(
 )
 SR = 48_000
 CEILING = 0.944
-LATENCY = 120  # 2.5 ms at 48 kHz
+LATENCY = 126  # 2.5 ms and 6 samples at 48 kHz
 
 _PLUGIN = None
 _ALL_DEFAULTS = {}

@@ -8,6 +8,14 @@
 //! the average can never exceed the gain it needs: the ceiling holds exactly, and the gain
 //! ramps down smoothly over the look-ahead instead of jumping. A one-pole release lets the
 //! gain recover. A final clamp catches rounding.
+//!
+//! The ceiling is a true-peak ceiling (ITU-R BS.1770-4 Annex 2, the peak EBU R 128 and
+//! delivery specifications measure): the need of a sample is taken from the largest of its
+//! own value and the signal between it and its neighbours, oversampled 4× below 96 kHz (2×
+//! below 192 kHz, none above) by the interpolator `ebur128`'s meter uses, so that what
+//! `granary render` reports in dBTP is what the limiter held (`TruePeak`). The interpolator
+//! needs the samples after the one it looks at: it delays the signal by half its length
+//! (6 samples at 4×), which adds to the look-ahead in the reported latency.
 
 /// Look-ahead time, s (Phya: one processing vector of 128 samples at 44.1 kHz).
 pub const LOOKAHEAD_S: f32 = 0.0025;
@@ -15,6 +23,8 @@ pub const LOOKAHEAD_S: f32 = 0.0025;
 pub const RELEASE_S: f32 = 0.08;
 
 pub struct Limiter {
+    /// The true-peak detector, ahead of the look-ahead.
+    tp: TruePeak,
     len: usize,
     ceiling: f32,
     release: f32,
@@ -49,6 +59,7 @@ impl Limiter {
     pub fn new(sample_rate: f32, ceiling: f32) -> Self {
         let len = ((LOOKAHEAD_S * sample_rate).round() as usize).max(1);
         let mut l = Limiter {
+            tp: TruePeak::new(sample_rate),
             len,
             ceiling,
             release: (-1.0 / (RELEASE_S * sample_rate)).exp(),
@@ -67,9 +78,10 @@ impl Limiter {
         l
     }
 
-    /// Latency in samples, to be reported to the host.
+    /// Latency in samples, to be reported to the host: the look-ahead and the true-peak
+    /// interpolator's delay.
     pub fn latency(&self) -> usize {
-        self.len
+        self.len + self.tp.delay
     }
 
     pub fn ceiling(&self) -> f32 {
@@ -82,6 +94,7 @@ impl Limiter {
     }
 
     pub fn reset(&mut self) {
+        self.tp.reset();
         for d in &mut self.delay {
             d.fill(0.0);
         }
@@ -129,13 +142,23 @@ impl Limiter {
         let m = l.len().min(r.len()).min(CHUNK);
         let (l, r) = (&mut l[..m], &mut r[..m]);
         let c = self.ceiling;
-        // the gain each sample needs, min(1, ceiling / |x|), stereo-linked; non-finite
-        // input never reaches the output (elementwise: packed SIMD)
-        let mut need = [1.0f32; CHUNK];
-        for ((x, y), g) in l.iter_mut().zip(r.iter_mut()).zip(&mut need) {
+        // non-finite input never reaches the output
+        for x in l.iter_mut().chain(r.iter_mut()) {
             *x = if x.is_finite() { *x } else { 0.0 };
-            *y = if y.is_finite() { *y } else { 0.0 };
-            let peak = x.abs().max(y.abs());
+        }
+        // the true peak from each sample to the next, stereo-linked; `l` and `r` become
+        // the signal delayed by the interpolator (`TruePeak::run`)
+        let mut peaks = [0.0f32; CHUNK];
+        self.tp.run(l, r, &mut peaks);
+        // the gain each sample needs, min(1, ceiling / peak) over the spans either side of
+        // it (elementwise: packed SIMD)
+        let mut before = [0.0f32; CHUNK];
+        before[0] = self.tp.last;
+        before[1..m].copy_from_slice(&peaks[..m - 1]);
+        self.tp.last = peaks[m - 1];
+        let mut need = [1.0f32; CHUNK];
+        for ((g, &p), &b) in need.iter_mut().zip(&peaks[..m]).zip(&before[..m]) {
+            let peak = max(p, b) * TP_MARGIN;
             *g = if peak > c { c / peak } else { 1.0 };
         }
         // per sample, in order: the window minimum, the release and the moving average
@@ -201,6 +224,109 @@ impl Limiter {
         for ((x, y), &g) in l.iter_mut().zip(r.iter_mut()).zip(&gain) {
             *x = (*x * g).clamp(-c, c);
             *y = (*y * g).clamp(-c, c);
+        }
+    }
+}
+
+/// Taps of the true-peak interpolator over all its phases (libebur128's and the `ebur128`
+/// crate's length: 12 a phase at 4×, 24 at 2×).
+const TP_TAPS: usize = 48;
+/// The true peak is held this much under the ceiling (0.009 dB): the gain changes a little
+/// across the interpolator's span, and the meter rounds its sums otherwise than `TruePeak`
+/// (the example contact file at the default gain read −0.4998 dBTP against a ceiling of
+/// −0.5006 without it).
+const TP_MARGIN: f32 = 1.001;
+/// The most input samples the interpolator keeps from one chunk to the next (at 2×).
+const TP_HISTORY: usize = TP_TAPS / 2 - 1;
+
+/// The true-peak detector (ITU-R BS.1770-4 Annex 2): the signal oversampled by a polyphase
+/// Hann-windowed sinc of `TP_TAPS` taps, the interpolator libebur128 and the `ebur128`
+/// crate meter with (`ebur128::interp::InterpF`, rebuilt here from its definition):
+/// h(j) = w(j) sin(π m / F) / (π m / F), m = j − 24, w(j) = (1 − cos(2π j / 48)) / 2,
+/// phase p of input n being Σ_k h(kF + p) x(n − k), the signal at n − (24 − p) / F.
+struct TruePeak {
+    /// Oversampling factor F: 4 below 96 kHz, 2 below 192 kHz, 1 (the samples) above.
+    factor: usize,
+    /// Taps a phase, `TP_TAPS / factor` (1 without oversampling).
+    per_phase: usize,
+    /// h(kF + p) at index kF + p.
+    h: [f32; TP_TAPS],
+    /// The interpolator's delay, samples: `per_phase / 2` (0 without oversampling).
+    delay: usize,
+    /// The last `per_phase - 1` samples of each channel, oldest first.
+    history: [[f32; TP_HISTORY]; 2],
+    /// The peak of the span from the last sample out of `run` to the next.
+    last: f32,
+}
+
+impl TruePeak {
+    fn new(sample_rate: f32) -> Self {
+        let factor = if sample_rate < 96_000.0 {
+            4
+        } else if sample_rate < 192_000.0 {
+            2
+        } else {
+            1
+        };
+        let mut h = [0.0f32; TP_TAPS];
+        if factor == 1 {
+            h[0] = 1.0;
+        } else {
+            for (j, c) in h.iter_mut().enumerate() {
+                let j = j as f64;
+                let window = TP_TAPS as f64;
+                let w = 0.5 * (1.0 - (2.0 * std::f64::consts::PI * j / window).cos());
+                let m = j - window / 2.0;
+                let x = m * std::f64::consts::PI / factor as f64;
+                *c = if m.abs() > 1e-6 { w * x.sin() / x } else { w } as f32;
+            }
+        }
+        let per_phase = if factor == 1 { 1 } else { TP_TAPS / factor };
+        TruePeak {
+            factor,
+            per_phase,
+            h,
+            delay: if factor == 1 { 0 } else { per_phase / 2 },
+            history: [[0.0; TP_HISTORY]; 2],
+            last: 0.0,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.history = [[0.0; TP_HISTORY]; 2];
+        self.last = 0.0;
+    }
+
+    /// For the chunk `l`, `r` (at most `CHUNK` samples): `peaks[t]`, the largest magnitude
+    /// of either channel from delayed sample t to the next (the sample and the oversampled
+    /// points after it); `l` and `r` then hold the signal delayed by `delay`.
+    fn run(&mut self, l: &mut [f32], r: &mut [f32], peaks: &mut [f32; CHUNK]) {
+        let m = l.len().min(r.len()).min(CHUNK);
+        let (factor, held) = (self.factor, self.per_phase - 1);
+        for (x, history) in [l, r].into_iter().zip(&mut self.history) {
+            // the held samples, then the chunk's
+            let mut buf = [0.0f32; TP_HISTORY + CHUNK];
+            buf[..held].copy_from_slice(&history[..held]);
+            buf[held..held + m].copy_from_slice(&x[..m]);
+            for p in 0..factor {
+                let mut acc = [0.0f32; CHUNK];
+                for k in 0..self.per_phase {
+                    let h = self.h[k * factor + p];
+                    for (a, &s) in acc[..m].iter_mut().zip(&buf[held - k..held - k + m]) {
+                        *a += h * s;
+                    }
+                }
+                for (peak, a) in peaks[..m].iter_mut().zip(&acc[..m]) {
+                    *peak = max(*peak, a.abs());
+                }
+            }
+            // the delayed samples themselves (phase 0 is them but for rounding)
+            let delayed = &buf[held - self.delay..held - self.delay + m];
+            for (peak, s) in peaks[..m].iter_mut().zip(delayed) {
+                *peak = max(*peak, s.abs());
+            }
+            x[..m].copy_from_slice(delayed);
+            history[..held].copy_from_slice(&buf[m..m + held]);
         }
     }
 }
@@ -352,15 +478,35 @@ mod tests {
     fn reference(input: &[(f32, f32)], sample_rate: f32, ceiling: f32) -> Vec<(f32, f32)> {
         let lim = Limiter::new(sample_rate, ceiling);
         let (len, release) = (lim.len, lim.release);
+        let tp = &lim.tp;
         let mut needs = vec![1.0f32; len + 1];
         let mut delay = vec![(0.0f32, 0.0f32); len];
         let mut avg = vec![1.0f32; len];
         let (mut sum, mut dip) = (len as f64, 0.0f32);
         let mut out = Vec::new();
-        for (n, &(l, r)) in input.iter().enumerate() {
-            let (l, r) = (if l.is_finite() { l } else { 0.0 }, if r.is_finite() { r } else { 0.0 });
-            let peak = l.abs().max(r.abs());
-            needs[n % (len + 1)] = if peak > ceiling { ceiling / peak } else { 1.0 };
+        let clean: Vec<[f32; 2]> = input
+            .iter()
+            .map(|&(l, r)| [l, r].map(|x| if x.is_finite() { x } else { 0.0 }))
+            .collect();
+        let at = |n: usize, k: usize, c: usize| if n >= k { clean[n - k][c] } else { 0.0 };
+        let mut last_peak = 0.0f32;
+        for n in 0..clean.len() {
+            // the true peak from the delayed sample to the next, each phase summed afresh
+            let mut peak = 0.0f32;
+            for c in 0..2 {
+                for p in 0..tp.factor {
+                    let mut acc = 0.0f32;
+                    for k in 0..tp.per_phase {
+                        acc += tp.h[k * tp.factor + p] * at(n, k, c);
+                    }
+                    peak = peak.max(acc.abs());
+                }
+                peak = peak.max(at(n, tp.delay, c).abs());
+            }
+            let (l, r) = (at(n, tp.delay, 0), at(n, tp.delay, 1));
+            let around = peak.max(last_peak) * TP_MARGIN;
+            last_peak = peak;
+            needs[n % (len + 1)] = if around > ceiling { ceiling / around } else { 1.0 };
             let window_min = needs.iter().fold(1.0f32, |a, &b| a.min(b));
             dip = (1.0 - window_min).max(release * dip);
             let held = window_min.min(1.0 - dip);
@@ -395,7 +541,7 @@ mod tests {
                 (x, -0.5 * x + if i == 100_000 { 2.0 } else { 0.0 })
             })
             .collect();
-        for sample_rate in [48_000.0, 44_100.0, 47_600.0, 1_000.0] {
+        for sample_rate in [48_000.0, 44_100.0, 47_600.0, 1_000.0, 96_000.0, 192_000.0] {
             let want = reference(&input, sample_rate, 0.9);
             let mut lim = Limiter::new(sample_rate, 0.9);
             let (mut l, mut r): (Vec<f32>, Vec<f32>) = input.iter().copied().unzip();
@@ -418,6 +564,89 @@ mod tests {
             // and the peaks were limited: the output reaches the ceiling but never passes it
             let top = l.iter().chain(&r).fold(0.0f32, |a, &x| a.max(x.abs()));
             assert!(top <= 0.9 && top > 0.89, "{top}");
+        }
+    }
+
+    /// The largest magnitude of `x` oversampled 32× by a long Hann-windowed sinc (f64): a
+    /// finer measure of the true peak than the limiter's own.
+    fn true_peak_32x(x: &[f32]) -> f64 {
+        let half = 64isize;
+        let mut top = 0.0f64;
+        for n in half as usize..x.len() - half as usize {
+            for q in 0..32 {
+                let t = q as f64 / 32.0;
+                let mut sum = 0.0;
+                for k in -half + 1..=half {
+                    let d = k as f64 - t;
+                    let sinc = if d == 0.0 {
+                        1.0
+                    } else {
+                        (std::f64::consts::PI * d).sin() / (std::f64::consts::PI * d)
+                    };
+                    let w = 0.5 * (1.0 + (std::f64::consts::PI * d / half as f64).cos());
+                    sum += f64::from(x[(n as isize + k) as usize]) * sinc * w;
+                }
+                top = top.max(sum.abs());
+            }
+        }
+        top
+    }
+
+    #[test]
+    fn the_ceiling_holds_between_the_samples() {
+        // a sine at a quarter of the rate, 45° off its samples: every sample at 0.707 of a
+        // true peak of 1 (3 dB over the samples), and the same in bursts; ceiling 0.9. A
+        // sample-peak limiter passes the samples untouched and the peaks at 1
+        let sine = |i: usize| (std::f32::consts::FRAC_PI_2 * i as f32 + std::f32::consts::FRAC_PI_4).sin();
+        for burst in [false, true] {
+            let input: Vec<f32> = (0..20_000)
+                .map(|i| {
+                    if !burst || (i / 1_000) % 3 == 1 {
+                        sine(i)
+                    } else {
+                        0.01 * sine(i)
+                    }
+                })
+                .collect();
+            let mut lim = Limiter::new(48_000.0, 0.9);
+            let (mut l, mut r) = (input.clone(), input.iter().map(|x| -x).collect::<Vec<_>>());
+            lim.process_span(&mut l, &mut r);
+            let before = true_peak_32x(&input);
+            let after = true_peak_32x(&l).max(true_peak_32x(&r));
+            assert!(before > 0.99, "{before}");
+            // as the meter measures it (its 4× interpolator: `TruePeak` afresh)...
+            let mut meter = TruePeak::new(48_000.0);
+            let mut metered = 0.0f32;
+            for (cl, cr) in l.chunks(CHUNK).zip(r.chunks(CHUNK)) {
+                let mut peaks = [0.0f32; CHUNK];
+                meter.run(&mut cl.to_vec(), &mut cr.to_vec(), &mut peaks);
+                metered = peaks.iter().fold(metered, |a, &p| a.max(p));
+            }
+            assert!(
+                metered <= 0.9 * 1.0001,
+                "burst {burst}: metered true peak {metered} over 0.9"
+            );
+            // ...and finer: within the 4× interpolator's own error at a quarter of the rate
+            // (0.4 %, 0.04 dB)
+            assert!(
+                after <= 0.9 * 1.005,
+                "burst {burst}: true peak {after} over the ceiling 0.9"
+            );
+            assert!(after > 0.85, "burst {burst}: limited to {after}, far below the ceiling");
+        }
+    }
+
+    #[test]
+    fn the_latency_counts_the_interpolator() {
+        for (rate, extra) in [(48_000.0, 6), (44_100.0, 6), (96_000.0, 12), (192_000.0, 0)] {
+            let mut lim = Limiter::new(rate, 0.9);
+            assert_eq!(lim.latency(), (LOOKAHEAD_S * rate).round() as usize + extra, "{rate}");
+            // an impulse under the ceiling comes out exactly `latency` samples later
+            let mut l: Vec<f32> = (0..2_000).map(|i| if i == 10 { 0.5 } else { 0.0 }).collect();
+            let mut r = l.clone();
+            lim.process_span(&mut l, &mut r);
+            assert_eq!(l.iter().position(|&x| x != 0.0), Some(10 + lim.latency()), "{rate}");
+            assert_eq!(l[10 + lim.latency()], 0.5);
         }
     }
 
