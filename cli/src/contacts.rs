@@ -17,13 +17,13 @@ use std::path::Path;
 #[derive(Debug, Deserialize)]
 struct Row {
     time_s: f64,
-    x_m: f32,
-    y_m: f32,
-    z_m: f32,
-    nx: f32,
-    ny: f32,
-    nz: f32,
-    speed_m_s: f32,
+    x_m: f64,
+    y_m: f64,
+    z_m: f64,
+    nx: f64,
+    ny: f64,
+    nz: f64,
+    speed_m_s: f64,
     body_a: String,
     material_a: String,
     body_b: String,
@@ -76,7 +76,7 @@ impl ContactFile {
             let line = record.position().map_or(0, |p| p.line());
             let row: Row = record
                 .deserialize(Some(&headers))
-                .map_err(|e| format!("line {line}: {}", deserialize_message(&e, &headers)))?;
+                .map_err(|e| format!("line {line}: {}", deserialize_message(&e, &headers, &record)))?;
             file.add(&row).map_err(|e| format!("line {line}: {e}"))?;
         }
         if file.contacts.is_empty() {
@@ -90,7 +90,15 @@ impl ContactFile {
             Body::parse(name).ok_or_else(|| format!("body `{name}`: one of {}", Body::ALL.map(Body::name).join(", ")))
         };
         let (a, b) = (body(&row.body_a)?, body(&row.body_b)?);
-        let mut normal = [row.nx, row.ny, row.nz];
+        Contact::check_values(
+            row.time_s,
+            [row.x_m, row.y_m, row.z_m],
+            [row.nx, row.ny, row.nz],
+            row.speed_m_s,
+        )?;
+        // a unit vector in f64 first: components that an f32 sum of squares would overflow
+        let len = (row.nx * row.nx + row.ny * row.ny + row.nz * row.nz).sqrt();
+        let mut normal = [row.nx, row.ny, row.nz].map(|x| (x / len) as f32);
         // the grain first; the normal is the direction the grain is pushed
         let (other, grain_material, other_material) = match (a, b) {
             (Body::Grain, other) => (other, &row.material_a, &row.material_b),
@@ -127,9 +135,9 @@ impl ContactFile {
         }
         let contact = Contact {
             time_s: row.time_s,
-            position_m: [row.x_m, row.y_m, row.z_m],
+            position_m: [row.x_m, row.y_m, row.z_m].map(|x| x as f32),
             normal,
-            speed_m_s: row.speed_m_s,
+            speed_m_s: row.speed_m_s as f32,
             other,
         };
         contact.check()?;
@@ -148,6 +156,15 @@ impl ContactFile {
             set("surface_material", s)?;
         }
         Ok(())
+    }
+
+    /// The file's materials, as the render's summary names them: "glass_beads_2mm grains,
+    /// ceramic cup, concrete surface".
+    pub fn materials(&self) -> String {
+        let mut m = vec![format!("{} grains", self.grain)];
+        m.extend(self.cup.iter().map(|c| format!("{c} cup")));
+        m.extend(self.surface.iter().map(|s| format!("{s} surface")));
+        m.join(", ")
     }
 
     /// Time of the last contact, s.
@@ -177,11 +194,18 @@ fn same(slot: &mut Option<String>, what: &str, id: &str) -> Result<(), String> {
     }
 }
 
-/// A CSV deserialisation error without its position (the caller names the line).
-fn deserialize_message(e: &csv::Error, headers: &csv::StringRecord) -> String {
+/// A CSV deserialisation error without its position (the caller names the line), with the
+/// column and the text found there.
+fn deserialize_message(e: &csv::Error, headers: &csv::StringRecord, record: &csv::StringRecord) -> String {
     match e.kind() {
-        csv::ErrorKind::Deserialize { err, .. } => match err.field().and_then(|i| headers.get(i as usize)) {
-            Some(column) => format!("column `{column}`: {}", err.kind()),
+        csv::ErrorKind::Deserialize { err, .. } => match err.field().map(|i| i as usize) {
+            Some(i) => format!(
+                "column `{}` (column {}): `{}`: {}",
+                headers.get(i).unwrap_or("?"),
+                i + 1,
+                record.get(i).unwrap_or(""),
+                err.kind()
+            ),
             None => err.kind().to_string(),
         },
         _ => e.to_string(),
@@ -230,10 +254,34 @@ mod tests {
             ),
             (
                 "0.1,0,0,0,0,0,0,1.2,grain,glass_beads_2mm,cup,ceramic\n",
-                "line 3: the normal",
+                "line 3: normal (0, 0, 0)",
             ),
             ("-1,0,0,0,0,0,1,1.2,grain,glass_beads_2mm,cup,ceramic\n", "line 3: time"),
-            ("0.1,0,0,0,0,0,1,0,grain,glass_beads_2mm,cup,ceramic\n", "line 3: speed"),
+            (
+                "0.1,0,0,0,0,0,1,0,grain,glass_beads_2mm,cup,ceramic\n",
+                "line 3: speed 0 m/s",
+            ),
+            // what was written, not what an f32 makes of it, and the bounds with their reason
+            (
+                "0.1,0,0,0,0,0,1,1e-300,grain,glass_beads_2mm,cup,ceramic\n",
+                "line 3: speed 1e-300 m/s: must be within 1e-6..=100 m/s",
+            ),
+            (
+                "0.1,0,0,0,0,0,1,1e30,grain,glass_beads_2mm,cup,ceramic\n",
+                "line 3: speed 1e30 m/s: must be within 1e-6..=100 m/s",
+            ),
+            (
+                "0.1,0,0,0,0,0,1,inf,grain,glass_beads_2mm,cup,ceramic\n",
+                "line 3: speed inf m/s: must be within",
+            ),
+            (
+                "0.1,1e30,0,0,0,0,1,1.2,grain,glass_beads_2mm,cup,ceramic\n",
+                "line 3: x = 1e30 m: a contact must be within ±10 m",
+            ),
+            (
+                "0.1,0,0,0,0,0,1,fast,grain,glass_beads_2mm,cup,ceramic\n",
+                "line 3: column `speed_m_s` (column 8): `fast`:",
+            ),
         ] {
             let text = format!("{HEADER}{row}{bad}");
             let e = ContactFile::parse(text.as_bytes()).unwrap_err();

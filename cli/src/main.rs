@@ -411,14 +411,29 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
         Some(path) => {
             let file = ContactFile::read(path)?;
             file.apply(&mut values)?;
-            changes.push(format!("contacts from {}", path.display()));
-            Some(file)
+            Some((path, file))
         }
         None => None,
     };
-    let seconds = a
-        .seconds
-        .unwrap_or_else(|| contacts.as_ref().map_or(6.0, |f| f.last_s() + 1.0));
+    let seconds = match (a.seconds, &contacts) {
+        (Some(s), _) => s,
+        (None, None) => 6.0,
+        (None, Some((path, file))) => {
+            // until a second after the last contact
+            let last = file.last_s();
+            if last + 1.0 > render::MAX_SECONDS {
+                return Err(format!(
+                    "{}: the last contact is at {} s, and a contact file renders until 1 s after its last contact: longer than a render's {} s; give --seconds (at most {}) to render the file's start",
+                    path.display(),
+                    render::seconds_text(last),
+                    render::MAX_SECONDS,
+                    render::MAX_SECONDS
+                )
+                .into());
+            }
+            last + 1.0
+        }
+    };
     let rate = render::sample_rate(a.sample_rate)?;
     let options = render::Options {
         seconds: render::seconds(seconds, rate)?,
@@ -428,10 +443,16 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
         notes: a.notes,
         stems: a.stems,
     };
+    // a contact file's render is named by the file and its materials, not by the preset
+    // that supplies its other settings
+    let title = match &contacts {
+        Some((path, file)) => format!("{} ({})", path.display(), file.materials()),
+        None => p.name.clone(),
+    };
     let what = if changes.is_empty() {
-        p.name.clone()
+        title
     } else {
-        format!("{} ({})", p.name, changes.join(", "))
+        format!("{title} ({})", changes.join(", "))
     };
     match a.variations {
         Some(n) => {
@@ -462,7 +483,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
         }
         None => {
             let mut job = options.job(values, output)?;
-            if let Some(file) = contacts {
+            if let Some((_, file)) = contacts {
                 job.contacts = file.contacts;
                 job.check()?;
             }

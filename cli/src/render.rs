@@ -147,6 +147,12 @@ impl Options {
     /// (the limits of `--seconds`, `--sample-rate`, `--block-size`, the pour curve, the notes,
     /// notes in continuous mode).
     pub fn job(&self, values: ParamValues, output: PathBuf) -> Result<Job, String> {
+        if !output.extension().is_some_and(|e| e.eq_ignore_ascii_case("wav")) {
+            return Err(format!(
+                "--output {}: Granary writes WAV files only; give a name ending in .wav",
+                output.display()
+            ));
+        }
         let rate = sample_rate(self.sample_rate as f64)?;
         let seconds = seconds(self.seconds, rate)?;
         let block_size = block_size(self.block_size.try_into().unwrap_or(i64::MAX))?;
@@ -192,6 +198,16 @@ pub fn preset_with_changes(preset: Option<&str>, set: &[String]) -> Result<Prese
         let (id, v) = kv
             .split_once('=')
             .ok_or_else(|| format!("--set {kv}: expected ID=VALUE"))?;
+        if id.trim().is_empty() {
+            return Err(format!(
+                "--set {kv}: no parameter id before `=` (ID=VALUE, e.g. --set pour_rate=40)"
+            ));
+        }
+        if v.trim().is_empty() {
+            return Err(format!(
+                "--set {kv}: no value after `=` (ID=VALUE, e.g. --set pour_rate=40)"
+            ));
+        }
         p.values
             .set_text(id.trim(), v)
             .map_err(|e| format!("--set {kv}: {e}"))?;
@@ -272,7 +288,8 @@ impl Job {
                 ));
             }
         }
-        if self.notes.is_empty() && self.opts.pour.is_none() && s <= 1.0 && self.opts.frames() > 0 {
+        let pours = self.notes.is_empty() && self.contacts.is_empty() && self.opts.pour.is_none();
+        if pours && s <= 1.0 && self.opts.frames() > 0 {
             w.push(format!(
                 "without --pour the preset pours until one second before the end: --seconds {s} leaves no pour"
             ));
@@ -303,12 +320,14 @@ impl Job {
             f.write_all(text.as_bytes())
                 .map_err(|e| format!("{}: {}", path.display(), io_message(&e)))?;
         }
-        let sinks: Vec<_> = files.into_iter().map(BufWriter::new).collect();
+        let targets = staged.targets();
+        let sinks: Vec<_> = targets
+            .iter()
+            .zip(files)
+            .map(|(t, f)| (*t, BufWriter::new(f)))
+            .collect();
         let mut r = self.renderer();
-        let levels = stream(&mut r, sinks, self.sample_rate, interrupt, progress).map_err(|e| match e {
-            Failure::Error(e) => Failure::Error(format!("{}: {e}", self.output.display())),
-            e => e,
-        })?;
+        let levels = stream(&mut r, sinks, self.sample_rate, interrupt, progress)?;
         if let Some(sig) = interrupt.signal() {
             return Err(Failure::Interrupted(sig));
         }
@@ -348,6 +367,11 @@ pub fn seconds_text(seconds: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A WAV writer's error as a sentence naming the file written.
+fn named(name: &Path) -> impl Fn(hound::Error) -> String + '_ {
+    move |e| format!("{}: {}", name.display(), wav_message(e))
+}
+
 /// A render's speed as a multiple of real time, with two significant figures below 10
 /// ("0.14x", "2.5x", "38x"): a slow render is not "0x".
 pub fn speed_text(factor: f64) -> String {
@@ -365,10 +389,11 @@ pub fn speed_text(factor: f64) -> String {
 
 /// Streams `renderer` into stereo 32-bit float WAV files, one per sink (the mix, then the
 /// grains, cup, surface and friction stems if there are five sinks), metering the mix. Stops at the first
-/// write error, or when `interrupt` reports a signal. `progress` advances by each block.
+/// write error, which names the sink's file, or when `interrupt` reports a signal. `progress`
+/// advances by each block.
 pub fn stream<W: Write + Seek>(
     renderer: &mut Renderer,
-    sinks: Vec<W>,
+    sinks: Vec<(&Path, W)>,
     sample_rate: u32,
     interrupt: &Interrupt,
     progress: &ProgressBar,
@@ -379,11 +404,10 @@ pub fn stream<W: Write + Seek>(
         bits_per_sample: 32,
         sample_format: hound::SampleFormat::Float,
     };
-    let mut writers = sinks
-        .into_iter()
-        .map(|s| hound::WavWriter::new(s, spec))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(wav_message)?;
+    let mut writers = Vec::with_capacity(sinks.len());
+    for (name, sink) in sinks {
+        writers.push((name, hound::WavWriter::new(sink, spec).map_err(named(name))?));
+    }
     let mut meter = Meter::new(sample_rate)?;
     while let Some(b) = renderer.next_block() {
         if let Some(sig) = interrupt.signal() {
@@ -391,15 +415,15 @@ pub fn stream<W: Write + Seek>(
         }
         meter.add(&b);
         progress.inc(b.len() as u64);
-        for (w, [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup, b.surface, b.friction]) {
+        for ((name, w), [l, r]) in writers.iter_mut().zip([b.main, b.grains, b.cup, b.surface, b.friction]) {
             for (x, y) in l.iter().zip(r) {
-                w.write_sample(*x).map_err(wav_message)?;
-                w.write_sample(*y).map_err(wav_message)?;
+                w.write_sample(*x).map_err(named(name))?;
+                w.write_sample(*y).map_err(named(name))?;
             }
         }
     }
-    for w in writers {
-        w.finalize().map_err(wav_message)?;
+    for (name, w) in writers {
+        w.finalize().map_err(named(name))?;
     }
     Ok(meter.levels())
 }
@@ -488,13 +512,20 @@ mod tests {
         // the disk fills while the grains stem is written, 100 kB in
         let err = {
             let staged = Staged::new(&j.targets()).unwrap();
+            let names: Vec<PathBuf> = (0..5).map(|i| PathBuf::from(format!("file{i}.wav"))).collect();
             let sinks: Vec<_> = staged
                 .files()
                 .into_iter()
                 .enumerate()
-                .map(|(i, f)| Full {
-                    inner: BufWriter::new(f),
-                    room: if i == 1 { 100_000 } else { usize::MAX },
+                .map(|(i, f)| {
+                    let room = if i == 1 { 100_000 } else { usize::MAX };
+                    (
+                        names[i].as_path(),
+                        Full {
+                            inner: BufWriter::new(f),
+                            room,
+                        },
+                    )
                 })
                 .collect();
             assert_eq!(entries(dir.path()), 5, "five temporaries while writing");
@@ -507,7 +538,8 @@ mod tests {
             )
             .unwrap_err()
         };
-        assert_eq!(err, Failure::Error("No space left on device".into()));
+        // named by the stem's file, not the mix's
+        assert_eq!(err, Failure::Error("file1.wav: No space left on device".into()));
         assert_eq!(entries(dir.path()), 0, "temporaries removed");
     }
 

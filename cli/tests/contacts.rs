@@ -130,3 +130,101 @@ fn inspect_collisions_reduces_the_example_to_cells() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The true peak of a stereo 32-bit float WAV file, dBTP (EBU R 128, the `ebur128` crate).
+fn true_peak_dbtp(path: &Path) -> f64 {
+    let x = samples(path);
+    let mut m = ebur128::EbuR128::new(2, 48_000, ebur128::Mode::TRUE_PEAK).unwrap();
+    m.add_frames_f32(&x).unwrap();
+    let tp = (0..2).map(|c| m.true_peak(c).unwrap()).fold(0.0, f64::max);
+    20.0 * tp.log10()
+}
+
+#[test]
+fn loud_renders_keep_their_true_peak_under_the_ceiling() {
+    // the limiter's ceiling, -0.5 dBTP, between the samples too: the example's single hits
+    // at the default gain and gravel onto soil pushed 40 dB reached +3.0 and +3.3 dBTP
+    // when the limiter held sample peaks only
+    let dir = tempfile::tempdir().unwrap();
+    for (name, args) in [
+        ("beads", vec!["--collisions", example().to_str().unwrap()]),
+        (
+            "gravel",
+            vec![
+                "--preset",
+                "gravel_onto_soil",
+                "--seconds",
+                "3",
+                "--set",
+                "output_gain=40",
+            ],
+        ),
+    ] {
+        let out = dir.path().join(format!("{name}.wav"));
+        let o = granary()
+            .arg("render")
+            .args(&args)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let tp = true_peak_dbtp(&out);
+        assert!(tp <= -0.5, "{name}: true peak {tp:.4} dBTP");
+        assert!(tp > -1.5, "{name}: {tp:.2} dBTP: the limiter was not working");
+    }
+}
+
+#[test]
+fn messages_name_the_value_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "time_s,x_m,y_m,z_m,nx,ny,nz,speed_m_s,body_a,material_a,body_b,material_b\n";
+    let row = |t: &str| format!("{t},0,0,0,0,0,1,1,grain,glass_beads_2mm,surface,concrete\n");
+    let run = |args: &[&str]| {
+        let o = granary().arg("render").args(args).output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code(), text)
+    };
+    let out = dir.path().join("x.wav");
+    let o = out.to_str().unwrap();
+    // a contact late in the hour: the file's length is at fault, not a --seconds not given
+    let late = dir.path().join("late.csv");
+    std::fs::write(&late, format!("{header}{}", row("3599.5"))).unwrap();
+    let (code, text) = run(&["--collisions", late.to_str().unwrap(), "-o", o]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("the last contact is at 3599.5 s"), "{text}");
+    assert!(!text.contains("--seconds must be"), "{text}");
+    // with --seconds the file's start renders, named by the file and its materials, and
+    // no warning about a pour that a contact render does not make
+    let short = dir.path().join("short.csv");
+    std::fs::write(&short, format!("{header}{}", row("0.2"))).unwrap();
+    let (code, text) = run(&["--collisions", short.to_str().unwrap(), "--seconds", "1", "-o", o]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("pour"), "{text}");
+    assert!(
+        text.contains("short.csv (glass_beads_2mm grains, concrete surface): 1 s at 48000 Hz"),
+        "{text}"
+    );
+    assert!(!text.contains("Sugar"), "{text}");
+    // outputs that are not WAV files, and --set without an id or a value
+    for (args, says) in [
+        (
+            vec!["-o", "take.mp3"],
+            "--output take.mp3: Granary writes WAV files only",
+        ),
+        (
+            vec!["--set", "pour_rate=", "-o", o],
+            "--set pour_rate=: no value after `=`",
+        ),
+        (vec!["--set", "=5", "-o", o], "--set =5: no parameter id before `=`"),
+    ] {
+        let (code, text) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {text}");
+        assert!(text.contains(says), "{args:?}: {text}");
+    }
+    assert!(!Path::new("take.mp3").exists());
+}

@@ -85,7 +85,7 @@ fn force_replaces_regular_files_only() {
     use std::os::unix::fs::FileTypeExt;
     // a device and a FIFO of the test's own (a regression must not replace /dev/full)
     let dir = tempfile::tempdir().unwrap();
-    let full = dir.path().join("full");
+    let full = dir.path().join("full.wav");
     let fifo = dir.path().join("fifo.wav");
     let c = |p: &Path| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
     let made = unsafe { libc::mknod(c(&full).as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 7)) } == 0;

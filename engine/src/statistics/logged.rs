@@ -74,27 +74,75 @@ pub struct Contact {
     pub other: Body,
 }
 
+/// The fastest contact rendered, m/s: far beyond what grains reach falling through air (a
+/// 5 mm stone's terminal speed is about 17 m/s: v = sqrt(8 r ρ g / (3 ρ_air C_d)), C_d =
+/// 0.47), and where Hertz's elastic contact no longer holds (grains yield and shatter;
+/// Johnson 1985, *Contact Mechanics*, §11.3).
+pub const MAX_SPEED_M_S: f64 = 100.0;
+/// The slowest, m/s: a micrometre a second (far below hearing; a smaller speed is a unit
+/// slip, not a contact).
+pub const MIN_SPEED_M_S: f64 = 1e-6;
+/// How far from the cup's floor centre a contact may be, m, in each coordinate: the scene
+/// is the cup and the ground around it, heard from a listener a few metres away at most.
+pub const MAX_DISTANCE_M: f64 = 10.0;
+
+/// A number as a person reads it: `{:e}` where the plain form would run to many digits
+/// (1e-300, 1e30), else the plain form (0.125, 100).
+fn num(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e6).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 impl Contact {
-    /// Why this contact cannot be rendered, if it cannot: a quantity not finite, a negative
-    /// time, a zero normal, a speed not above 0.
-    pub fn check(&self) -> Result<(), String> {
-        if !self.time_s.is_finite() || self.time_s < 0.0 {
+    /// Why a contact with these values (as given, before they become `f32`) cannot be
+    /// rendered, if it cannot: a quantity not finite, a negative time, a speed or a place
+    /// outside what the physics covers (`MIN_SPEED_M_S`..=`MAX_SPEED_M_S`,
+    /// ±`MAX_DISTANCE_M`), a zero normal.
+    pub fn check_values(time_s: f64, position_m: [f64; 3], normal: [f64; 3], speed_m_s: f64) -> Result<(), String> {
+        if !time_s.is_finite() || time_s < 0.0 {
             return Err(format!(
                 "time {} s: must be a finite number of seconds >= 0",
-                self.time_s
+                num(time_s)
             ));
         }
-        if !self.position_m.iter().all(|x| x.is_finite()) {
-            return Err("the position is not finite".into());
+        for (axis, x) in ["x", "y", "z"].iter().zip(position_m) {
+            if !(x.abs() <= MAX_DISTANCE_M) {
+                return Err(format!(
+                    "{axis} = {} m: a contact must be within ±{MAX_DISTANCE_M} m of the cup's floor centre (the scene is the cup and the ground around it)",
+                    num(x)
+                ));
+            }
         }
-        let n2: f32 = self.normal.iter().map(|x| x * x).sum();
-        if !n2.is_finite() || n2 <= 0.0 {
-            return Err("the normal must be a finite, non-zero vector".into());
+        let n2: f64 = normal.iter().map(|x| x * x).sum();
+        if !n2.is_finite() || n2 <= 0.0 || normal.iter().all(|&x| (x as f32) == 0.0) {
+            return Err(format!(
+                "normal ({}, {}, {}): must be a finite, non-zero vector",
+                num(normal[0]),
+                num(normal[1]),
+                num(normal[2])
+            ));
         }
-        if !self.speed_m_s.is_finite() || self.speed_m_s <= 0.0 {
-            return Err(format!("speed {} m/s: must be above 0", self.speed_m_s));
+        if !(MIN_SPEED_M_S..=MAX_SPEED_M_S).contains(&speed_m_s) {
+            return Err(format!(
+                "speed {} m/s: must be within {}..={MAX_SPEED_M_S} m/s (faster than any grain falls through air, grains shatter and the elastic contact does not hold)",
+                num(speed_m_s),
+                num(MIN_SPEED_M_S)
+            ));
         }
         Ok(())
+    }
+
+    /// `check_values` on this contact's values.
+    pub fn check(&self) -> Result<(), String> {
+        Contact::check_values(
+            self.time_s,
+            self.position_m.map(f64::from),
+            self.normal.map(f64::from),
+            f64::from(self.speed_m_s),
+        )
     }
 
     /// The contact as the engine's collision at `time` samples within its window, for the
