@@ -124,7 +124,7 @@ pub fn daw_test(args: &[String]) -> nice_plug_xtask::Result<()> {
     let target = super::target_dir()?;
     let bundle = target.join("bundled/granary.vst3");
     let granary = target.join("bundled/granary");
-    if !build && !(bundle.exists() && granary.exists()) {
+    if !(build || bundle.exists() && granary.exists()) {
         bail!(
             "--no-build: no release build in {} (cargo xtask bundle granary --release)",
             target.join("bundled").display()

@@ -109,7 +109,7 @@ impl Contact {
             ));
         }
         for (axis, x) in ["x", "y", "z"].iter().zip(position_m) {
-            if !(x.abs() <= MAX_DISTANCE_M) {
+            if x.is_nan() || x.abs() > MAX_DISTANCE_M {
                 return Err(format!(
                     "{axis} = {} m: a contact must be within ±{MAX_DISTANCE_M} m of the cup's floor centre (the scene is the cup and the ground around it)",
                     num(x)
