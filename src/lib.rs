@@ -262,7 +262,13 @@ impl Plugin for Granary {
     }
 
     fn deactivate(&mut self) {
-        self.engine = None;
+        // The engine stays until the next `activate` replaces it. Ardour 7 deactivates and
+        // reactivates a VST3 plugin from its own thread as an export starts, while its audio
+        // threads go on processing it: the export ran in that gap (up to 180 ms of wall
+        // time, several seconds of freewheeled audio) and, with no engine, was silent, note
+        // and all (`cargo xtask daw-test`: one export in eight after a deactivation once;
+        // under load, several in every run of 24). A deactivated plugin that the host still
+        // processes now plays on.
     }
 }
 
