@@ -149,7 +149,7 @@ impl Limiter {
         // the true peak from each sample to the next, stereo-linked; `l` and `r` become
         // the signal delayed by the interpolator (`TruePeak::run`)
         let mut peaks = [0.0f32; CHUNK];
-        self.tp.run(l, r, &mut peaks);
+        self.tp.run(l, r, &mut peaks, c / TP_MARGIN);
         // the gain each sample needs, min(1, ceiling / peak) over the spans either side of
         // it (elementwise: packed SIMD)
         let mut before = [0.0f32; CHUNK];
@@ -236,6 +236,10 @@ const TP_TAPS: usize = 48;
 /// (the example contact file at the default gain read −0.4998 dBTP against a ceiling of
 /// −0.5006 without it).
 const TP_MARGIN: f32 = 1.001;
+/// Outputs the true-peak detector oversamples together, or skips together where no point
+/// between their samples can reach the ceiling (`TruePeak::run`).
+const TP_GROUP: usize = 16;
+const _: () = assert!(CHUNK.is_multiple_of(TP_GROUP));
 /// The most input samples the interpolator keeps from one chunk to the next (at 2×).
 const TP_HISTORY: usize = TP_TAPS / 2 - 1;
 
@@ -257,6 +261,9 @@ struct TruePeak {
     history: [[f32; TP_HISTORY]; 2],
     /// The peak of the span from the last sample out of `run` to the next.
     last: f32,
+    /// The most any phase's taps can make of samples of magnitude 1: the largest sum of the
+    /// taps' magnitudes over the phases (with a hair for rounding).
+    bound: f32,
 }
 
 impl TruePeak {
@@ -282,7 +289,12 @@ impl TruePeak {
             }
         }
         let per_phase = if factor == 1 { 1 } else { TP_TAPS / factor };
+        let bound = (0..factor)
+            .map(|p| (0..per_phase).map(|k| h[k * factor + p].abs()).sum::<f32>())
+            .fold(0.0f32, f32::max)
+            * 1.0001;
         TruePeak {
+            bound,
             factor,
             per_phase,
             h,
@@ -299,28 +311,47 @@ impl TruePeak {
 
     /// For the chunk `l`, `r` (at most `CHUNK` samples): `peaks[t]`, the largest magnitude
     /// of either channel from delayed sample t to the next (the sample and the oversampled
-    /// points after it); `l` and `r` then hold the signal delayed by `delay`.
-    fn run(&mut self, l: &mut [f32], r: &mut [f32], peaks: &mut [f32; CHUNK]) {
+    /// points after it), where any could pass `quiet`, else the samples' own; `l` and `r`
+    /// then hold the signal delayed by `delay`.
+    fn run(&mut self, l: &mut [f32], r: &mut [f32], peaks: &mut [f32; CHUNK], quiet: f32) {
         let m = l.len().min(r.len()).min(CHUNK);
         let (factor, held) = (self.factor, self.per_phase - 1);
-        for (x, history) in [l, r].into_iter().zip(&mut self.history) {
-            // the held samples, then the chunk's
-            let mut buf = [0.0f32; TP_HISTORY + CHUNK];
+        // each channel's held samples, then the chunk's
+        let mut bufs = [[0.0f32; TP_HISTORY + CHUNK]; 2];
+        for ((buf, x), history) in bufs.iter_mut().zip([&*l, &*r]).zip(&self.history) {
             buf[..held].copy_from_slice(&history[..held]);
             buf[held..held + m].copy_from_slice(&x[..m]);
-            for p in 0..factor {
-                let mut acc = [0.0f32; CHUNK];
-                for k in 0..self.per_phase {
-                    let h = self.h[k * factor + p];
-                    for (a, &s) in acc[..m].iter_mut().zip(&buf[held - k..held - k + m]) {
-                        *a += h * s;
+        }
+        // no point between the samples passes the largest sample the interpolator reads times
+        // the sum of its taps' magnitudes (`bound`): where that is below `quiet`, the samples
+        // are the peaks as far as the caller is concerned, and the oversampling is skipped, a
+        // group of `TP_GROUP` outputs at a time
+        let mut loud = [false; CHUNK / TP_GROUP];
+        for (g, loud) in loud.iter_mut().enumerate().take(m.div_ceil(TP_GROUP)) {
+            let (from, to) = (g * TP_GROUP, ((g + 1) * TP_GROUP).min(m) + held);
+            let top = bufs
+                .iter()
+                .flat_map(|b| &b[from..to])
+                .fold(0.0f32, |t, s| max(t, s.abs()));
+            *loud = top * self.bound > quiet;
+        }
+        for ((x, buf), history) in [l, r].into_iter().zip(&bufs).zip(&mut self.history) {
+            for (g, _) in loud.iter().enumerate().take(m.div_ceil(TP_GROUP)).filter(|(_, &l)| l) {
+                let (from, to) = (g * TP_GROUP, ((g + 1) * TP_GROUP).min(m));
+                // phase 0 is the delayed sample itself (h(kF) = 0 but at kF = 24, where it is 1)
+                for p in 1..factor {
+                    let mut acc = [0.0f32; TP_GROUP];
+                    for k in 0..self.per_phase {
+                        let h = self.h[k * factor + p];
+                        for (a, &s) in acc.iter_mut().zip(&buf[held + from - k..held + to - k]) {
+                            *a += h * s;
+                        }
+                    }
+                    for (peak, a) in peaks[from..to].iter_mut().zip(&acc) {
+                        *peak = max(*peak, a.abs());
                     }
                 }
-                for (peak, a) in peaks[..m].iter_mut().zip(&acc[..m]) {
-                    *peak = max(*peak, a.abs());
-                }
             }
-            // the delayed samples themselves (phase 0 is them but for rounding)
             let delayed = &buf[held - self.delay..held - self.delay + m];
             for (peak, s) in peaks[..m].iter_mut().zip(delayed) {
                 *peak = max(*peak, s.abs());
@@ -494,7 +525,7 @@ mod tests {
             // the true peak from the delayed sample to the next, each phase summed afresh
             let mut peak = 0.0f32;
             for c in 0..2 {
-                for p in 0..tp.factor {
+                for p in 1..tp.factor {
                     let mut acc = 0.0f32;
                     for k in 0..tp.per_phase {
                         acc += tp.h[k * tp.factor + p] * at(n, k, c);
@@ -619,7 +650,7 @@ mod tests {
             let mut metered = 0.0f32;
             for (cl, cr) in l.chunks(CHUNK).zip(r.chunks(CHUNK)) {
                 let mut peaks = [0.0f32; CHUNK];
-                meter.run(&mut cl.to_vec(), &mut cr.to_vec(), &mut peaks);
+                meter.run(&mut cl.to_vec(), &mut cr.to_vec(), &mut peaks, 0.0);
                 metered = peaks.iter().fold(metered, |a, &p| a.max(p));
             }
             assert!(
