@@ -421,7 +421,7 @@ impl GranaryEditor {
         }
         if let Some(dir) = self.browser.user_dir() {
             ui.label(
-                egui::RichText::new(format!("Folder: {}", dir.display()))
+                egui::RichText::new(format!("Folder: {}", shown_path(dir, dirs::home_dir().as_deref())))
                     .size(12.0)
                     .color(ui.visuals().weak_text_color()),
             );
@@ -527,6 +527,14 @@ fn kind_index(kind: granary_engine::base::window::CollisionKind) -> usize {
         CollisionKind::GrainGrain => 0,
         CollisionKind::GrainCup => 1,
         CollisionKind::GrainSurface => 2,
+    }
+}
+
+/// `path` as the editor shows it: under the user's home as `~/...`, as a shell writes it.
+fn shown_path(path: &std::path::Path, home: Option<&std::path::Path>) -> String {
+    match home.and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
     }
 }
 
@@ -702,6 +710,20 @@ impl NiceEguiApp for GranaryEditor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_folder_is_shown_as_a_shell_writes_it() {
+        use std::path::Path;
+        let home = Path::new("/home/ana");
+        let shown = |p: &str| shown_path(Path::new(p), Some(home));
+        assert_eq!(
+            shown("/home/ana/.local/share/granary/presets"),
+            "~/.local/share/granary/presets"
+        );
+        assert_eq!(shown("/home/anabel/presets"), "/home/anabel/presets");
+        assert_eq!(shown("/tmp/x"), "/tmp/x");
+        assert_eq!(shown_path(Path::new("/tmp/x"), None), "/tmp/x");
+    }
 
     #[test]
     fn rate_readout_groups_thousands() {

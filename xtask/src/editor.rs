@@ -42,14 +42,15 @@ pub fn build_standalone() -> anyhow::Result<PathBuf> {
     Ok(target.join("release").join("granary-standalone"))
 }
 
-/// An Xvfb display with the standalone running on it, in the factory state: the user preset
-/// folder is an empty folder of its own (`GRANARY_PRESET_DIR`).
+/// An Xvfb display with the standalone running on it, in the factory state: a home of its
+/// own (`HOME`), whose user preset folder, where a user's would be, is empty.
 pub struct Session {
     pub display: String,
     xvfb: Child,
     pub app: Option<Child>,
     pub window: String,
-    presets: PathBuf,
+    /// The standalone's `HOME` (removed on drop).
+    home: PathBuf,
 }
 
 impl Session {
@@ -70,15 +71,18 @@ impl Session {
                 "-noreset",
             ])
             .spawn()?;
-        let presets = std::env::temp_dir().join(format!("granary-factory-presets-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&presets);
+        // the platform's user folder under a home of the session's own, so that the picture
+        // shows the folder a user sees ("~/.local/share/granary/presets"), not a temporary one
+        let home = std::env::temp_dir().join(format!("granary-editor-home-{}", std::process::id()));
+        let presets = home.join(".local/share/granary/presets");
+        let _ = std::fs::remove_dir_all(&home);
         std::fs::create_dir_all(&presets)?;
         let mut s = Session {
             display,
             xvfb,
             app: None,
             window: String::new(),
-            presets,
+            home,
         };
         std::thread::sleep(Duration::from_millis(800));
         let mut xrdb = Command::new("xrdb")
@@ -96,7 +100,9 @@ impl Session {
             Command::new(app)
                 .args(["--backend", "dummy"])
                 .env("DISPLAY", &s.display)
-                .env("GRANARY_PRESET_DIR", &s.presets)
+                .env("HOME", &s.home)
+                .env_remove("XDG_DATA_HOME")
+                .env_remove("GRANARY_PRESET_DIR")
                 .spawn()?,
         );
         let start = Instant::now();
@@ -183,7 +189,7 @@ impl Drop for Session {
         }
         let _ = self.xvfb.kill();
         let _ = self.xvfb.wait();
-        let _ = std::fs::remove_dir_all(&self.presets);
+        let _ = std::fs::remove_dir_all(&self.home);
     }
 }
 
