@@ -140,7 +140,6 @@ impl ContactFile {
             speed_m_s: row.speed_m_s as f32,
             other,
         };
-        contact.check()?;
         self.contacts.push(contact);
         Ok(())
     }

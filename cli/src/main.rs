@@ -472,10 +472,9 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
             })?;
             let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
             let threads = asked.unwrap_or(cores).min(cores).min(batch.takes.len()).max(1);
-            if asked.is_some_and(|j| j > threads) {
+            if let Some(j) = asked.filter(|&j| j > threads) {
                 eprintln!(
-                    "granary: --jobs {}: rendering {threads} takes at a time ({} takes, {cores} cores here)",
-                    asked.unwrap_or_default(),
+                    "granary: --jobs {j}: rendering {threads} takes at a time ({} takes, {cores} cores here)",
                     batch.takes.len()
                 );
             }

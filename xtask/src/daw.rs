@@ -19,9 +19,9 @@
 //!   harness writes a standard MIDI file into the session's `interchange/NAME/midifiles/` and
 //!   adds the source and the region to the session file;
 //! - `ardour7-lua` crashes (a corrupted heap, found in `ExportProfileManager::load_presets`
-//!   as an export starts) about once in five exports, and also when starting or closing; it
-//!   does so as often with Ardour's own ACE Reasonable Synth in Granary's place (six runs of
-//!   18 exports: a crash after 1 to 8 of them). Every Ardour step is retried, up to
+//!   as an export starts) about once in three to five exports, and also when starting or
+//!   closing; it does so as often with Ardour's own ACE Reasonable Synth in Granary's place
+//!   (six runs of 18 exports: a crash after 1 to 8 of them). Every Ardour step is retried, up to
 //!   `--attempts` runs (40), the exports going on from the first take not yet exported, and
 //!   each crash is reported as a host crash, not as a difference in the sound.
 //!
@@ -213,12 +213,10 @@ fn in_ardour(work: &Path, bundle: &Path, granary: &Path, attempts: u32) -> nice_
     let (attempt, log) = ardour(&home, work, "export", attempts, |attempt| {
         if attempt > 1 {
             let previous = std::fs::read_to_string(work.join(format!("export-{}.log", attempt - 1)))?;
-            let out = work.join(format!("export-{}/out", attempt - 1));
-            for line in previous.lines() {
-                if let Some(take) = line.strip_prefix("EXPORTED ") {
-                    exported.push((take.to_string(), out.join(format!("{take}.wav"))));
-                }
-            }
+            exported.extend(exported_by(
+                &previous,
+                &work.join(format!("export-{}/out", attempt - 1)),
+            ));
         }
         let remaining: Vec<_> = all
             .iter()
@@ -250,11 +248,16 @@ fn in_ardour(work: &Path, bundle: &Path, granary: &Path, attempts: u32) -> nice_
         markers.push("CLOSED".to_string());
         Ok((lua, markers))
     })?;
-    let out = work.join(format!("export-{attempt}/out"));
-    for take in log.lines().filter_map(|l| l.strip_prefix("EXPORTED ")) {
-        exported.push((take.to_string(), out.join(format!("{take}.wav"))));
-    }
+    exported.extend(exported_by(&log, &work.join(format!("export-{attempt}/out"))));
     compare_exports(&log, &exported, granary, work)
+}
+
+/// The takes an export run's log says it exported, each with its file in `out`.
+fn exported_by(log: &str, out: &Path) -> Vec<(String, std::path::PathBuf)> {
+    log.lines()
+        .filter_map(|l| l.strip_prefix("EXPORTED "))
+        .map(|take| (take.to_string(), out.join(format!("{take}.wav"))))
+        .collect()
 }
 
 /// Runs one Ardour step up to `attempts` times until it exits cleanly having printed every
