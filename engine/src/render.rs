@@ -74,6 +74,26 @@ impl PourCurve {
         Ok(PourCurve { points })
     }
 
+    /// When the curve first rises above zero and when it last comes down to zero after that,
+    /// seconds: `(start, stop)`, `stop` `None` when it still pours at its last point (and so
+    /// to the render's end). `None` when the curve is zero throughout.
+    pub fn span(&self) -> Option<(f64, Option<f64>)> {
+        let p = &self.points;
+        let start = if p[0].1 > 0.0 {
+            0.0
+        } else {
+            // the rate rises from zero along the first segment that ends above zero
+            p.windows(2).find(|w| w[1].1 > 0.0).map(|w| w[0].0)?
+        };
+        let stop = if p[p.len() - 1].1 > 0.0 {
+            None
+        } else {
+            // it reaches zero at the end of the last segment that starts above zero
+            p.windows(2).rev().find(|w| w[0].1 > 0.0).map(|w| w[1].0)
+        };
+        Some((start, stop))
+    }
+
     pub fn rate_at(&self, t: f64) -> f32 {
         let p = &self.points;
         if t < p[0].0 {
@@ -504,6 +524,15 @@ mod tests {
         assert_eq!(c.rate_at(9.0), 0.0);
         assert!(PourCurve::parse("1:10,0:5").is_err());
         assert!(PourCurve::parse("0:500").is_err());
+        // where it starts and stops pouring (a render's markers)
+        assert_eq!(c.span(), Some((0.0, Some(2.0))));
+        assert_eq!(
+            PourCurve::parse("0:0,0.5:0,1:20,3:0,4:0").unwrap().span(),
+            Some((0.5, Some(3.0)))
+        );
+        assert_eq!(PourCurve::parse("0:20").unwrap().span(), Some((0.0, None)));
+        assert_eq!(PourCurve::parse("0:0,5:0").unwrap().span(), None);
+        assert_eq!(PourCurve::until(20.0, 5.0).span(), Some((0.0, Some(5.0))));
         assert!(PourCurve::parse("x").is_err());
         assert!(PourCurve::parse("").is_err());
         let u = PourCurve::until(20.0, 3.0);
