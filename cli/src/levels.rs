@@ -1,6 +1,8 @@
 //! Levels of a render, measured as it streams: integrated loudness (EBU R128 / ITU-R BS.1770,
 //! the `ebur128` crate), true peak, sample peak, RMS over both channels, and how hard the
-//! main output's limiter worked.
+//! main output's limiter worked; and the EBU R 128 figures a Broadcast WAV file's `bext` chunk
+//! carries ([`R128`]: loudness range, the momentary and short-term maxima), for the mix and
+//! for each stem.
 //!
 //! The limiter's gain reduction is read from the aligned outputs: the limiter is stereo-linked
 //! and its input is the grains stem plus the cup stem, so at each frame its gain is the main
@@ -8,6 +10,7 @@
 //! when the reduction exceeds [`ACTIVE_DB`]; frames whose sum is below [`GATE`] are too quiet
 //! to read a ratio from and count as not limited.
 
+use crate::bwf::Loudness;
 use ebur128::{EbuR128, Mode};
 use granary_engine::render::Block;
 
@@ -16,9 +19,94 @@ pub const ACTIVE_DB: f64 = 0.01;
 /// Below this |stems' sum| (−120 dBFS) a frame's gain reduction is not read.
 pub const GATE: f32 = 1e-6;
 
+/// The EBU R 128 meter of one stereo file (`ebur128`: ITU-R BS.1770-4, EBU Tech 3341 and
+/// 3342): integrated loudness, loudness range, true peak, and the largest momentary (400 ms)
+/// and short-term (3 s) loudness, read every 100 ms of audio (EBU Tech 3341 §2.2: the meters
+/// are updated at least ten times a second). The reading times are counted in frames from the
+/// start, so the figures do not depend on the block size.
+pub struct R128 {
+    meter: EbuR128,
+    /// Frames between two readings (a tenth of a second, rounded).
+    hop: u64,
+    frames: u64,
+    max_momentary: f64,
+    max_short_term: f64,
+}
+
+impl R128 {
+    /// A meter for a stereo file at `sample_rate` Hz.
+    pub fn new(sample_rate: u32) -> Result<R128, String> {
+        let meter = EbuR128::new(2, sample_rate, Mode::I | Mode::LRA | Mode::TRUE_PEAK)
+            .map_err(|e| format!("loudness meter at {sample_rate} Hz: {e}"))?;
+        Ok(R128 {
+            meter,
+            hop: (sample_rate as u64).div_ceil(10).max(1),
+            frames: 0,
+            max_momentary: f64::NEG_INFINITY,
+            max_short_term: f64::NEG_INFINITY,
+        })
+    }
+
+    /// Adds frames (`x[0]` left, `x[1]` right, equal lengths).
+    pub fn add(&mut self, x: [&[f32]; 2]) {
+        let n = x[0].len().min(x[1].len());
+        let mut at = 0;
+        while at < n {
+            // up to the next reading
+            let to_reading = (self.hop - self.frames % self.hop) as usize;
+            let k = to_reading.min(n - at);
+            // planar input of equal lengths cannot fail
+            let _ = self
+                .meter
+                .add_frames_planar_f32(&[&x[0][at..at + k], &x[1][at..at + k]]);
+            self.frames += k as u64;
+            at += k;
+            if self.frames.is_multiple_of(self.hop) {
+                if let Ok(m) = self.meter.loudness_momentary() {
+                    self.max_momentary = self.max_momentary.max(m);
+                }
+                if let Ok(s) = self.meter.loudness_shortterm() {
+                    self.max_short_term = self.max_short_term.max(s);
+                }
+            }
+        }
+    }
+
+    /// Integrated loudness, LUFS (−∞ when silent or shorter than 400 ms).
+    pub fn integrated(&self) -> f64 {
+        self.meter.loudness_global().unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// True peak over both channels, dBTP.
+    pub fn true_peak_dbtp(&self) -> f64 {
+        db((0..2)
+            .filter_map(|c| self.meter.true_peak(c).ok())
+            .fold(0.0f64, f64::max))
+    }
+
+    /// The figures so far; those not measured yet (momentary and short-term before the
+    /// first reading) are NaN, not computed.
+    pub fn loudness(&self) -> Loudness {
+        let measured = |x: f64| if self.frames >= self.hop { x } else { f64::NAN };
+        Loudness {
+            integrated_lufs: self.integrated(),
+            range_lu: self.meter.loudness_range().unwrap_or(f64::NAN),
+            true_peak_dbtp: self.true_peak_dbtp(),
+            max_momentary_lufs: measured(self.max_momentary),
+            max_short_term_lufs: measured(self.max_short_term),
+        }
+    }
+
+    /// The integrated loudness of several meters as one programme (BS.1770's gating over all
+    /// their blocks), LUFS.
+    pub fn integrated_of(meters: &[&R128]) -> f64 {
+        EbuR128::loudness_global_multiple(meters.iter().map(|m| &m.meter)).unwrap_or(f64::NEG_INFINITY)
+    }
+}
+
 /// Accumulates the levels of a render block by block.
 pub struct Meter {
-    r128: EbuR128,
+    r128: R128,
     frames: u64,
     sum_sq: f64,
     peak: f32,
@@ -63,8 +151,7 @@ fn db(x: f64) -> f64 {
 impl Meter {
     /// A meter for a stereo render at `sample_rate` Hz.
     pub fn new(sample_rate: u32) -> Result<Meter, String> {
-        let r128 = EbuR128::new(2, sample_rate, Mode::I | Mode::TRUE_PEAK)
-            .map_err(|e| format!("loudness meter at {sample_rate} Hz: {e}"))?;
+        let r128 = R128::new(sample_rate)?;
         Ok(Meter {
             r128,
             frames: 0,
@@ -77,8 +164,7 @@ impl Meter {
 
     /// Adds one block of the render.
     pub fn add(&mut self, b: &Block<'_>) {
-        // planar input of equal lengths cannot fail
-        let _ = self.r128.add_frames_planar_f32(&b.main);
+        self.r128.add(b.main);
         let [ml, mr] = b.main;
         for t in 0..b.len() {
             let (l, r) = (ml[t], mr[t]);
@@ -104,19 +190,21 @@ impl Meter {
 
     /// The figures so far.
     pub fn levels(&self) -> Levels {
-        let true_peak = (0..2)
-            .filter_map(|c| self.r128.true_peak(c).ok())
-            .fold(0.0f64, f64::max);
         let n = self.frames.max(1) as f64;
         Levels {
-            integrated_lufs: self.r128.loudness_global().unwrap_or(f64::NEG_INFINITY),
-            true_peak_dbtp: db(true_peak),
+            integrated_lufs: self.r128.integrated(),
+            true_peak_dbtp: self.r128.true_peak_dbtp(),
             peak_dbfs: db(self.peak as f64),
             rms_dbfs: db((self.sum_sq / (2.0 * n)).sqrt()),
             max_gain_reduction_db: (-db(self.min_gain)).max(0.0),
             limiter_active: self.limited as f64 / n,
             frames: self.frames,
         }
+    }
+
+    /// The mix's R 128 meter.
+    pub fn r128(&self) -> &R128 {
+        &self.r128
     }
 }
 

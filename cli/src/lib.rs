@@ -4,10 +4,12 @@
 //! `granary-engine` crate; nothing links the plugin.
 
 pub mod bench;
+pub mod bwf;
 pub mod compare;
 pub mod contacts;
 pub mod inspect;
 pub mod levels;
+pub mod library;
 pub mod output;
 pub mod render;
 pub mod spectrogram;

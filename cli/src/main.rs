@@ -5,8 +5,9 @@ use ::clap::{Args, Parser, Subcommand};
 use granary_cli::contacts::ContactFile;
 use granary_cli::inspect::cli::InspectCommand;
 use granary_cli::levels;
+use granary_cli::library::Ucs;
 use granary_cli::output::{check_target, Interrupt, Staged};
-use granary_cli::render::{self, Failure};
+use granary_cli::render::{self, Failure, Normalise};
 use granary_cli::vary::{self, Batch, Request, Sidecar};
 use granary_engine::control::params::{ParamValues, GESTURE_IDS, QUALITY_IDS};
 use granary_engine::control::preset;
@@ -43,7 +44,7 @@ enum Command {
     /// every one is complete; on an error or Ctrl+C (exit code 130; SIGTERM 143) nothing is
     /// left. Only regular files are replaced. A progress bar shows on a terminal (stderr).
     #[command(allow_negative_numbers = true)]
-    Render(RenderArgs),
+    Render(Box<RenderArgs>),
     /// Compare two renders with the figures of a transparency check: third-octave spectra
     /// (100 Hz to 16 kHz), the level envelope (50 ms windows) and the crest factor of each
     /// octave band's envelope.
@@ -166,15 +167,49 @@ struct RenderArgs {
     /// faster.
     #[arg(long, value_name = "N")]
     jobs: Option<i64>,
-    /// Render a take again from its sidecar (NAME_001.json), bit for bit: its parameters,
-    /// seed and options. Written to --output, or by default to the take's own file beside the
-    /// sidecar (NAME_001.wav; with its stems if the take had them).
+    /// Render a take again, bit for bit, from any WAV file Granary wrote (its iXML holds the
+    /// take: parameters, seed, options, normalising gain) or from a take's sidecar
+    /// (NAME_001.json). Written to --output, or by default to the take's own file beside it
+    /// (with its stems if the take had them).
     #[arg(
         long,
-        value_name = "SIDECAR.json",
-        conflicts_with_all = ["preset", "set", "gesture", "quality", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs"]
+        value_name = "TAKE.wav|SIDECAR.json",
+        conflicts_with_all = ["preset", "set", "gesture", "quality", "seconds", "sample_rate", "block_size", "seed", "pour", "notes", "stems", "variations", "vary", "jobs", "loop_s", "loudness", "peak", "loudness_batch", "name_style"]
     )]
     from: Option<PathBuf>,
+    /// Render a seamless loop of SECONDS (1..=600) of a steady pour (or stir, shake, tilt) at
+    /// the preset's rate, for beds and ambiences: the pour runs 2 s before the loop starts,
+    /// and the loop's last 0.5 s (a quarter of it at most) crossfade into what was rendered
+    /// just before its first sample, so its end runs into its start. The cup fills as in any
+    /// render: for a bed that stays the same, hold it (--set auto_fill=off --set fill=0.3).
+    /// The file has a sampler loop (smpl) over its whole length.
+    #[arg(long = "loop", value_name = "SECONDS", conflicts_with_all = ["seconds", "pour", "notes", "collisions"])]
+    loop_s: Option<f64>,
+    /// Normalise each take to this integrated loudness, LUFS (EBU R 128; -70..=0), by one gain
+    /// measured in a first render (each take is rendered twice). With --peak too, the smaller
+    /// of the two gains.
+    #[arg(long, value_name = "LUFS", allow_negative_numbers = true)]
+    loudness: Option<f64>,
+    /// Normalise each take so that its true peak is this, dBTP (-60..=0); with --loudness, at
+    /// most this.
+    #[arg(long, value_name = "DBTP", allow_negative_numbers = true)]
+    peak: Option<f64>,
+    /// With --variations and --loudness or --peak: one gain for the whole batch, the one its
+    /// loudest take needs, so the takes keep their levels relative to each other.
+    #[arg(long, requires = "variations")]
+    loudness_batch: bool,
+    /// How the files are named: plain (--output's name, NAME_001.wav for takes) or ucs
+    /// (Universal Category System: CatID_FXName_CreatorID_SourceID.wav, the CatID from the
+    /// grain, the FXName from the grain, gesture and vessel and the take's number, into the
+    /// folder --output names; stems add _grains, _cup, ...).
+    #[arg(long, value_enum, default_value_t = NameStyle::Plain)]
+    name_style: NameStyle,
+    /// With --name-style ucs: the CreatorID (who made the sound).
+    #[arg(long, value_name = "ID", default_value = "GRANARY")]
+    ucs_creator: String,
+    /// With --name-style ucs: the SourceID (the project or library; NONE for none).
+    #[arg(long, value_name = "ID", default_value = "NONE")]
+    ucs_source: String,
     /// Render a contact file instead of a pour: a CSV of logged contacts (a rigid-body
     /// simulation's, an animation's: time, position, normal, normal speed, the bodies and their
     /// materials, SI units; see docs/contacts.md), each rendered one by one through the same
@@ -183,9 +218,16 @@ struct RenderArgs {
     #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["pour", "notes", "variations", "from"])]
     collisions: Option<PathBuf>,
     /// The WAV file to write (replaced if it is a regular file); with --variations, the
-    /// takes' pattern DIR/NAME.wav.
+    /// takes' pattern DIR/NAME.wav; with --name-style ucs, the folder to write into.
     #[arg(long, short, value_name = "FILE.wav", required_unless_present = "from")]
     output: Option<PathBuf>,
+}
+
+/// `--name-style`.
+#[derive(Clone, Copy, PartialEq, ::clap::ValueEnum)]
+enum NameStyle {
+    Plain,
+    Ucs,
 }
 
 #[derive(Args)]
@@ -289,7 +331,7 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Render(args) => render(args),
+        Command::Render(args) => render(*args),
         Command::Compare(args) => compare(args),
         Command::Inspect { command } => {
             // written whole at the end, so a closed stdout (`| head`) ends quietly
@@ -396,6 +438,26 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
             ));
         }
     }
+    let ucs = match a.name_style {
+        NameStyle::Ucs => Some(Ucs::new(&a.ucs_creator, &a.ucs_source)?),
+        NameStyle::Plain => None,
+    };
+    if ucs.is_some() && !output.is_dir() {
+        return Err(format!(
+            "--name-style ucs names the files itself: --output must be a folder that exists, got {}",
+            output.display()
+        )
+        .into());
+    }
+    let normalise = (a.loudness.is_some() || a.peak.is_some() || a.loudness_batch).then_some(Normalise {
+        loudness_lufs: a.loudness,
+        peak_dbtp: a.peak,
+        batch: a.loudness_batch,
+        gain_db: None,
+    });
+    if let Some(n) = &normalise {
+        n.check()?;
+    }
     let set = with_choice(&a.set, "gesture", a.gesture.as_deref())?;
     let set = with_choice(&set, "quality", a.quality.as_deref())?;
     let p = render::preset_with_changes(a.preset.as_deref(), &set)?;
@@ -415,7 +477,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    let seconds = match (a.seconds, &contacts) {
+    let seconds = match (a.seconds.or(a.loop_s), &contacts) {
         (Some(s), _) => s,
         (None, None) => 6.0,
         (None, Some((path, file))) => {
@@ -442,6 +504,15 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
         pour: a.pour,
         notes: a.notes,
         stems: a.stems,
+        collisions: a.collisions.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        loop_s: a.loop_s,
+        ucs: ucs.clone(),
+        normalise,
+    };
+    // with UCS names, the folder and the name of the (first) take's file
+    let output = match &ucs {
+        Some(u) => output.join(u.file_name(&values, None)),
+        None => output,
     };
     // a contact file's render is named by the file and its materials, not by the preset
     // that supplies its other settings
@@ -461,7 +532,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
                 Some(j) if j >= 1 => Some(usize::try_from(j).unwrap_or(usize::MAX)),
                 Some(j) => return Err(format!("--jobs must be at least 1, got {j}").into()),
             };
-            let batch = Batch::plan(&Request {
+            let mut batch = Batch::plan(&Request {
                 base: &values,
                 preset: &p.name,
                 set: &set,
@@ -478,26 +549,44 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
                     batch.takes.len()
                 );
             }
-            render_batch(&batch, threads, &what)
+            render_batch(&mut batch, threads, &what)
         }
         None => {
-            let mut job = options.job(values, output)?;
-            if let Some((_, file)) = contacts {
-                job.contacts = file.contacts;
-                job.check()?;
-            }
-            render_one(&job, &what)
+            let take = Sidecar::single(&p.name, &set, &options, &values, &output);
+            let mut job = take.job(output)?;
+            render_one(&mut job, &what)
         }
     }
 }
 
+/// What a normalisation did, in words: "+4.31 dB (was -27.31 LUFS, true peak -9.20 dBTP)".
+fn normalised_text(gain_db: f64, before: &levels::Levels) -> String {
+    format!(
+        "{gain_db:+.2} dB (was {:.2} LUFS, true peak {:.2} dBTP)",
+        before.integrated_lufs, before.true_peak_dbtp
+    )
+}
+
 /// Renders one job and prints what was rendered and its levels.
-fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
+fn render_one(job: &mut render::Job, what: &str) -> Result<(), Failure> {
     for w in job.warnings() {
         eprintln!("granary: warning: {w}");
     }
     let interrupt = Interrupt::install()?;
     let started = std::time::Instant::now();
+    let mut normalised = None;
+    if job.needs_measuring() {
+        let bar = render::progress_bar(job.opts.frames() as u64, job.sample_rate, "measuring");
+        let before = job.measure(&interrupt, &bar);
+        bar.finish_and_clear();
+        let before = before?;
+        let gain = job.gain_for(&before).unwrap_or(0.0);
+        if before.silent() {
+            eprintln!("granary: warning: the render is silent: nothing to normalise");
+        }
+        job.set_gain_db(gain);
+        normalised = Some(normalised_text(gain, &before));
+    }
     let bar = render::progress_bar(job.opts.frames() as u64, job.sample_rate, "rendering");
     let r = job.run(&interrupt, &bar);
     bar.finish_and_clear();
@@ -516,7 +605,8 @@ fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
             100.0 * l.limiter_active
         );
     }
-    let (seconds, rate) = (job.opts.seconds, job.sample_rate);
+    // the file's length (a loop renders more than it keeps)
+    let (seconds, rate) = (job.take.render.seconds, job.sample_rate);
     let length = render::seconds_text(seconds);
     if job.contacts.is_empty() {
         out!(
@@ -549,13 +639,22 @@ fn render_one(job: &render::Job, what: &str) -> Result<(), Failure> {
         "rendered in {cpu:.2} s ({} real time)",
         render::speed_text(seconds / cpu.max(1e-9))
     );
+    if let Some(n) = normalised {
+        out!("normalised: {n}");
+        if l.true_peak_dbtp > 0.0 {
+            eprintln!(
+                "granary: warning: the true peak is now {:+.1} dBTP, above full scale: add --peak -1 (at most -1 dBTP)",
+                l.true_peak_dbtp
+            );
+        }
+    }
     let written: Vec<String> = r.written.iter().map(|p| p.display().to_string()).collect();
     out!("wrote {}", written.join(", "));
     Ok(())
 }
 
 /// Renders a batch of takes and prints one line per take.
-fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure> {
+fn render_batch(batch: &mut Batch, threads: usize, what: &str) -> Result<(), Failure> {
     let mut warned = Vec::new();
     for (job, _) in &batch.takes {
         for w in job.warnings() {
@@ -569,6 +668,12 @@ fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure
     let started = std::time::Instant::now();
     let (first, _) = &batch.takes[0];
     let n = batch.takes.len();
+    let rate = first.sample_rate;
+    let bar = render::progress_bar(batch.frames(), rate, &format!("measuring {n} takes"));
+    let one = batch.normalise(threads, &interrupt, &bar);
+    bar.finish_and_clear();
+    let one = one?;
+    let (first, _) = &batch.takes[0];
     let bar = render::progress_bar(batch.frames(), first.sample_rate, &format!("{n} takes"));
     let reports = batch.run(threads, &interrupt, &bar);
     bar.finish_and_clear();
@@ -576,7 +681,7 @@ fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure
     let cpu = started.elapsed().as_secs_f64();
     out!(
         "{what}: {n} takes of {} s at {} Hz",
-        render::seconds_text(first.opts.seconds),
+        render::seconds_text(first.take.render.seconds),
         first.sample_rate
     );
     for ((job, sidecar), r) in batch.takes.iter().zip(&reports) {
@@ -592,8 +697,12 @@ fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure
         } else {
             format!(" ({})", drawn.join(", "))
         };
+        let gain = match sidecar.render.normalise.as_ref().and_then(|n| n.gain_db) {
+            Some(g) if one.is_none() => format!(", normalised {g:+.2} dB"),
+            _ => String::new(),
+        };
         out!(
-            "{name}: seed {}{drawn}, {} collisions, {:.1} LUFS, true peak {:.1} dBTP",
+            "{name}: seed {}{drawn}, {} collisions, {:.1} LUFS, true peak {:.1} dBTP{gain}",
             sidecar.seed,
             r.stats.collisions,
             r.levels.integrated_lufs,
@@ -602,6 +711,16 @@ fn render_batch(batch: &Batch, threads: usize, what: &str) -> Result<(), Failure
         if r.levels.silent() {
             eprintln!("granary: warning: {name} is silent (every sample is zero)");
         }
+        let normalised = !gain.is_empty() || one.is_some();
+        if normalised && r.levels.true_peak_dbtp > 0.0 {
+            eprintln!(
+                "granary: warning: {name}'s true peak is {:+.1} dBTP after normalising, above full scale: add --peak -1",
+                r.levels.true_peak_dbtp
+            );
+        }
+    }
+    if let Some(g) = one {
+        out!("normalised the batch by one gain: {g:+.2} dB (what its loudest take needed)");
     }
     let audio = batch.frames() as f64 / first.sample_rate as f64;
     out!(
@@ -622,19 +741,16 @@ fn render_from(path: &std::path::Path, output: Option<PathBuf>) -> Result<(), Fa
         eprintln!("granary: warning: {w}");
     }
     let output = output.unwrap_or_else(|| path.with_file_name(&sidecar.file));
-    let job = sidecar
-        .render
-        .job(sidecar.params.clone(), output)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut job = sidecar.job(output).map_err(|e| format!("{}: {e}", path.display()))?;
     let what = format!(
         "{} take {} of {} (seed {})",
         sidecar.preset, sidecar.take, sidecar.takes, sidecar.seed
     );
-    render_one(&job, &what)
+    render_one(&mut job, &what)
 }
 
-/// A WAV file, or the takes in a folder: its `*.wav` files whose names have no other dot
-/// (`NAME_001.wav`, not the stems `NAME_001.grains.wav`), in name order.
+/// A WAV file, or the takes in a folder: its `*.wav` files that are not stems (`NAME_001.wav`,
+/// not `NAME_001.grains.wav` or, UCS-named, `..._NONE_grains.wav`), in name order.
 fn read_takes(path: &Path) -> Result<Vec<granary_cli::compare::Audio>, String> {
     use granary_cli::compare::Audio;
     if !path.is_dir() {
@@ -645,9 +761,15 @@ fn read_takes(path: &Path) -> Result<Vec<granary_cli::compare::Audio>, String> {
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
+            // a stem is NAME.grains.wav, or with UCS names NAME_grains.wav
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             p.is_file()
                 && p.extension().is_some_and(|x| x == "wav")
-                && p.file_stem().is_some_and(|s| !s.to_string_lossy().contains('.'))
+                && !stem.contains('.')
+                && !render::STEM_NAMES.iter().any(|s| stem.ends_with(&format!("_{s}")))
         })
         .collect();
     files.sort();

@@ -9,6 +9,7 @@
 //! with that seed xor [`OFFSET_STREAM`]. So a batch is the same whatever the number of
 //! threads or the order the takes finish in.
 
+use crate::library::Ucs;
 use crate::output::{check_target, io_message, Interrupt};
 use crate::render::{Failure, Job, Options, Report};
 use granary_engine::control::params;
@@ -55,6 +56,12 @@ pub fn take_path(output: &Path, k: usize, n: usize) -> PathBuf {
     let stem = output.file_stem().unwrap_or_default().to_string_lossy();
     let ext = output.extension().map_or("wav".into(), |e| e.to_string_lossy());
     output.with_file_name(format!("{stem}_{k:0width$}.{ext}"))
+}
+
+/// The UCS name of take `k` of `n` ([`Ucs::file_name`]), the number zero-padded to the width
+/// `n` needs, at least 2 digits (UCS examples number ` 01`).
+pub fn ucs_take_name(ucs: &Ucs, values: &ParamValues, k: usize, n: usize) -> String {
+    ucs.file_name(values, Some((k, n.to_string().len().max(2))))
 }
 
 /// How one `--vary` option spreads a parameter.
@@ -218,8 +225,10 @@ fn check_range(id: &str, base: &ParamValues, spread: &Spread, min: f64, max: f64
     Ok(())
 }
 
-/// One take's sidecar (`NAME_001.json`): everything that decides its sound, so
-/// `granary render --from` renders it again bit for bit.
+/// A take's record: everything that decides its sound, so `granary render --from` renders it
+/// again bit for bit. Every WAV file Granary writes carries it in its iXML chunk
+/// ([`crate::library::ixml`]); a batch's takes also have it beside them as a JSON sidecar
+/// (`NAME_001.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sidecar {
@@ -255,10 +264,39 @@ impl Sidecar {
         serde_json::to_string_pretty(self).expect("a sidecar serialises") + "\n"
     }
 
-    /// Reads and checks a sidecar; the warnings for stderr (another Granary version wrote it).
+    /// The record of a single render (take 1 of 1) of `params` with `render`'s options into
+    /// `file`.
+    pub fn single(preset: &str, set: &[String], render: &Options, params: &ParamValues, file: &Path) -> Sidecar {
+        let seed = params.int("seed");
+        Sidecar {
+            format: SIDECAR_FORMAT.into(),
+            version: SIDECAR_VERSION,
+            granary_version: VERSION.into(),
+            preset: preset.into(),
+            set: set.to_vec(),
+            file: file.file_name().unwrap_or_default().to_string_lossy().into_owned(),
+            take: 1,
+            takes: 1,
+            base_seed: seed,
+            seed,
+            vary: Vec::new(),
+            render: render.clone(),
+            params: params.clone(),
+        }
+    }
+
+    /// Reads and checks a take's record: a sidecar (`NAME_001.json`), or a WAV file Granary
+    /// wrote (its iXML); the warnings for stderr (another Granary version wrote it).
     pub fn load(path: &Path) -> Result<(Sidecar, Vec<String>), String> {
         let name = path.display();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
+        let is_wav = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("wav"));
+        let text = if is_wav {
+            let f = std::fs::File::open(path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
+            let chunks = crate::bwf::read_chunks(std::io::BufReader::new(f)).map_err(|e| format!("{name}: {e}"))?;
+            crate::library::take_json(&chunks).map_err(|e| format!("{name}: {e}"))?
+        } else {
+            std::fs::read_to_string(path).map_err(|e| format!("{name}: {}", io_message(&e)))?
+        };
         let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{name}: not JSON: {e}"))?;
         if doc.get("format").and_then(Value::as_str) != Some(SIDECAR_FORMAT) {
             return Err(format!(
@@ -337,7 +375,7 @@ impl Batch {
             vary.push(v);
         }
         // the options, checked once (every take has the same)
-        r.options.job(r.base.clone(), r.output.to_path_buf())?;
+        Sidecar::single(r.preset, r.set, r.options, r.base, r.output).job(r.output.to_path_buf())?;
         if r.output.file_stem().is_none_or(|s| s.is_empty()) || r.output.file_name().is_none() {
             return Err(format!(
                 "--output {}: expected DIR/NAME.wav (the takes are NAME_001.wav, ...)",
@@ -357,7 +395,10 @@ impl Batch {
             for v in &vary {
                 v.draw(r.base, &mut rng, &mut values);
             }
-            let output = take_path(r.output, k, n);
+            let output = match &r.options.ucs {
+                Some(u) => r.output.with_file_name(ucs_take_name(u, &values, k, n)),
+                None => take_path(r.output, k, n),
+            };
             let sidecar = Sidecar {
                 format: SIDECAR_FORMAT.into(),
                 version: SIDECAR_VERSION,
@@ -373,14 +414,68 @@ impl Batch {
                 render: r.options.clone(),
                 params: values.clone(),
             };
-            let mut job = r.options.job(values, output.clone())?;
-            job.sidecar = Some((output.with_extension("json"), sidecar.to_json()));
+            let mut job = sidecar.job(output)?;
+            job.write_sidecar = true;
             for t in job.targets() {
                 check_target(&t)?;
             }
             takes.push((job, sidecar));
         }
         Ok(Batch { takes })
+    }
+
+    /// Measures every take that is normalised and sets its gain (`threads` at a time): each
+    /// its own, or with `--loudness-batch` one for all, the smallest any take asks for (so the
+    /// loudest take meets the targets and the takes keep their levels relative to each
+    /// other; silent takes ask for none). Returns the gain of the batch, if one.
+    pub fn normalise(
+        &mut self,
+        threads: usize,
+        interrupt: &Interrupt,
+        progress: &ProgressBar,
+    ) -> Result<Option<f64>, Failure> {
+        use rayon::prelude::*;
+        if !self.takes.iter().any(|(j, _)| j.needs_measuring()) {
+            return Ok(None);
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| format!("cannot start the render threads: {e}"))?;
+        let gains: Vec<Result<Option<(f64, bool)>, Failure>> = pool.install(|| {
+            self.takes
+                .par_iter()
+                .with_max_len(1)
+                .map(|(job, _)| {
+                    if !job.needs_measuring() {
+                        return Ok(None);
+                    }
+                    let l = job.measure(interrupt, progress)?;
+                    Ok(job.gain_for(&l).map(|g| (g, l.silent())))
+                })
+                .collect()
+        });
+        if let Some(sig) = interrupt.signal() {
+            return Err(Failure::Interrupted(sig));
+        }
+        let gains = gains.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let batch = self.takes[0].0.take.render.normalise.as_ref().is_some_and(|n| n.batch);
+        let one = batch.then(|| {
+            gains
+                .iter()
+                .flatten()
+                .filter(|(_, silent)| !silent)
+                .map(|(g, _)| *g)
+                .fold(f64::INFINITY, f64::min)
+        });
+        let one = one.map(|g| if g.is_finite() { g } else { 0.0 });
+        for ((job, sidecar), g) in self.takes.iter_mut().zip(gains) {
+            if let Some((own, _)) = g {
+                job.set_gain_db(one.unwrap_or(own));
+                *sidecar = job.take.clone();
+            }
+        }
+        Ok(one)
     }
 
     /// Frames of audio in the whole batch.

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::support;
-use crate::support::{granary, names, path, stderr};
+use crate::support::{audio, granary, names, path, stderr};
 
 fn samples(p: &Path) -> Vec<f32> {
     hound::WavReader::open(p)
@@ -77,13 +77,13 @@ fn gesture_is_the_gesture_parameter_and_must_agree_with_set() {
         &[&["--gesture", "shake", "--set", "gesture=shake"][..], &args[..]].concat(),
     );
     for ext in ["wav", "friction.wav"] {
-        let a = std::fs::read(by_option.with_extension(ext)).unwrap();
-        assert!(a == std::fs::read(by_set.with_extension(ext)).unwrap(), "{ext}");
-        assert!(a == std::fs::read(both.with_extension(ext)).unwrap(), "{ext}");
+        let a = audio(&by_option.with_extension(ext));
+        assert!(a == audio(&by_set.with_extension(ext)), "{ext}");
+        assert!(a == audio(&both.with_extension(ext)), "{ext}");
     }
     // a shake is not a pour of the same curve
     let pour = render(dir.path(), "d", &args);
-    assert!(std::fs::read(pour).unwrap() != std::fs::read(by_option).unwrap());
+    assert!(audio(&pour) != audio(&by_option));
 
     let o = dir.path().join("bad.wav");
     for (extra, needle) in [
@@ -184,7 +184,7 @@ fn a_takes_sidecar_carries_the_gesture_and_renders_its_friction_stem_again() {
     let out = granary(&["render", "--from", path(&json), "-o", path(&again)]);
     assert!(out.status.success(), "{}", stderr(&out));
     for ext in ["wav", "friction.wav"] {
-        let a = std::fs::read(dir.path().join(format!("jar_002.{ext}"))).unwrap();
-        assert!(a == std::fs::read(again.with_extension(ext)).unwrap(), "{ext} differs");
+        let a = audio(&dir.path().join(format!("jar_002.{ext}")));
+        assert!(a == audio(&again.with_extension(ext)), "{ext} differs");
     }
 }

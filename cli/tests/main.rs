@@ -13,6 +13,7 @@ mod files;
 mod friction;
 mod gestures;
 mod ground;
+mod library;
 mod perf;
 mod physics;
 mod quality;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{granary, path, stderr};
+use crate::support::{audio, granary, path, stderr};
 
 /// Renders 1.5 s of rice into a plastic bowl (dense enough to be grouped live) with `args`
 /// into `dir/NAME.wav`; panics on failure.
@@ -30,7 +30,7 @@ fn render(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
 #[test]
 fn a_render_is_realtime_quality_unless_reference_is_asked_for() {
     let dir = tempfile::tempdir().unwrap();
-    let read = |p: PathBuf| std::fs::read(p).unwrap();
+    let read = |p: PathBuf| audio(&p);
     let default = read(render(dir.path(), "default", &[]));
     let realtime = read(render(dir.path(), "realtime", &["--quality", "realtime"]));
     let reference = read(render(dir.path(), "reference", &["--quality", "reference"]));

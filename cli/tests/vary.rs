@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{granary, names, path, stderr, stdout};
+use crate::support::{audio, granary, names, path, stderr, stdout};
 
 fn sidecar(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -94,21 +94,21 @@ fn every_take_renders_again_bit_for_bit_from_its_sidecar() {
             ("surface.wav", "surface.wav"),
             ("friction.wav", "friction.wav"),
         ] {
-            let original = std::fs::read(dir.path().join(format!("rice_00{k}.{a}"))).unwrap();
-            let rendered = std::fs::read(o.with_extension(b)).unwrap();
+            let original = audio(&dir.path().join(format!("rice_00{k}.{a}")));
+            let rendered = audio(&o.with_extension(b));
             assert!(original == rendered, "take {k}: {a} differs");
         }
-        mixes.push(std::fs::read(dir.path().join(format!("rice_00{k}.wav"))).unwrap());
+        mixes.push(audio(&dir.path().join(format!("rice_00{k}.wav"))));
     }
     assert!(mixes[0] != mixes[1] && mixes[1] != mixes[2], "the takes differ");
 
-    // without --output, a take is written over its own file (the same bytes)
+    // without --output, a take is written over its own file (the same samples)
     let json = dir.path().join("rice_002.json");
-    let before = std::fs::read(dir.path().join("rice_002.wav")).unwrap();
+    let before = audio(&dir.path().join("rice_002.wav"));
     let out = granary(&["render", "--from", path(&json)]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("take 2 of 3 (seed 42)"), "{}", stdout(&out));
-    assert!(std::fs::read(dir.path().join("rice_002.wav")).unwrap() == before);
+    assert!(audio(&dir.path().join("rice_002.wav")) == before);
 }
 
 #[test]
@@ -123,8 +123,8 @@ fn a_batch_does_not_depend_on_the_thread_count() {
     assert_eq!(files, names(two.path()));
     assert_eq!(files.len(), 18);
     for f in &files {
-        let x = std::fs::read(one.path().join(f)).unwrap();
-        let y = std::fs::read(two.path().join(f)).unwrap();
+        let x = audio(&one.path().join(f));
+        let y = audio(&two.path().join(f));
         assert!(x == y, "{f} differs between 1 and 2 threads");
     }
 }
@@ -183,7 +183,7 @@ fn take_one_without_offsets_is_the_single_render_of_the_base_seed() {
         path(&takes),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(std::fs::read(&single).unwrap() == std::fs::read(dir.path().join("t_001.wav")).unwrap());
+    assert!(audio(&single) == audio(&dir.path().join("t_001.wav")));
     assert_eq!(sidecar(&dir.path().join("t_012.json"))["seed"].as_i64(), Some(20));
     assert_eq!(sidecar(&dir.path().join("t_012.json"))["vary"], serde_json::json!([]));
 }
@@ -429,7 +429,7 @@ fn help_tells_how_batches_work() {
         "(base + k - 1) mod 1000000",
         "refused, not",
         "--jobs <N>",
-        "--from <SIDECAR.json>",
+        "--from <TAKE.wav|SIDECAR.json>",
         "bit for bit",
     ] {
         assert!(help.contains(needle), "render --help lacks {needle}:\n{help}");

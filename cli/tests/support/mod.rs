@@ -35,3 +35,15 @@ pub fn names(dir: &Path) -> Vec<String> {
 pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// The audio of a WAV file (or the bytes of any other file), for comparing renders bit for
+/// bit: the samples' bits, read by hound, without the metadata that differs between two
+/// renders of the same take (the `bext` date, time and reference; the iXML's file name).
+pub fn audio(p: &Path) -> Vec<u32> {
+    if p.extension().is_some_and(|e| e == "wav") {
+        let r = hound::WavReader::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        r.into_samples::<f32>().map(|s| s.unwrap().to_bits()).collect()
+    } else {
+        std::fs::read(p).unwrap().into_iter().map(u32::from).collect()
+    }
+}
