@@ -25,12 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 import numpy as np
 import pedalboard
 from mido import Message
 from pedalboard.io import AudioFile
+
+import runner
 
 BUNDLE = sys.argv[1] if len(sys.argv) > 1 else "target/bundled/granary.vst3"
 GRANARY = sys.argv[2] if len(sys.argv) > 2 else next(
@@ -234,16 +235,4 @@ TESTS = [
 ]
 
 if __name__ == "__main__":
-    passed = failed = 0
-    for t in TESTS:
-        started = time.time()
-        try:
-            t()
-            print(f"test {t.__name__} ... ok ({time.time() - started:.1f} s)")
-            passed += 1
-        except Exception:
-            print(f"test {t.__name__} ... FAILED")
-            traceback.print_exc()
-            failed += 1
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    runner.main(TESTS)

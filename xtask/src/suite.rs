@@ -275,8 +275,11 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
         // it runs during the test build, on the core the build leaves idle while one crate
         // compiles or links alone (the longest job, 99 s, out of the jobs' queue).
         let host = vst3_host_job(root, target, times)?;
+        let metadata = wav_metadata_job(root, target)?;
         let dir = logs.clone();
-        early = Some(std::thread::spawn(move || run_job(host, &dir)));
+        early = Some(std::thread::spawn(move || {
+            [run_job(host, &dir), run_job(metadata, &dir)]
+        }));
         if let Some(daw) = daw_job(root, times)? {
             jobs.push(daw);
         }
@@ -349,7 +352,7 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
     jobs.sort_by(|a, b| expected(&b.name).total_cmp(&expected(&a.name)));
     let mut results = run_jobs(jobs, o.jobs, &logs);
     if let Some(host) = early {
-        results.push(host.join().expect("the VST3 host job's thread"));
+        results.extend(host.join().expect("the Python host jobs' thread"));
     }
     let failed: Vec<String> = results
         .iter()
@@ -678,6 +681,22 @@ fn vst3_host_job(root: &Path, target: &Path, times: &mut Times) -> anyhow::Resul
     ]);
     Ok(Job {
         name: "tests/host_vst3.py".into(),
+        cmd,
+        host: true,
+    })
+}
+
+/// Granary's WAV files read by independent parsers (wavinfo, libsndfile, pyloudnorm, JUCE's
+/// reader in pedalboard), with the release command line, in the host test's Python (made by
+/// [`vst3_host_job`] just before).
+fn wav_metadata_job(root: &Path, target: &Path) -> anyhow::Result<Job> {
+    let mut cmd = Command::new(python_host(root, target)?);
+    cmd.current_dir(root).args([
+        "tests/wav_metadata.py",
+        &target.join("bundled/granary").to_string_lossy(),
+    ]);
+    Ok(Job {
+        name: "tests/wav_metadata.py".into(),
         cmd,
         host: true,
     })
