@@ -82,11 +82,12 @@ impl Loudness {
     }
 }
 
-/// A figure in hundredths, as the `bext` loudness fields store it (−23.004 LUFS: −2300): NaN
-/// is [`NOT_COMPUTED`], −∞ (a silent file) and anything below the field's range its lowest
-/// value (−327.68), anything above its highest computed value (327.66).
+/// A figure in hundredths, as the `bext` loudness fields store it (−23.004 LUFS: −2300): a
+/// figure that is not a number — NaN, or the −∞ of a silent file, which has no loudness — is
+/// [`NOT_COMPUTED`]; anything below the field's range is its lowest value (−327.68), anything
+/// above its highest computed value (327.66).
 pub fn centi(x: f64) -> i16 {
-    if x.is_nan() {
+    if !x.is_finite() {
         return NOT_COMPUTED;
     }
     (x * 100.0).round().clamp(i16::MIN as f64, (NOT_COMPUTED - 1) as f64) as i16
@@ -386,8 +387,15 @@ impl<W: Write + Seek> Writer<W> {
 /// A file's chunks: id and content, in file order.
 pub type Chunks = Vec<([u8; 4], Vec<u8>)>;
 
+/// Most chunks [`read_chunks`] reads, and most bytes of content in all.
+const MAX_CHUNKS: usize = 4096;
+const MAX_CONTENT_BYTES: u64 = 64 << 20;
+
 /// The chunks of a RIFF/WAVE file: id and content, in file order (the `data` chunk's content
-/// left out: empty).
+/// left out: empty). It stops, keeping what it read, at a chunk that is cut short or runs past
+/// the file, after [`MAX_CHUNKS`], or before the content read would pass
+/// [`MAX_CONTENT_BYTES`]: a file cut off in its tail still gives its head's chunks, and no
+/// file makes it read without bound. An error only when it is not a RIFF/WAVE file.
 pub fn read_chunks(mut r: impl Read + Seek) -> Result<Chunks, String> {
     let mut head = [0u8; 12];
     r.read_exact(&mut head)
@@ -396,43 +404,35 @@ pub fn read_chunks(mut r: impl Read + Seek) -> Result<Chunks, String> {
         return Err("not a WAV file (no RIFF/WAVE header)".into());
     }
     let riff_end = 8 + u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as u64;
+    let file_end = r.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
+    let end = riff_end.min(file_end);
     let mut chunks = Vec::new();
     let mut at = 12u64;
-    while at + 8 <= riff_end {
+    let mut content_bytes = 0u64;
+    while at + 8 <= end && chunks.len() < MAX_CHUNKS {
         let mut h = [0u8; 8];
-        if r.read_exact(&mut h).is_err() {
+        if r.seek(SeekFrom::Start(at)).is_err() || r.read_exact(&mut h).is_err() {
             break;
         }
         let id = [h[0], h[1], h[2], h[3]];
         let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as u64;
-        let padded = size + size % 2;
+        if at + 8 + size > end {
+            break;
+        }
         if &id == b"data" {
-            r.seek(SeekFrom::Current(padded as i64)).map_err(|e| e.to_string())?;
             chunks.push((id, Vec::new()));
         } else {
-            if size > 64 << 20 {
-                return Err(format!(
-                    "chunk `{}` of {size} bytes: too large",
-                    String::from_utf8_lossy(&id)
-                ));
+            content_bytes += size;
+            if content_bytes > MAX_CONTENT_BYTES {
+                break;
             }
-            let mut content = vec![0u8; padded as usize];
-            let got = r.read(&mut content).map_err(|e| e.to_string())?;
-            let mut total = got;
-            while total < content.len() {
-                let n = r.read(&mut content[total..]).map_err(|e| e.to_string())?;
-                if n == 0 {
-                    break;
-                }
-                total += n;
+            let mut content = vec![0u8; size as usize];
+            if r.read_exact(&mut content).is_err() {
+                break;
             }
-            if (total as u64) < size {
-                return Err(format!("chunk `{}` cut short", String::from_utf8_lossy(&id)));
-            }
-            content.truncate(size as usize);
             chunks.push((id, content));
         }
-        at += 8 + padded;
+        at += 8 + size + size % 2;
     }
     Ok(chunks)
 }
@@ -562,7 +562,7 @@ mod tests {
             ("Granary 0.1.0", "2026-11-29", "02:10:00")
         );
         assert_eq!(b.version, 2);
-        assert_eq!(b.loudness, [-2300, 420, i16::MIN, NOT_COMPUTED, -2000]);
+        assert_eq!(b.loudness, [-2300, 420, NOT_COMPUTED, NOT_COMPUTED, -2000]);
         assert!(b.coding_history.starts_with("A=PCM,F=48000"));
         assert_eq!(markers(&chunks), tail.markers,);
         let smpl = find(&chunks, b"smpl").unwrap();
@@ -579,10 +579,38 @@ mod tests {
         assert_eq!(ascii_field("abcdef", 4), b"abcd");
         assert_eq!(centi(-23.456), -2346);
         assert_eq!(centi(1e9), NOT_COMPUTED - 1);
-        assert_eq!(centi(f64::NEG_INFINITY), i16::MIN);
+        assert_eq!(centi(f64::NEG_INFINITY), NOT_COMPUTED);
+        assert_eq!(centi(-400.0), i16::MIN);
         assert_eq!(centi(f64::NAN), NOT_COMPUTED);
         assert!(read_chunks(Cursor::new(b"RIFX....WAVE"))
             .unwrap_err()
             .contains("not a WAV"));
+    }
+
+    #[test]
+    fn a_file_cut_short_keeps_its_heads_chunks_and_no_size_reads_without_bound() {
+        let mut w = Writer::new(Cursor::new(Vec::new()), 48_000, &head()).unwrap();
+        w.write(&[0.5; 10], &[0.5; 10]).unwrap();
+        let tail = Tail {
+            loudness: Loudness::UNKNOWN,
+            markers: vec![Marker {
+                frame: 3,
+                label: "x".into(),
+            }],
+            looped: false,
+        };
+        let mut bytes = w.finish(&tail).unwrap().into_inner();
+        // cut inside the LIST chunk
+        bytes.truncate(bytes.len() - 5);
+        let ids: Vec<[u8; 4]> = read_chunks(Cursor::new(&bytes))
+            .unwrap()
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(ids, [*b"fmt ", *b"fact", *b"bext", *b"iXML", *b"data", *b"cue "]);
+        // a chunk that claims 4 GiB in a small file: nothing read, nothing allocated
+        let mut huge = b"RIFF\xff\xff\xff\xffWAVEjunk\xff\xff\xff\xff".to_vec();
+        huge.extend([0u8; 64]);
+        assert!(read_chunks(Cursor::new(&huge)).unwrap().is_empty());
     }
 }

@@ -40,11 +40,43 @@ pub struct ContactFile {
     pub surface: Option<String>,
 }
 
+/// Largest contact file read, bytes (a million contacts take about 100 MB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// A file's content as 16 hex digits (FNV-1a, 64 bits): enough to tell that a contact file
+/// changed since a take was rendered from it, not a cryptographic check.
+pub fn digest(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 impl ContactFile {
     /// Reads and checks `path` (errors name the file and the line).
     pub fn read(path: &Path) -> Result<ContactFile, String> {
-        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        ContactFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        ContactFile::read_with_digest(path).map(|(f, _)| f)
+    }
+
+    /// Reads and checks `path`, a regular file of at most [`MAX_FILE_BYTES`], and its
+    /// content's digest ([`digest`]): what a take keeps to know the file again.
+    pub fn read_with_digest(path: &Path) -> Result<(ContactFile, String), String> {
+        let name = path.display();
+        let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {}", crate::output::io_message(&e)))?;
+        if !meta.is_file() {
+            return Err(format!("{name}: not a regular file"));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(format!(
+                "{name}: {} bytes, more than a contact file's {MAX_FILE_BYTES}",
+                meta.len()
+            ));
+        }
+        let text = std::fs::read(path).map_err(|e| format!("{name}: {}", crate::output::io_message(&e)))?;
+        let file = ContactFile::parse(&text).map_err(|e| format!("{name}: {e}"))?;
+        Ok((file, digest(&text)))
     }
 
     /// Parses a contact file's bytes; an error names the line.

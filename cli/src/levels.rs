@@ -84,13 +84,19 @@ impl R128 {
             .fold(0.0f64, f64::max))
     }
 
-    /// The figures so far; those not measured yet (momentary and short-term before the
-    /// first reading) are NaN, not computed.
+    /// The figures so far; those not measured yet are NaN, not computed: the momentary and
+    /// short-term maxima before the first reading, the loudness range before its first
+    /// short-term (3 s) block.
     pub fn loudness(&self) -> Loudness {
         let measured = |x: f64| if self.frames >= self.hop { x } else { f64::NAN };
+        let range = if self.frames >= 30 * self.hop {
+            self.meter.loudness_range().unwrap_or(f64::NAN)
+        } else {
+            f64::NAN
+        };
         Loudness {
             integrated_lufs: self.integrated(),
-            range_lu: self.meter.loudness_range().unwrap_or(f64::NAN),
+            range_lu: range,
             true_peak_dbtp: self.true_peak_dbtp(),
             max_momentary_lufs: measured(self.max_momentary),
             max_short_term_lufs: measured(self.max_short_term),

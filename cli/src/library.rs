@@ -55,9 +55,9 @@ const UCS_GRAIN_WORDS: [(&str, &str); 12] = [
     ("rice", "Rice"),
     ("lentils", "Lentils"),
     ("coffee_beans", "Coffee Beans"),
-    ("glass_beads_0_5mm", "Glass Beads"),
+    ("glass_beads_0_5mm", "Fine Glass Beads"),
     ("glass_beads_1mm", "Glass Beads"),
-    ("glass_beads_2mm", "Glass Beads"),
+    ("glass_beads_2mm", "Coarse Glass Beads"),
     ("steel_shot_1mm", "Steel Shot"),
     ("plastic_discs_4mm", "Plastic Discs"),
     ("gravel", "Gravel"),
@@ -75,14 +75,14 @@ pub struct Ucs {
 }
 
 impl Ucs {
-    /// Checks the ids: letters, digits, spaces and dots, not empty (no `_`, which separates
-    /// UCS's blocks, and no `/`).
+    /// Checks the ids: letters, digits and spaces, not empty (no `_`, which separates UCS's
+    /// blocks, no `/`, and no `.`, which would read as the start of the extension).
     pub fn new(creator: &str, source: &str) -> Result<Ucs, String> {
         for (flag, id) in [("--ucs-creator", creator), ("--ucs-source", source)] {
-            let ok = |c: char| c.is_ascii_alphanumeric() || c == ' ' || c == '.';
+            let ok = |c: char| c.is_ascii_alphanumeric() || c == ' ';
             if id.trim().is_empty() || !id.chars().all(ok) {
                 return Err(format!(
-                    "{flag} {id:?}: a UCS id is letters, digits, spaces and dots (`_` separates a UCS name's blocks)"
+                    "{flag} {id:?}: a UCS id is letters, digits and spaces (`_` separates a UCS name's blocks)"
                 ));
             }
         }
@@ -171,7 +171,8 @@ pub fn description(take: &Sidecar) -> String {
     let (material, vessel) = (material.to_lowercase(), vessel.to_lowercase());
     let onto = POUR_TARGET_IDS[v.choice("pour_target")] == "surface";
     let gesture = GESTURE_IDS[v.choice("gesture")];
-    let mut text = if let Some(file) = &o.collisions {
+    let mut text = if let Some(source) = &o.collisions {
+        let file = &source.file;
         let name = std::path::Path::new(file)
             .file_name()
             .map_or(file.clone(), |f| f.to_string_lossy().into_owned());

@@ -204,12 +204,13 @@ struct RenderArgs {
     /// folder --output names; stems add _grains, _cup, ...).
     #[arg(long, value_enum, default_value_t = NameStyle::Plain)]
     name_style: NameStyle,
-    /// With --name-style ucs: the CreatorID (who made the sound).
-    #[arg(long, value_name = "ID", default_value = "GRANARY")]
-    ucs_creator: String,
-    /// With --name-style ucs: the SourceID (the project or library; NONE for none).
-    #[arg(long, value_name = "ID", default_value = "NONE")]
-    ucs_source: String,
+    /// With --name-style ucs: the CreatorID (who made the sound; default GRANARY).
+    #[arg(long, value_name = "ID")]
+    ucs_creator: Option<String>,
+    /// With --name-style ucs: the SourceID (the project or library; default NONE, UCS's word
+    /// for none).
+    #[arg(long, value_name = "ID")]
+    ucs_source: Option<String>,
     /// Render a contact file instead of a pour: a CSV of logged contacts (a rigid-body
     /// simulation's, an animation's: time, position, normal, normal speed, the bodies and their
     /// materials, SI units; see docs/contacts.md), each rendered one by one through the same
@@ -439,9 +440,30 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
         }
     }
     let ucs = match a.name_style {
-        NameStyle::Ucs => Some(Ucs::new(&a.ucs_creator, &a.ucs_source)?),
-        NameStyle::Plain => None,
+        NameStyle::Ucs => Some(Ucs::new(
+            a.ucs_creator.as_deref().unwrap_or("GRANARY"),
+            a.ucs_source.as_deref().unwrap_or("NONE"),
+        )?),
+        NameStyle::Plain => {
+            if let Some((flag, _)) = [("--ucs-creator", &a.ucs_creator), ("--ucs-source", &a.ucs_source)]
+                .into_iter()
+                .find(|(_, v)| v.is_some())
+            {
+                return Err(format!("{flag} names UCS files: it needs --name-style ucs").into());
+            }
+            None
+        }
     };
+    if let Some(l) = a.loop_s {
+        if !(l.is_finite() && (render::MIN_LOOP_SECONDS..=render::MAX_LOOP_SECONDS).contains(&l)) {
+            return Err(format!(
+                "--loop must be within {}..={} s, got {l}",
+                render::MIN_LOOP_SECONDS,
+                render::MAX_LOOP_SECONDS
+            )
+            .into());
+        }
+    }
     if ucs.is_some() && !output.is_dir() {
         return Err(format!(
             "--name-style ucs names the files itself: --output must be a folder that exists, got {}",
@@ -471,16 +493,22 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
     }
     let contacts = match &a.collisions {
         Some(path) => {
-            let file = ContactFile::read(path)?;
+            let (file, digest) = ContactFile::read_with_digest(path)?;
             file.apply(&mut values)?;
-            Some((path, file))
+            // the take keeps where the file is, wherever `--from` runs, and what it held
+            let absolute = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let source = render::ContactSource {
+                file: absolute.to_string_lossy().into_owned(),
+                digest,
+            };
+            Some((path, file, source))
         }
         None => None,
     };
     let seconds = match (a.seconds.or(a.loop_s), &contacts) {
         (Some(s), _) => s,
         (None, None) => 6.0,
-        (None, Some((path, file))) => {
+        (None, Some((path, file, _))) => {
             // until a second after the last contact
             let last = file.last_s();
             if last + 1.0 > render::MAX_SECONDS {
@@ -504,7 +532,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
         pour: a.pour,
         notes: a.notes,
         stems: a.stems,
-        collisions: a.collisions.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        collisions: contacts.as_ref().map(|(_, _, source)| source.clone()),
         loop_s: a.loop_s,
         ucs: ucs.clone(),
         normalise,
@@ -517,7 +545,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
     // a contact file's render is named by the file and its materials, not by the preset
     // that supplies its other settings
     let title = match &contacts {
-        Some((path, file)) => format!("{} ({})", path.display(), file.materials()),
+        Some((path, file, _)) => format!("{} ({})", path.display(), file.materials()),
         None => p.name.clone(),
     };
     let what = if changes.is_empty() {
@@ -549,13 +577,34 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
                     batch.takes.len()
                 );
             }
+            if ucs.is_some() {
+                for (job, _) in &batch.takes {
+                    keep_ucs_files(&job.targets())?;
+                }
+            }
             render_batch(&mut batch, threads, &what)
         }
         None => {
             let take = Sidecar::single(&p.name, &set, &options, &values, &output);
             let mut job = take.job(output)?;
+            if ucs.is_some() {
+                keep_ucs_files(&job.targets())?;
+            }
             render_one(&mut job, &what)
         }
+    }
+}
+
+/// Refuses to replace a file with a UCS name: the name is made from the take (its grain,
+/// gesture, vessel and number), so another take can have it too.
+fn keep_ucs_files(targets: &[PathBuf]) -> Result<(), String> {
+    match targets.iter().find(|t| t.exists()) {
+        Some(t) => Err(format!(
+            "{} exists: UCS names are made from the take, so another take's file has this one's name; \
+             render into another folder (or move that file) rather than replace it",
+            t.display()
+        )),
+        None => Ok(()),
     }
 }
 
@@ -580,10 +629,13 @@ fn render_one(job: &mut render::Job, what: &str) -> Result<(), Failure> {
         let before = job.measure(&interrupt, &bar);
         bar.finish_and_clear();
         let before = before?;
-        let gain = job.gain_for(&before).unwrap_or(0.0);
-        if before.silent() {
-            eprintln!("granary: warning: the render is silent: nothing to normalise");
+        let gain = job.gain_for(&before);
+        if gain.is_none() {
+            eprintln!(
+                "granary: warning: the render cannot be normalised (silent, or an integrated loudness needs 400 ms above -70 LUFS): left at 0 dB"
+            );
         }
+        let gain = gain.unwrap_or(0.0);
         job.set_gain_db(gain);
         normalised = Some(normalised_text(gain, &before));
     }
@@ -769,7 +821,8 @@ fn read_takes(path: &Path) -> Result<Vec<granary_cli::compare::Audio>, String> {
             p.is_file()
                 && p.extension().is_some_and(|x| x == "wav")
                 && !stem.contains('.')
-                && !render::STEM_NAMES.iter().any(|s| stem.ends_with(&format!("_{s}")))
+                // a UCS name has four blocks and a stem's a fifth, its name
+                && !(stem.split('_').count() == 5 && render::STEM_NAMES.iter().any(|s| stem.ends_with(&format!("_{s}"))))
         })
         .collect();
     files.sort();

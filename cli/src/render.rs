@@ -150,9 +150,10 @@ pub struct Options {
     /// `--note`s, as written (`START:END[:VEL[:KEY]]`).
     pub notes: Vec<String>,
     pub stems: bool,
-    /// `--collisions`: the contact file rendered, as given (read again by `--from`).
+    /// `--collisions`: the contact file rendered (read again by `--from`, which checks that
+    /// it is still the same).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub collisions: Option<String>,
+    pub collisions: Option<ContactSource>,
     /// `--loop`: a seamless loop of `seconds` of a steady pour.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "loop")]
     pub loop_s: Option<f64>,
@@ -163,6 +164,18 @@ pub struct Options {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalise: Option<Normalise>,
 }
+
+/// The contact file a take rendered: its absolute path and its content's digest
+/// ([`crate::contacts::digest`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSource {
+    pub file: String,
+    pub digest: String,
+}
+
+/// Largest normalising gain either way, dB.
+pub const MAX_GAIN_DB: f64 = 120.0;
 
 /// A take's normalisation (`--loudness`, `--peak`, `--loudness-batch`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -181,19 +194,21 @@ pub struct Normalise {
 
 impl Normalise {
     /// The gain that meets the targets for a take measured at `integrated` LUFS and
-    /// `true_peak` dBTP, dB: the smaller of the two gains when both are given; 0 for a
-    /// silent take.
-    pub fn gain_for(&self, integrated: f64, true_peak: f64) -> f64 {
+    /// `true_peak` dBTP, dB: the smaller of the two gains when both are given. `None` when no
+    /// target can be met: the figure it needs was not measured (a silent take; an integrated
+    /// loudness needs 400 ms above −70 LUFS) or the gain would exceed [`MAX_GAIN_DB`].
+    pub fn gain_for(&self, integrated: f64, true_peak: f64) -> Option<f64> {
         let by_loudness = self
             .loudness_lufs
             .filter(|_| integrated.is_finite())
             .map(|t| t - integrated);
         let by_peak = self.peak_dbtp.filter(|_| true_peak.is_finite()).map(|t| t - true_peak);
-        match (by_loudness, by_peak) {
+        let g = match (by_loudness, by_peak) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => 0.0,
-        }
+            (None, None) => return None,
+        };
+        (g.abs() <= MAX_GAIN_DB).then_some(g)
     }
 
     /// Checks the targets: loudness within −70..=0 LUFS, peak within −60..=0 dBTP.
@@ -211,8 +226,10 @@ impl Normalise {
         if self.loudness_lufs.is_none() && self.peak_dbtp.is_none() {
             return Err("--loudness-batch needs --loudness or --peak".into());
         }
-        if self.gain_db.is_some_and(|g| !(g.is_finite() && g.abs() <= 200.0)) {
-            return Err(format!("the normalising gain {:?} dB is not a gain", self.gain_db));
+        if let Some(g) = self.gain_db.filter(|g| !(g.is_finite() && g.abs() <= MAX_GAIN_DB)) {
+            return Err(format!(
+                "the normalising gain {g} dB is outside -{MAX_GAIN_DB}..={MAX_GAIN_DB} dB"
+            ));
         }
         Ok(())
     }
@@ -287,7 +304,16 @@ impl Sidecar {
             pour = Some(PourCurve::until(held, render_seconds + 1.0));
         }
         let contacts = match &o.collisions {
-            Some(path) => crate::contacts::ContactFile::read(Path::new(path))?.contacts,
+            Some(source) => {
+                let (file, digest) = crate::contacts::ContactFile::read_with_digest(Path::new(&source.file))?;
+                if digest != source.digest {
+                    return Err(format!(
+                        "{}: the contact file changed since the take was rendered from it (digest {digest}, the take's {}): it would not render the same",
+                        source.file, source.digest
+                    ));
+                }
+                file.contacts
+            }
             None => Vec::new(),
         };
         let gain_db = o.normalise.as_ref().and_then(|n| n.gain_db).unwrap_or(0.0);
@@ -434,6 +460,12 @@ impl Job {
         let frames = self.opts.frames() as u64;
         let at = |t: f64| (t * self.sample_rate as f64).round().max(0.0) as u64;
         let (start, stop) = self.gesture_span();
+        if let (Some(a), Some(b)) = (start, stop) {
+            if b <= a {
+                // it stops where it starts: nothing is poured
+                return Vec::new();
+            }
+        }
         let mut m = Vec::new();
         for (t, label) in [(start, first), (stop, last)] {
             if let Some(t) = t.map(at).filter(|&f| f < frames) {
@@ -519,10 +551,10 @@ impl Job {
     }
 
     /// The normalising gain this take's targets ask for, given its levels (`None` when the take
-    /// is not normalised).
+    /// is not normalised, or cannot be: [`Normalise::gain_for`]).
     pub fn gain_for(&self, l: &Levels) -> Option<f64> {
         let n = self.take.render.normalise.as_ref()?;
-        Some(n.gain_for(l.integrated_lufs, l.true_peak_dbtp))
+        n.gain_for(l.integrated_lufs, l.true_peak_dbtp)
     }
 
     /// Applies a normalising gain of `db` dB and keeps it in the take's record.

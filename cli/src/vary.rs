@@ -32,8 +32,9 @@ pub const OFFSET_STREAM: u64 = 0x6772_616e_6172_7976;
 
 /// The sidecar's `format` field.
 pub const SIDECAR_FORMAT: &str = "granary-take";
-/// The sidecar format's version (1: this one).
-pub const SIDECAR_VERSION: u32 = 1;
+/// The take record's version: 2 (1, before it could hold a contact file, a loop, UCS names
+/// and a normalising gain, is read too).
+pub const SIDECAR_VERSION: u32 = 2;
 
 /// This build's version, as sidecars record it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -304,10 +305,10 @@ impl Sidecar {
             ));
         }
         match doc.get("version").and_then(Value::as_u64) {
-            Some(v) if v == SIDECAR_VERSION as u64 => {}
+            Some(v) if (1..=SIDECAR_VERSION as u64).contains(&v) => {}
             v => {
                 return Err(format!(
-                    "{name}: sidecar version {} is not supported (this build reads {SIDECAR_VERSION})",
+                    "{name}: sidecar version {} is not supported (this build reads 1 to {SIDECAR_VERSION})",
                     v.map_or("?".into(), |v| v.to_string())
                 ))
             }
@@ -442,7 +443,8 @@ impl Batch {
             .num_threads(threads)
             .build()
             .map_err(|e| format!("cannot start the render threads: {e}"))?;
-        let gains: Vec<Result<Option<(f64, bool)>, Failure>> = pool.install(|| {
+        // each take's gain: `None` where it cannot be normalised (silent, too short)
+        let gains: Vec<Result<Option<f64>, Failure>> = pool.install(|| {
             self.takes
                 .par_iter()
                 .with_max_len(1)
@@ -451,7 +453,7 @@ impl Batch {
                         return Ok(None);
                     }
                     let l = job.measure(interrupt, progress)?;
-                    Ok(job.gain_for(&l).map(|g| (g, l.silent())))
+                    Ok(job.gain_for(&l))
                 })
                 .collect()
         });
@@ -460,20 +462,21 @@ impl Batch {
         }
         let gains = gains.into_iter().collect::<Result<Vec<_>, _>>()?;
         let batch = self.takes[0].0.take.render.normalise.as_ref().is_some_and(|n| n.batch);
-        let one = batch.then(|| {
-            gains
-                .iter()
-                .flatten()
-                .filter(|(_, silent)| !silent)
-                .map(|(g, _)| *g)
-                .fold(f64::INFINITY, f64::min)
-        });
+        let one = batch.then(|| gains.iter().flatten().copied().fold(f64::INFINITY, f64::min));
         let one = one.map(|g| if g.is_finite() { g } else { 0.0 });
+        let mut unmeasured = 0;
         for ((job, sidecar), g) in self.takes.iter_mut().zip(gains) {
-            if let Some((own, _)) = g {
-                job.set_gain_db(one.unwrap_or(own));
+            if job.needs_measuring() {
+                unmeasured += usize::from(g.is_none());
+                job.set_gain_db(one.or(g).unwrap_or(0.0));
                 *sidecar = job.take.clone();
             }
+        }
+        if unmeasured > 0 {
+            eprintln!(
+                "granary: warning: {unmeasured} takes could not be measured for normalising (silent, or an integrated loudness needs 400 ms above -70 LUFS): {}",
+                if batch { "the batch's gain leaves them out" } else { "left at 0 dB" }
+            );
         }
         Ok(one)
     }

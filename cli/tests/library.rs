@@ -7,6 +7,7 @@
 //! libsndfile, pyloudnorm).
 
 use std::path::Path;
+use std::process::Command;
 
 use granary_cli::bwf::{self, BextFields, Marker};
 use granary_cli::vary::Sidecar;
@@ -400,4 +401,115 @@ fn loudness_and_peak_normalise_each_take_or_the_batch() {
         let out = granary(&a);
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
+}
+
+#[test]
+fn a_contact_takes_file_is_found_again_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("drop.csv");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/contacts/drop_beads.csv");
+    std::fs::copy(&example, &csv).unwrap();
+    let o = dir.path().join("drop.wav");
+    let out = granary(&["render", "--collisions", path(&csv), "--seconds", "1", "-o", path(&o)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let t = take(&o);
+    let source = t.render.collisions.as_ref().expect("the take names its contact file");
+    assert!(Path::new(&source.file).is_absolute(), "{source:?}");
+    assert!(
+        bext(&o).description.contains("contacts logged in drop.csv"),
+        "{}",
+        bext(&o).description
+    );
+    // from another folder: the same take
+    let again = dir.path().join("again.wav");
+    let out = Command::new(env!("CARGO_BIN_EXE_granary"))
+        .current_dir(std::env::temp_dir())
+        .args(["render", "--from", path(&o), "-o", path(&again)])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(samples(&again).0, samples(&o).0);
+    // the file changed since: refused, not rendered differently
+    let mut text = std::fs::read_to_string(&csv).unwrap();
+    text.push_str("# a comment added later\n");
+    std::fs::write(&csv, text).unwrap();
+    let out = granary(&["render", "--from", path(&o), "-o", path(&again)]);
+    assert!(
+        stderr(&out).contains("the contact file changed since the take was rendered"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn what_cannot_be_done_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = path(dir.path());
+    // a UCS name is the take's, not given: a second take of the same scene would replace the
+    // first, so it is refused
+    let first = granary(&[
+        "render",
+        "--seconds",
+        "1",
+        "--pour",
+        "0:20",
+        "--name-style",
+        "ucs",
+        "-o",
+        d,
+    ]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let second = granary(&[
+        "render",
+        "--seconds",
+        "1",
+        "--pour",
+        "0:20",
+        "--seed",
+        "9",
+        "--name-style",
+        "ucs",
+        "-o",
+        d,
+    ]);
+    assert!(
+        stderr(&second).contains("exists: UCS names are made from the take"),
+        "{}",
+        stderr(&second)
+    );
+    assert_eq!(names(dir.path()).len(), 1);
+    let out = granary(&["render", "--ucs-creator", "JD", "-o", path(&dir.path().join("x.wav"))]);
+    assert!(
+        stderr(&out).contains("--ucs-creator names UCS files: it needs --name-style ucs"),
+        "{}",
+        stderr(&out)
+    );
+    let out = granary(&["render", "--loop", "5000", "-o", path(&dir.path().join("x.wav"))]);
+    assert!(
+        stderr(&out).contains("--loop must be within 1..=600 s, got 5000"),
+        "{}",
+        stderr(&out)
+    );
+    // a take too short for an integrated loudness: said, left at 0 dB, written
+    let short = dir.path().join("short.wav");
+    let out = granary(&[
+        "render",
+        "--seconds",
+        "0.3",
+        "--pour",
+        "0:20",
+        "--loudness",
+        "-23",
+        "-o",
+        path(&short),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot be normalised"), "{}", stderr(&out));
+    // its loudness fields: not computed, not -327.68
+    assert_eq!(bext(&short).loudness[0], bwf::NOT_COMPUTED);
+    // nothing poured: no markers
+    let none = dir.path().join("none.wav");
+    let out = granary(&["render", "--seconds", "0.5", "-o", path(&none)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(bwf::markers(&chunks(&none)).is_empty());
 }
