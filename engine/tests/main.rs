@@ -14,6 +14,7 @@ mod living;
 mod logged;
 mod metal;
 mod quality;
+mod shake;
 mod shapes;
 mod stream;
 mod surface;

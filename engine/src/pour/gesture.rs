@@ -22,16 +22,29 @@
 //!   second, each knocking into its neighbours at about half the spoon's speed; the ones at the
 //!   wall knock on the cup. With the spoon down to the floor it scrapes it (`SPOON_HAND_LOAD_N`).
 //! - Shake (Phya §6.2.3, the PhISEM loose-particle model, with its system energy and decay,
-//!   in SI): the cup, closed, moves sideways as a sinusoid of rate `f` and peak speed
-//!   `V = intensity * SHAKE_MAX_SPEED_M_S`, peak acceleration `A = 2 pi f V`. While `A > g`
-//!   the bed comes free of the wall it rests against; at each reversal it slams the opposite
-//!   wall at `v = 2 V (1 - g / A)` (2V for a jar that reverses at once, 0 at the threshold): a
-//!   burst of grain–wall impacts (the grains of the layer against the wall) and grain–grain
-//!   impacts through the bed. What the slam leaves as the grains' kinetic energy,
-//!   `E = e^2 M v^2 / 2`, is PhISEM's system energy; it decays as a granular gas cools
-//!   (Haff's law: each grain loses `1 - e^2` of its energy per collision, colliding at `v/l`,
-//!   so `dE/dt = -(1 - e^2) (v / l) E` with `v = sqrt(2 E / M)`, `l` the free room across the
-//!   cup), and the gas's collisions, `N v / l` a second, are PhISEM's event stream.
+//!   in SI, under gravity): the cup, closed, moves sideways as a sinusoid of rate `f` and
+//!   peak speed `V = intensity * SHAKE_MAX_SPEED_M_S`, peak acceleration `A = 2 pi f V`. The
+//!   floor carries the grains along by friction until the acceleration passes what the grip
+//!   holds, `a0 = mu g`: the bed slides free once `A > mu_s g` (the grain–cup static
+//!   friction), the grains of its free surface roll free once `A > mu_r g` (rolling
+//!   resistance `ROLLING_RESISTANCE`: a gentle shake rolls the top layer and rattles it
+//!   softly). Free, they cross the cup and hit the opposite wall at each reversal at
+//!   `v = 2 V (1 - a0 / A)` (2V for a jar that reverses at once, 0 at the threshold). A
+//!   sliding bed slams it: its grains arrive over `SLAM_ARRIVAL_S`, more and more as the
+//!   bulk comes in (a ramp: the front is thin), a burst of grain–wall impacts (the layer
+//!   against the wall) and
+//!   grain–grain impacts through the bed. The bed itself stops dead against the wall: a
+//!   granular bed colliding as a whole is a perfectly inelastic mass (Sánchez, Rosenthal &
+//!   Pugnaloni, "Universal response of optimal granular damping devices", J. Sound Vib. 331
+//!   (2012) 4389; the principle of granular dampers), so only the layer that hits the wall
+//!   rebounds, with `E = e^2 m_layer v^2 / 2`: PhISEM's system energy. Those grains rattle
+//!   as a granular gas over the free room `l` (PhISEM's event stream, `N v / l` collisions a
+//!   second) and come to rest as it cools: by their collisions (Haff's law, each losing
+//!   `1 - e^2` of its energy per collision at `v / l`) and by landing under gravity (a grain
+//!   thrown at `v` lands after `v / g` on average and the bed it lands on takes its energy,
+//!   `LANDING_DECELERATION`), so `dE/dt = -(1 - e^2) E v / l - E g / v`, that is
+//!   `dv/dt = -(1 - e^2) v^2 / (2 l) - g / 2`, which brings them to rest in a finite time,
+//!   tens of milliseconds for a stroke's rattle ([`rattle_speed`], its exact solution).
 //! - Tilt: the cup turns towards `intensity * MAX_TILT_DEG` at most `TILT_RATE_DEG_S`. The bed
 //!   turns with it until its surface's slope reaches the angle of repose; then it avalanches.
 //!   A thin layer (under `LAYER_DIAMETERS` grains) slides instead, once the tilt's tangent
@@ -94,9 +107,28 @@ pub const GRANULAR_SLIDING_SHARE: f32 = 0.1;
 /// Grains a gesture moved settle for this long after it stops, s (as a pour's pile does,
 /// `scene::SETTLE_TIME_S`): until then a new gesture goes on from their state.
 pub const SETTLE_S: f32 = crate::pour::scene::SETTLE_TIME_S;
-/// How much a shaken bed loosens in flight, as a share of its width: it reaches the wall over
-/// that length (a fit: a bed of grains thrown across a cup arrives over some tens of ms).
-pub const SLAM_DILATION: f32 = 0.25;
+/// How fast the rattling grains lose speed to their landings, m/s^2: `g / 2`. A grain thrown
+/// at `v` in a direction `theta` from the vertical lands after `2 v cos(theta) / g`, on
+/// average `v / g` over the directions of the upper half-space (the mean of `cos(theta)` is
+/// 1/2), and the bed it lands on takes its energy (a granular bed is an almost perfectly
+/// inelastic target: Sánchez et al. 2012, the module doc), so `dE/dt = -E g / v`,
+/// `dv/dt = -g / 2`.
+pub const LANDING_DECELERATION: f32 = GRAVITY / 2.0;
+/// How long a slamming bed takes to arrive at the wall, s: its grains come in over a spread of
+/// times, the front first (a ramp whose 10–90 % rise of the level is about 0.8 of this). A
+/// fit to real shaker strokes, which rise over 14–38 ms from 10 to 90 % whatever their
+/// strength (rice in a glass jar, 2 mm beads in a tumbler, lentils and plastic discs in a
+/// plastic jar at 30, 60 and 100 %: the recordings issue 45 quotes). The crossing time of the
+/// loosened bed, about `2 r / v` over a few, would make soft strokes rise slower than those
+/// recordings do.
+pub const SLAM_ARRIVAL_S: f32 = 0.025;
+/// Rolling resistance of a grain on the bed's surface or the cup's floor, as a share of its
+/// weight: the coefficient of rolling friction of granular DEM models, 0.05–0.1 for sand and
+/// beads that build their measured angles of repose (Zhou, Wright, Yang, Xu & Yu, "Rolling
+/// friction in the dynamic simulation of sandpile formation", Physica A 269 (1999) 536; Ai,
+/// Chen, Rotter & Ooi, "Assessment of rolling resistance models in discrete element
+/// simulations", Powder Technol. 206 (2011) 269).
+pub const ROLLING_RESISTANCE: f32 = 0.1;
 /// Share of a tilted bed's avalanche that runs along the cup's wall (its two edges against
 /// the wall, over the bed's width: a tenth).
 pub const TILT_WALL_SHARE: f32 = 0.1;
@@ -293,8 +325,10 @@ pub struct GestureState {
     shake_phase: f32,
     shake_side: usize,
     shake_offset_m: f32,
-    /// The shaken grains' kinetic energy (PhISEM's system energy), J.
+    /// The shaken grains' kinetic energy (PhISEM's system energy), J, and the mass of the
+    /// grains that rattle with it, kg.
     shake_energy_j: f32,
+    shake_gas_kg: f32,
     /// A slam of the bed against a wall, under way.
     slam: Option<Slam>,
     /// Seconds the grains still settle after the gesture last moved them (`SETTLE_S`).
@@ -332,27 +366,37 @@ pub fn granular_drag_n(bulk_density: f32, width_m: f32, depth_m: f32) -> f32 {
     ETA_DRAG * bulk_density * GRAVITY * width_m * depth_m * depth_m
 }
 
-/// Speed at which the bed slams the wall of a cup shaken at peak speed `v` and rate `f`:
-/// `2 V (1 - g / A)`, `A = 2 pi f V`; 0 while the shake cannot lift the bed (`A <= g`).
-pub fn slam_speed_m_s(peak_speed_m_s: f32, rate_hz: f32) -> f32 {
+/// Speed at which grains held by a grip of `hold_m_s2` (`mu g`) hit the wall of a cup shaken
+/// sideways at peak speed `V` and rate `f`: `2 V (1 - a0 / A)`, `A = 2 pi f V`; 0 while the
+/// shake's acceleration cannot overcome the grip (`A <= a0`).
+pub fn slam_speed_m_s(peak_speed_m_s: f32, rate_hz: f32, hold_m_s2: f32) -> f32 {
     let a = 2.0 * PI * rate_hz * peak_speed_m_s;
-    if a <= GRAVITY {
+    if a <= hold_m_s2 {
         0.0
     } else {
-        2.0 * peak_speed_m_s * (1.0 - GRAVITY / a)
+        2.0 * peak_speed_m_s * (1.0 - hold_m_s2 / a)
     }
 }
 
-/// Haff's law for the shaken grains' kinetic energy `e` (J) of mass `m` (kg) over `dt` (s),
-/// free room `l` (m), restitution `r`: `dE/dt = -(1 - r^2) (v / l) E`, `v = sqrt(2E/m)`, whose
-/// exact solution is `v(t) = v0 / (1 + (1 - r^2) v0 t / (2 l))`.
-pub fn haff_cooling(e_j: f32, m_kg: f32, l_m: f32, restitution: f32, dt_s: f32) -> f32 {
-    if e_j <= 0.0 || m_kg <= 0.0 {
+/// The rattling grains' speed `dt` s after it was `v0` (m/s), in a free room `l` (m), for
+/// grain–grain restitution `e`: the exact solution of `dv/dt = -(k v^2 + b)`,
+/// `k = (1 - e^2) / (2 l)` (Haff's cooling), `b = g / 2` (the landings,
+/// [`LANDING_DECELERATION`]):
+/// `v = c tan(atan(v0 / c) - k c dt)`, `c = sqrt(b / k)`, 0 once that reaches 0 (at rest after
+/// `atan(v0 / c) / (k c)`).
+pub fn rattle_speed(v0_m_s: f32, l_m: f32, restitution: f32, dt_s: f32) -> f32 {
+    if v0_m_s <= 0.0 || !v0_m_s.is_finite() {
         return 0.0;
     }
-    let v0 = (2.0 * e_j / m_kg).sqrt();
-    let v = v0 / (1.0 + (1.0 - restitution * restitution) * v0 * dt_s / (2.0 * l_m.max(1e-4)));
-    0.5 * m_kg * v * v
+    let l = l_m.max(1e-4);
+    let k = (1.0 - restitution * restitution).max(1e-3) / (2.0 * l);
+    let c = (LANDING_DECELERATION / k).sqrt();
+    let angle = (v0_m_s / c).atan() - k * c * dt_s;
+    if angle <= 0.0 {
+        0.0
+    } else {
+        c * angle.tan()
+    }
 }
 
 impl GestureState {
@@ -659,16 +703,25 @@ impl GestureState {
             let mut k = (phase0 * 2.0 - 0.5).floor() + 1.0;
             while (k + 0.5) / 2.0 < phase1 {
                 let at = ((k + 0.5) / 2.0 - phase0) / (phase1 - phase0);
-                let v = slam_speed_m_s(v_peak, rate);
-                if v > 0.0 && s.bed_mass_kg > 0.0 {
+                // the bed slides free past the grain–cup grip; its top layer rolls free past
+                // the rolling resistance
+                let slide = slam_speed_m_s(v_peak, rate, cup_pair.mu_static * GRAVITY);
+                let roll = slam_speed_m_s(v_peak, rate, ROLLING_RESISTANCE * GRAVITY);
+                if roll > 0.0 && s.bed_mass_kg > 0.0 {
                     self.shake_side ^= 1;
-                    let grains = s.bed_mass_kg / grain_mass.max(1e-12);
-                    // the layer against the wall: its area over a grain's cross-section
+                    let all = s.bed_mass_kg / grain_mass.max(1e-12);
+                    // the layer against the wall (its area over a grain's cross-section), or
+                    // the top layer when only it rolls
                     let r = s.cup.radius_at(0.5 * s.pile_height_m);
-                    let layer = (2.0 * r * s.pile_height_m.max(d) / (d * d)).min(grains);
-                    // the bed, loosened in flight by `SLAM_DILATION` of its width, arrives at
-                    // the wall over that length at v (at most 0.4 of a half shake)
-                    let len = (SLAM_DILATION * 2.0 * r / v).clamp(dt, 0.2 / rate);
+                    let layer = (2.0 * r * s.pile_height_m.max(d) / (d * d)).min(all);
+                    let top = (PI * s.pile_radius_m.max(d).powi(2) / (d * d)).min(all);
+                    let (v, grains, layer) = if slide > 0.0 {
+                        (slide, all, layer)
+                    } else {
+                        (roll, top, top.min(layer))
+                    };
+                    // the bed arrives over `SLAM_ARRIVAL_S` (at most 0.4 of a half shake)
+                    let len = SLAM_ARRIVAL_S.clamp(dt, 0.2 / rate);
                     self.slam = Some(Slam {
                         t_s: -at * dt,
                         len_s: len,
@@ -677,8 +730,14 @@ impl GestureState {
                         speed_m_s: v,
                         side: self.shake_side,
                     });
+                    // the bed stops dead; the layer that hit the wall rebounds and rattles
                     let e = grain.restitution;
-                    self.shake_energy_j = (self.shake_energy_j + 0.5 * e * e * s.bed_mass_kg * v * v).min(1e3);
+                    let gas = layer * grain_mass;
+                    if self.shake_energy_j <= 0.0 {
+                        self.shake_gas_kg = 0.0;
+                    }
+                    self.shake_gas_kg = self.shake_gas_kg.max(gas);
+                    self.shake_energy_j = (self.shake_energy_j + 0.5 * e * e * gas * v * v).min(1e3);
                 }
                 k += 1.0;
             }
@@ -688,11 +747,14 @@ impl GestureState {
             self.shake_offset_m = 0.0;
         }
         if let Some(slam) = &mut self.slam {
-            // this window's part of the slam: from where it starts in it to where it ends
+            // this window's part of the slam, from where it starts in it to where it ends: the
+            // bed arrives as a ramp, its density rising as the bulk comes in (the share of
+            // the slam between times t0 and t1 of its length L is (t1^2 - t0^2) / L^2)
             let a = (-slam.t_s).clamp(0.0, dt);
             let b = (slam.len_s - slam.t_s).clamp(0.0, dt);
             if b > a {
-                let share = (b - a) / slam.len_s;
+                let (t0, t1) = ((slam.t_s + a) / slam.len_s, (slam.t_s + b) / slam.len_s);
+                let share = (t1 * t1 - t0 * t0).clamp(0.0, 1.0);
                 out.push(Burst {
                     place: Place::Wall(slam.side),
                     count: slam.layer * share,
@@ -713,13 +775,12 @@ impl GestureState {
                 self.slam = None;
             }
         }
-        if self.shake_energy_j > 0.0 && s.bed_mass_kg > 0.0 {
-            // PhISEM's event stream: the grain gas's collisions, N v / l a second, half of
-            // them on the walls; its energy cools by Haff's law
-            let m = s.bed_mass_kg;
+        if self.shake_energy_j > 0.0 && s.bed_mass_kg > 0.0 && self.shake_gas_kg > 0.0 {
+            // PhISEM's event stream: the rattling grains' collisions, N v / l a second, half
+            // of them on the walls; they come to rest by their collisions and under gravity
+            let m = self.shake_gas_kg.min(s.bed_mass_kg);
             let v = (2.0 * self.shake_energy_j / m).sqrt();
-            let grains = m / grain_mass.max(1e-12);
-            let rate = grains * v / free_room;
+            let rate = m / grain_mass.max(1e-12) * v / free_room;
             out.push(Burst {
                 place: Place::Bed,
                 count: 0.5 * rate * dt,
@@ -734,8 +795,9 @@ impl GestureState {
                 onset: 0.0,
                 until: 1.0,
             });
-            self.shake_energy_j = haff_cooling(self.shake_energy_j, m, free_room, grain.restitution, dt);
-            if self.shake_energy_j < 1e-9 {
+            let v = rattle_speed(v, free_room, grain.restitution, dt);
+            self.shake_energy_j = 0.5 * m * v * v;
+            if self.shake_energy_j < 1e-12 {
                 self.shake_energy_j = 0.0;
             }
         } else {
