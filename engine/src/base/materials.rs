@@ -31,6 +31,11 @@ pub const SPEED_OF_SOUND: f32 = 343.2; // m/s
 pub const GRAVITY: f32 = 9.806_65; // m/s^2
 /// Bulk density of a loose pile relative to the solid's density (DESIGN: about 0.6 rho).
 pub const PACKING_FRACTION: f32 = 0.6;
+/// Slope span of an avalanche, degrees: a granular surface lets go at its angle of repose and
+/// comes to rest this much below it (Jaeger, Liu & Nagel, "Relaxation at the angle of
+/// repose", PRL 62 (1989) 40: about 2 degrees). A heap's and a tilted cup's avalanches
+/// (`gesture`) and a hand-held container's fits (`stream`).
+pub const AVALANCHE_SPAN_DEG: f32 = 2.0;
 
 /// Elastic solid: Young's modulus, Poisson's ratio, density.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -486,7 +486,7 @@ pub const SPECS: [Spec; 30] = [
             to_si: 1.0,
             step: 0.001,
         },
-        doc: "0 = a steady stream; up to 1: the flow wavers, cohesive grains leave in clumps, a pour starts with a surge and ends with a trickle",
+        doc: "0 = a steady stream; up to 1: the flow wavers, cohesive grains leave in clumps, a pour starts with a surge and ends with a trickle; above 0.5 the hand pours in fits (spurts and gaps)",
     },
     Spec {
         param: Param::Aim,

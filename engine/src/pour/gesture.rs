@@ -92,10 +92,9 @@ pub const SHAKE_MAX_SPEED_M_S: f32 = 1.5;
 pub const MAX_TILT_DEG: f32 = 90.0;
 /// How fast a hand tilts the cup, degrees per second.
 pub const TILT_RATE_DEG_S: f32 = 60.0;
-/// Slope span of an avalanche, degrees: it starts at the material's angle of repose and
-/// stops this much below it (Jaeger, Liu & Nagel 1989: about 2 degrees between the angle where
-/// a heap lets go and the one where it comes to rest).
-pub const AVALANCHE_SPAN_DEG: f32 = 2.0;
+/// Slope span of an avalanche, degrees (`materials::AVALANCHE_SPAN_DEG`, where the stream's
+/// fits read it too).
+pub use crate::base::materials::AVALANCHE_SPAN_DEG;
 /// A bed thinner than this many grain diameters slides as a layer instead of avalanching.
 pub const LAYER_DIAMETERS: f32 = 3.0;
 /// Share of a granular bed's contacts that slide (the rest roll or stick) while it is
