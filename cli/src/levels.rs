@@ -102,12 +102,6 @@ impl R128 {
             max_short_term_lufs: measured(self.max_short_term),
         }
     }
-
-    /// The integrated loudness of several meters as one programme (BS.1770's gating over all
-    /// their blocks), LUFS.
-    pub fn integrated_of(meters: &[&R128]) -> f64 {
-        EbuR128::loudness_global_multiple(meters.iter().map(|m| &m.meter)).unwrap_or(f64::NEG_INFINITY)
-    }
 }
 
 /// Accumulates the levels of a render block by block.

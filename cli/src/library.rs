@@ -24,43 +24,28 @@ pub const ORIGINATOR: &str = concat!("Granary ", env!("CARGO_PKG_VERSION"));
 /// The iXML element that holds the take (the sidecar's JSON, XML-escaped).
 pub const TAKE_ELEMENT: &str = "GRANARY_TAKE";
 
-/// The UCS CatID of each grain material when poured, stirred, shaken and tilted (in the
-/// order of `GESTURE_IDS`), from the UCS v8.2.1 list and its explanations: food grains are
-/// FOOD & DRINK / INGREDIENTS ("nuts, seeds, grains"); sand DIRT & SAND / MOVEMENT
-/// ("pouring, flowing of dirt or sand"); glass beads GLASS / MOVEMENT (rattling, rolling,
-/// shaking); steel shot METAL / MOVEMENT ("drag, roll, rattle, shake"); plastic discs
-/// PLASTIC / MOVEMENT (its terms include stir and ABS); gravel ROCKS / MOVEMENT (its terms
-/// include gravel, pebbles, shake, rattle). UCS has no row for pouring dry food (FOODPour is
-/// for liquids), so a food grain stays FOODIngr whatever the gesture.
-pub const UCS_CATEGORIES: [(&str, [&str; 4]); 12] = [
-    ("sugar", ["FOODIngr"; 4]),
-    ("salt", ["FOODIngr"; 4]),
-    ("fine_sand", ["DIRTMvmt"; 4]),
-    ("rice", ["FOODIngr"; 4]),
-    ("lentils", ["FOODIngr"; 4]),
-    ("coffee_beans", ["FOODIngr"; 4]),
-    ("glass_beads_0_5mm", ["GLASMvmt"; 4]),
-    ("glass_beads_1mm", ["GLASMvmt"; 4]),
-    ("glass_beads_2mm", ["GLASMvmt"; 4]),
-    ("steel_shot_1mm", ["METLMvmt"; 4]),
-    ("plastic_discs_4mm", ["PLASMvmt"; 4]),
-    ("gravel", ["ROCKMvmt"; 4]),
-];
-
-/// The grain's name in an FXName (sizes left to the description).
-const UCS_GRAIN_WORDS: [(&str, &str); 12] = [
-    ("sugar", "Sugar"),
-    ("salt", "Salt"),
-    ("fine_sand", "Sand"),
-    ("rice", "Rice"),
-    ("lentils", "Lentils"),
-    ("coffee_beans", "Coffee Beans"),
-    ("glass_beads_0_5mm", "Fine Glass Beads"),
-    ("glass_beads_1mm", "Glass Beads"),
-    ("glass_beads_2mm", "Coarse Glass Beads"),
-    ("steel_shot_1mm", "Steel Shot"),
-    ("plastic_discs_4mm", "Plastic Discs"),
-    ("gravel", "Gravel"),
+/// For each grain material: its name in an FXName (sizes left to the description) and its
+/// UCS CatID when poured, stirred, shaken and tilted (in the order of `GESTURE_IDS`), from the
+/// UCS v8.2.1 list and its explanations: food grains are FOOD & DRINK / INGREDIENTS ("nuts,
+/// seeds, grains"); sand DIRT & SAND / MOVEMENT ("pouring, flowing of dirt or sand"); glass
+/// beads GLASS / MOVEMENT (rattling, rolling, shaking); steel shot METAL / MOVEMENT ("drag,
+/// roll, rattle, shake"); plastic discs PLASTIC / MOVEMENT (its terms include stir and ABS);
+/// gravel ROCKS / MOVEMENT (its terms include gravel, pebbles, shake, rattle). UCS has no row
+/// for pouring dry food (FOODPour is for liquids), so a food grain stays FOODIngr whatever the
+/// gesture.
+pub const UCS_CATEGORIES: [(&str, &str, [&str; 4]); 12] = [
+    ("sugar", "Sugar", ["FOODIngr"; 4]),
+    ("salt", "Salt", ["FOODIngr"; 4]),
+    ("fine_sand", "Sand", ["DIRTMvmt"; 4]),
+    ("rice", "Rice", ["FOODIngr"; 4]),
+    ("lentils", "Lentils", ["FOODIngr"; 4]),
+    ("coffee_beans", "Coffee Beans", ["FOODIngr"; 4]),
+    ("glass_beads_0_5mm", "Fine Glass Beads", ["GLASMvmt"; 4]),
+    ("glass_beads_1mm", "Glass Beads", ["GLASMvmt"; 4]),
+    ("glass_beads_2mm", "Coarse Glass Beads", ["GLASMvmt"; 4]),
+    ("steel_shot_1mm", "Steel Shot", ["METLMvmt"; 4]),
+    ("plastic_discs_4mm", "Plastic Discs", ["PLASMvmt"; 4]),
+    ("gravel", "Gravel", ["ROCKMvmt"; 4]),
 ];
 
 /// Longest FXName UCS recommends, characters.
@@ -97,14 +82,10 @@ impl Ucs {
     pub fn file_name(&self, values: &ParamValues, take: Option<(usize, usize)>) -> String {
         let grain = GRAIN_IDS[values.choice("grain_material")];
         let gesture = values.choice("gesture");
-        let cat = UCS_CATEGORIES
+        let (words, cat) = UCS_CATEGORIES
             .iter()
-            .find(|(g, _)| *g == grain)
-            .map_or("FOODIngr", |(_, c)| c[gesture.min(3)]);
-        let words = UCS_GRAIN_WORDS
-            .iter()
-            .find(|(g, _)| *g == grain)
-            .map_or("Grains", |(_, w)| w);
+            .find(|(g, _, _)| *g == grain)
+            .map_or(("Grains", "FOODIngr"), |(_, w, c)| (*w, c[gesture.min(3)]));
         let verb = params::choice_name("gesture", gesture);
         let number = take.map_or(String::new(), |(k, width)| format!(" {k:0width$}"));
         let (material, vessel) = vessel(values);
@@ -366,8 +347,7 @@ mod tests {
     #[test]
     fn every_grain_has_a_ucs_category_and_words() {
         for g in GRAIN_IDS {
-            assert!(UCS_CATEGORIES.iter().any(|(id, _)| *id == g), "{g}");
-            assert!(UCS_GRAIN_WORDS.iter().any(|(id, _)| *id == g), "{g}");
+            assert!(UCS_CATEGORIES.iter().any(|(id, _, _)| *id == g), "{g}");
         }
         assert_eq!(GESTURE_IDS, ["pour", "stir", "shake", "tilt"]);
     }

@@ -578,7 +578,7 @@ fn render(a: RenderArgs) -> Result<(), Failure> {
                 );
             }
             if ucs.is_some() {
-                for (job, _) in &batch.takes {
+                for job in &batch.takes {
                     keep_ucs_files(&job.targets())?;
                 }
             }
@@ -708,7 +708,7 @@ fn render_one(job: &mut render::Job, what: &str) -> Result<(), Failure> {
 /// Renders a batch of takes and prints one line per take.
 fn render_batch(batch: &mut Batch, threads: usize, what: &str) -> Result<(), Failure> {
     let mut warned = Vec::new();
-    for (job, _) in &batch.takes {
+    for job in &batch.takes {
         for w in job.warnings() {
             if !warned.contains(&w) {
                 eprintln!("granary: warning: {w}");
@@ -718,14 +718,14 @@ fn render_batch(batch: &mut Batch, threads: usize, what: &str) -> Result<(), Fai
     }
     let interrupt = Interrupt::install()?;
     let started = std::time::Instant::now();
-    let (first, _) = &batch.takes[0];
+    let first = &batch.takes[0];
     let n = batch.takes.len();
     let rate = first.sample_rate;
     let bar = render::progress_bar(batch.frames(), rate, &format!("measuring {n} takes"));
     let one = batch.normalise(threads, &interrupt, &bar);
     bar.finish_and_clear();
     let one = one?;
-    let (first, _) = &batch.takes[0];
+    let first = &batch.takes[0];
     let bar = render::progress_bar(batch.frames(), first.sample_rate, &format!("{n} takes"));
     let reports = batch.run(threads, &interrupt, &bar);
     bar.finish_and_clear();
@@ -736,7 +736,8 @@ fn render_batch(batch: &mut Batch, threads: usize, what: &str) -> Result<(), Fai
         render::seconds_text(first.take.render.seconds),
         first.sample_rate
     );
-    for ((job, sidecar), r) in batch.takes.iter().zip(&reports) {
+    for (job, r) in batch.takes.iter().zip(&reports) {
+        let sidecar = &job.take;
         let name = job.output.file_name().unwrap_or_default().to_string_lossy();
         let drawn: Vec<String> = sidecar
             .vary

@@ -8,7 +8,7 @@ use crate::library::{self, Made, Ucs};
 use crate::output::{io_message, Interrupt, Staged};
 use crate::vary::Sidecar;
 use granary_engine::control::choices::Gesture;
-use granary_engine::control::params::{ParamValues, TRIGGER_IDS};
+use granary_engine::control::params::{ParamValues, GESTURE_IDS, TRIGGER_IDS};
 use granary_engine::control::preset;
 use granary_engine::control::preset::Preset;
 use granary_engine::render::{Block, NoteEvent, PourCurve, RenderOptions, Renderer};
@@ -295,10 +295,7 @@ impl Sidecar {
                 );
             }
             // the held rate (or amount) from the first sample past the render's end
-            let held = match gesture {
-                Gesture::Pour => values.float("pour_rate"),
-                _ => values.float("gesture_amount"),
-            };
+            let held = held_amount(&values);
             let (warm, fade, body) = o.loop_frames(rate).expect("a loop");
             render_seconds = (warm + fade + body) as f64 / rate as f64;
             pour = Some(PourCurve::until(held, render_seconds + 1.0));
@@ -434,13 +431,7 @@ impl Job {
         }
         let curve = match &self.opts.pour {
             Some(c) => c.clone(),
-            None => {
-                let held = match GESTURE_IDS_WORDS[self.values.choice("gesture").min(3)] {
-                    "pour" => self.values.float("pour_rate"),
-                    _ => self.values.float("gesture_amount"),
-                };
-                PourCurve::until(held, self.opts.seconds - 1.0)
-            }
+            None => PourCurve::until(held_amount(&self.values), self.opts.seconds - 1.0),
         };
         match curve.span() {
             Some((start, stop)) => (Some(start), stop),
@@ -451,7 +442,10 @@ impl Job {
     /// The markers known before the render: the gesture's start and stop, where they fall
     /// within it (frames).
     fn markers(&self) -> Vec<Marker> {
-        let gesture = GESTURE_IDS_WORDS[self.values.choice("gesture").min(3)];
+        let gesture = GESTURE_IDS
+            .get(self.values.choice("gesture"))
+            .copied()
+            .unwrap_or("pour");
         let (first, last) = if self.contacts.is_empty() {
             (format!("{gesture} starts"), format!("{gesture} stops"))
         } else {
@@ -658,8 +652,14 @@ pub fn stem_path(output: &Path, stem: &str, ucs: bool) -> PathBuf {
     }
 }
 
-/// How the gesture is named in markers, by `gesture` index.
-const GESTURE_IDS_WORDS: [&str; 4] = ["pour", "stir", "shake", "tilt"];
+/// What a render without a curve holds (as `Renderer::pour` does): a pour's `pour_rate`, g/s,
+/// or a stir's, shake's or tilt's `gesture_amount`, percent.
+fn held_amount(values: &ParamValues) -> f32 {
+    match Gesture::ALL.get(values.choice("gesture")) {
+        Some(Gesture::Pour) | None => values.float("pour_rate"),
+        Some(_) => values.float("gesture_amount"),
+    }
+}
 
 /// What the rendered frames become in the files: a gain on every sample, and for a loop the
 /// frames before it dropped, its last `fade` frames crossfaded (equal power: cos and sin)

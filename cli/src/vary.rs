@@ -338,9 +338,10 @@ impl Sidecar {
     }
 }
 
-/// A batch, planned: every take's job (with its sidecar), nothing rendered yet.
+/// A batch, planned: every take's job (its record, `Job::take`, is its sidecar), nothing
+/// rendered yet.
 pub struct Batch {
-    pub takes: Vec<(Job, Sidecar)>,
+    pub takes: Vec<Job>,
 }
 
 /// What the command line asked for, for [`Batch::plan`].
@@ -420,7 +421,7 @@ impl Batch {
             for t in job.targets() {
                 check_target(&t)?;
             }
-            takes.push((job, sidecar));
+            takes.push(job);
         }
         Ok(Batch { takes })
     }
@@ -436,7 +437,7 @@ impl Batch {
         progress: &ProgressBar,
     ) -> Result<Option<f64>, Failure> {
         use rayon::prelude::*;
-        if !self.takes.iter().any(|(j, _)| j.needs_measuring()) {
+        if !self.takes.iter().any(Job::needs_measuring) {
             return Ok(None);
         }
         let pool = rayon::ThreadPoolBuilder::new()
@@ -448,7 +449,7 @@ impl Batch {
             self.takes
                 .par_iter()
                 .with_max_len(1)
-                .map(|(job, _)| {
+                .map(|job| {
                     if !job.needs_measuring() {
                         return Ok(None);
                     }
@@ -461,15 +462,14 @@ impl Batch {
             return Err(Failure::Interrupted(sig));
         }
         let gains = gains.into_iter().collect::<Result<Vec<_>, _>>()?;
-        let batch = self.takes[0].0.take.render.normalise.as_ref().is_some_and(|n| n.batch);
+        let batch = self.takes[0].take.render.normalise.as_ref().is_some_and(|n| n.batch);
         let one = batch.then(|| gains.iter().flatten().copied().fold(f64::INFINITY, f64::min));
         let one = one.map(|g| if g.is_finite() { g } else { 0.0 });
         let mut unmeasured = 0;
-        for ((job, sidecar), g) in self.takes.iter_mut().zip(gains) {
+        for (job, g) in self.takes.iter_mut().zip(gains) {
             if job.needs_measuring() {
                 unmeasured += usize::from(g.is_none());
                 job.set_gain_db(one.or(g).unwrap_or(0.0));
-                *sidecar = job.take.clone();
             }
         }
         if unmeasured > 0 {
@@ -483,7 +483,7 @@ impl Batch {
 
     /// Frames of audio in the whole batch.
     pub fn frames(&self) -> u64 {
-        self.takes.iter().map(|(j, _)| j.opts.frames() as u64).sum()
+        self.takes.iter().map(|j| j.opts.frames() as u64).sum()
     }
 
     /// Renders every take, `threads` at a time (one take per task; 0: one per core). Each
@@ -501,7 +501,7 @@ impl Batch {
             self.takes
                 .par_iter()
                 .with_max_len(1)
-                .map(|(job, _)| {
+                .map(|job| {
                     if failed.load(Ordering::Relaxed) || interrupt.signal().is_some() {
                         return None;
                     }

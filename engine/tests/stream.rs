@@ -260,7 +260,7 @@ fn the_arrivals_ago_are_the_mean_arrivals_over_each_lifetime_bin() {
 }
 
 /// Past `FITS_FROM` the hand pours in fits: at `flow_variation` 1 a sugar pour at 20 g/s
-/// comes in spurts of about a slab each (7.6 g every 0.38 s, each over 0.14 s), with gaps
+/// comes in spurts of about a slab each (7.6 g every 0.38 s, each over 0.13 s), with gaps
 /// where nothing lands; at `FITS_FROM` it only wavers, never dropping below a third of its
 /// mean.
 #[test]
@@ -271,6 +271,10 @@ fn past_half_the_hand_pours_in_fits_with_gaps() {
     let slab_g = 1e3 * p.fit_kg;
     assert!((6.0..9.0).contains(&slab_g), "{slab_g} g");
     let period = p.fit_kg / FLOW;
+    println!(
+        "sugar at 20 g/s in fits: a {slab_g:.1} g slab every {period:.2} s, each over {:.2} s",
+        p.fit_s
+    );
     assert!(period > 2.0 * p.fit_s, "spurts {period} s apart, each {} s", p.fit_s);
     let share_below = |variation: f32, below: f64| {
         let states = pour(GrainMaterial::Sugar, variation, 30.0, 30.0, 5);

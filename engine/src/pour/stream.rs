@@ -40,7 +40,7 @@
 //!   avalanche time (the surge's), as a half sine; the hand tips the container on at the
 //!   rate of the flow, so a slab lets go each time the lip has gathered one. When that takes
 //!   longer than an avalanche lasts (a slow pour: about 7.6 g of sugar every 0.38 s at
-//!   20 g/s, each over 0.14 s) the stream comes in spurts with gaps between; a fast pour's
+//!   20 g/s, each over 0.13 s) the stream comes in spurts with gaps between; a fast pour's
 //!   avalanches overlap into a continuous flow, as Rajchenbach's drum does. The share of the
 //!   flow that leaves in fits rises from 0 at 0.5 to all of it at 1.
 //!
@@ -121,6 +121,8 @@ pub struct StreamParams {
     pub fit_kg: f32,
     pub fit_s: f32,
     pub flow_kg_s: f32,
+    /// One fit's peak, as a share of the flow (its half sine's `pi/2` times its mean).
+    pub fit_peak: f32,
 }
 
 impl StreamParams {
@@ -160,6 +162,7 @@ impl StreamParams {
             fit_kg,
             fit_s: surge_time_s,
             flow_kg_s: q,
+            fit_peak: fit_kg * std::f32::consts::FRAC_PI_2 / surge_time_s.max(1e-4) / q,
         }
     }
 }
@@ -278,13 +281,10 @@ impl Unsteady {
             };
             self.fits[slot] = Some(0.0);
         }
-        let peak = slab * std::f32::consts::FRAC_PI_2 / p.fit_s.max(1e-4);
-        let flow: f32 = self
-            .fits
+        self.fits
             .iter()
             .flatten()
-            .map(|t| peak * (std::f32::consts::PI * t / p.fit_s.max(1e-4)).sin())
-            .sum();
-        flow / p.flow_kg_s.max(1e-9)
+            .map(|t| p.fit_peak * (std::f32::consts::PI * t / p.fit_s.max(1e-4)).sin())
+            .sum()
     }
 }
