@@ -345,7 +345,12 @@ impl Engine {
         self.pour
     }
 
-    /// The cup's current modes.
+    /// The resonances of the air above the grains, as they stand (`resonators::air`).
+    pub fn air_modes(&self) -> &[resonators::air::AirMode] {
+        self.cup.air_modes()
+    }
+
+    /// The cup's modes that ring.
     pub fn modes(&self) -> &[Mode] {
         self.cup.modes()
     }
@@ -439,6 +444,12 @@ impl Engine {
     /// mode); takes effect at the next window.
     pub fn set_mode_limit(&mut self, n: usize) {
         self.cup.set_mode_limit(n);
+    }
+
+    /// Lets the air in the cup resonate or not (on when built; `resonators::air`): the air's
+    /// checks hear a render without it beside one with it.
+    pub fn set_air(&mut self, on: bool) {
+        self.cup.set_air(on);
     }
 
     /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
@@ -743,6 +754,7 @@ impl Engine {
             s.listener_distance_m,
             s.listener_angle_deg,
             s.stereo_width,
+            !d.open,
         );
         let cup = CupState {
             material: s.cup_material,
@@ -1127,6 +1139,7 @@ impl Engine {
             self.cup.process(
                 &forces,
                 &mut total[..len],
+                [&pressure[0][..len], &pressure[1][..len]],
                 [&mut ml[..len], &mut mr[..len]],
                 [&mut dl[..len], &mut dr[..len]],
             );

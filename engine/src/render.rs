@@ -402,6 +402,13 @@ impl Renderer {
         self
     }
 
+    /// Renders with the air in the cup resonating or not (`Engine::set_air`; on by default):
+    /// the air's checks compare the two.
+    pub fn air(mut self, on: bool) -> Renderer {
+        self.engine.set_air(on);
+        self
+    }
+
     /// The engine rendering (its pour state, statistics and settings so far).
     pub fn engine(&self) -> &Engine {
         &self.engine

@@ -2,6 +2,7 @@
 //! (`cargo test -p granary-engine --test integration [MODULE::]`): one crate to compile and
 //! link instead of one a file, which is most of the suite's build (docs/testing.md).
 
+mod air;
 mod bank;
 mod collision;
 mod cup;

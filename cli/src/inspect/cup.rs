@@ -9,6 +9,7 @@ use granary_engine::control::choices::CupShape;
 use granary_engine::derived::cups::Cup;
 use granary_engine::derived::cups::CupState;
 use granary_engine::limits;
+use granary_engine::resonators::air::{self, AirMode, AIR_MODES};
 use granary_engine::resonators::diffuse::DiffuseResonator;
 use granary_engine::resonators::modal::{build_modes, diffuse_params, Mode, MAX_MODES};
 use serde::Serialize;
@@ -128,6 +129,16 @@ pub struct CupReport {
     pub geometry: GeometryOut,
     pub modes: Vec<ModeOut>,
     pub diffuse: DiffuseOut,
+    /// The air's resonances over the grains (`resonators::air`), for the `--grain` given.
+    pub air: Vec<AirOut>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AirOut {
+    pub freq_hz: f64,
+    pub q: f64,
+    /// |H| at the peak: the grains' sound there over their sound in the open.
+    pub peak: f64,
 }
 
 fn mode_out(m: &Mode) -> ModeOut {
@@ -201,6 +212,8 @@ impl CupArgs {
         diffuse.set(&params, |lo, hi| {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
         });
+        let mut air = [AirMode::ZERO; AIR_MODES];
+        let n_air = air::for_cup(&cup, max_f as f64, &mut air);
         let m = cup.cup.model();
         let el = cup.material.data().elastic;
         Ok(CupReport {
@@ -227,6 +240,14 @@ impl CupArgs {
                     })
                     .collect(),
             },
+            air: air[..n_air]
+                .iter()
+                .map(|a| AirOut {
+                    freq_hz: a.freq_hz as f64,
+                    q: a.q as f64,
+                    peak: a.peak as f64,
+                })
+                .collect(),
         })
     }
 }
@@ -294,6 +315,19 @@ pub fn run(args: &CupArgs, out: &mut dyn Write) -> Result<(), String> {
     .map_err(io)?;
     for b in &r.diffuse.bands {
         writeln!(out, "  band {:>8.0} Hz  T60 {:.3} s", b.centre_hz, b.t60_s).map_err(io)?;
+    }
+    if r.air.is_empty() {
+        writeln!(out, "air: no resonance over the grains").map_err(io)?;
+    }
+    for a in &r.air {
+        writeln!(
+            out,
+            "air: {:>8.1} Hz  Q {:.1}  peak {:+.1} dB over the grains' own sound",
+            a.freq_hz,
+            a.q,
+            20.0 * a.peak.log10()
+        )
+        .map_err(io)?;
     }
     Ok(())
 }

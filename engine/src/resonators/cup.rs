@@ -1,31 +1,39 @@
 //! The cup as it sounds: its modal bank (`modal`, with the nonlinear coupling of metal cups),
 //! the bank's output without its steady part (`modal::DcBlocker`) and the diffuse resonator
-//! above the highest mode (`diffuse`, Phya 7.2), rebuilt when the cup, what fills it or the
-//! listener changes (`CupResonator::update`).
+//! above the highest mode (`diffuse`, Phya 7.2), and the resonances of the air above the
+//! grains (`air`), all rebuilt when the cup, what fills it or the listener changes
+//! (`CupResonator::update`).
 
 use crate::base::materials::CupMaterial;
 use crate::base::simd::Isa;
 use crate::control::choices::CupShape;
 use crate::derived::cups::{CupState, CUP_BUSES};
+use crate::resonators::air::{AirBank, AirMode, AirTable, AIR_MODES};
 use crate::resonators::diffuse::DiffuseResonator;
 use crate::resonators::modal::{self, build_modes, diffuse_params, DcBlocker, ModalBank, Mode, MAX_MODES};
 use crate::resonators::nonlinear::Nonlinear;
 
 /// What the cup's modes, diffuse bands and distance gain depend on (`CupResonator::update`):
 /// material, shape, size, fill level, grain density and diameter, and the listener's
-/// distance, angle and the stereo width.
-pub type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32);
+/// distance, angle and the stereo width; and whether the cup is there to hold air (a pour
+/// onto the bare surface has none).
+pub type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32, bool);
 
 pub struct CupResonator {
     sample_rate: f32,
     modal: ModalBank,
     dc: DcBlocker,
     diffuse: DiffuseResonator,
+    /// The air column's resonances over the grains (`air`), and their table over the fill.
+    air: AirBank,
+    air_table: AirTable,
     modes: [Mode; MAX_MODES],
     /// The key the modes were built for (`None`: build at the next `update`).
     key: Option<CupKey>,
     /// At most this many of the cup's modes ring (`granary bench`'s mode sweep).
     mode_limit: usize,
+    /// The air resonates (on unless a check turns it off: `set_air`).
+    air_on: bool,
 }
 
 impl CupResonator {
@@ -36,9 +44,12 @@ impl CupResonator {
             modal: ModalBank::new(sample_rate, isa),
             dc: DcBlocker::new(sample_rate),
             diffuse: DiffuseResonator::new(sample_rate, seed, isa),
+            air: AirBank::new(sample_rate),
+            air_table: AirTable::new(),
             modes: [Mode::ZERO; MAX_MODES],
             key: None,
             mode_limit: MAX_MODES,
+            air_on: true,
         }
     }
 
@@ -47,9 +58,21 @@ impl CupResonator {
         self.modal.modes()
     }
 
+    /// The air's modes that ring (`air`).
+    pub fn air_modes(&self) -> &[AirMode] {
+        self.air.modes()
+    }
+
     /// Lets at most `n` modes ring, the lowest first, from the next `update`.
     pub fn set_mode_limit(&mut self, n: usize) {
         self.mode_limit = n.min(MAX_MODES);
+        self.key = None;
+    }
+
+    /// Lets the air resonate or not, from the next `update` (on when built; the air's checks
+    /// hear a render without it beside one with it).
+    pub fn set_air(&mut self, on: bool) {
+        self.air_on = on;
         self.key = None;
     }
 
@@ -58,6 +81,7 @@ impl CupResonator {
         self.modal.reset();
         self.dc.reset();
         self.diffuse.reset(seed);
+        self.air.reset();
         self.key = None;
     }
 
@@ -88,22 +112,34 @@ impl CupResonator {
         self.diffuse.set(&params, |lo, hi| {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
         });
+        // the air above the grains (none in a pour onto the bare surface)
+        let mut air = [AirMode::ZERO; AIR_MODES];
+        let n_air = if key.9 && self.air_on {
+            self.air_table.modes(cup, max_f as f64, &mut air)
+        } else {
+            0
+        };
+        self.air.set(&air[..n_air]);
     }
 
     /// The modal bank's work at a window boundary (denormals out, the glide's control step).
     pub fn window(&mut self) {
         self.modal.flush_denormals();
+        self.air.flush_denormals();
         self.modal.control();
     }
 
     /// One span: the force on each bus (`forces`) through the modes into `modal` (left,
     /// right; without their steady part), and `total` (the buses' sum, to which the grains
     /// buzzing on a ringing metal floor add, `nonlinear`) through the diffuse resonator into
-    /// `diffuse`. All slices of the span's length.
+    /// `diffuse`; the grains' sound (`grains`, left and right) through the air's resonances,
+    /// added to `modal` (the air is the vessel's: the cup stem). All slices of the span's
+    /// length.
     pub fn process(
         &mut self,
         forces: &[&[f32]; CUP_BUSES],
         total: &mut [f32],
+        grains: [&[f32]; 2],
         modal: [&mut [f32]; 2],
         diffuse: [&mut [f32]; 2],
     ) {
@@ -111,6 +147,21 @@ impl CupResonator {
         self.modal.process_buzz(forces, ml, mr, total);
         self.dc.process(0, ml);
         self.dc.process(1, mr);
+        if !self.air.modes().is_empty() {
+            // the column radiates from the opening, one source: the grains' mid through it,
+            // into both sides
+            let len = ml.len();
+            let mut mid = [0.0f32; crate::base::window::WINDOW];
+            let mut air = [0.0f32; crate::base::window::WINDOW];
+            for ((m, l), r) in mid[..len].iter_mut().zip(grains[0]).zip(grains[1]) {
+                *m = 0.5 * (l + r);
+            }
+            self.air.process(&mid[..len], &mut air[..len]);
+            for ((l, r), a) in ml.iter_mut().zip(mr.iter_mut()).zip(&air[..len]) {
+                *l += a;
+                *r += a;
+            }
+        }
         let [dl, dr] = diffuse;
         self.diffuse.process(total, dl, dr);
     }

@@ -1,6 +1,7 @@
 //! Stage 7, resonators: what the contact forces drive. The cup's modes (with their
 //! nonlinear coupling) and diffuse field, the ground's radiation and the friction voices.
 
+pub mod air;
 pub mod cup;
 pub mod diffuse;
 pub mod friction;

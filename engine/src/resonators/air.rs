@@ -1,0 +1,665 @@
+//! The air in the vessel: the acoustic resonances of the air column above the grains, which
+//! rise in pitch as the vessel fills (issue 44). No seed covers them; the model is the
+//! plane-wave (Webster) one of wind instruments, which holds below the first transverse mode
+//! of the opening (f < 1.84 c / (2 pi a): 2.5 kHz for a mug's 40 mm radius):
+//!
+//! - **The column** (`transfer`): the inner profile above the bed, segment by segment, each a
+//!   cylinder or a cone with its plane- or spherical-wave transfer matrix (Fletcher & Rossing,
+//!   *The Physics of Musical Instruments*, 2nd ed. 1998, §8.2–8.3 and eq. 8.21 for cones),
+//!   with the viscothermal losses of the walls (ibid. eqs. 8.18–8.19: attenuation
+//!   3e-5 sqrt(f) / a per metre, phase speed c (1 - 1.65e-3 / (a sqrt f))); an abrupt narrowing
+//!   (a neck on a shoulder) adds its orifice's mass end correction 0.85 a (1 - 1.25 a / b)
+//!   (Ingard, "On the theory and design of acoustic resonators", JASA 25 (1953) 1037).
+//! - **The opening** radiates as an unflanged pipe, Z_r = rho c / S ((ka)^2 / 4 + j 0.6133 ka)
+//!   (Levine & Schwinger, "On the radiation of sound from an unflanged circular pipe",
+//!   Phys. Rev. 73 (1948) 383, low-ka form).
+//! - **The bed** closes the column from below: a rigid-frame porous layer on the cup's floor,
+//!   Z_s = -j Z_c cot(k_b d) (Allard & Atalla, *Propagation of Sound in Porous Media*, 2nd ed.
+//!   2009, eq. 3.16), its equivalent fluid from the Johnson–Champoux–Allard model (ibid.
+//!   eqs. 5.50 and 5.52) with parameters that follow from the grain's diameter d_g and the
+//!   bed's porosity phi (`Bed::of_grains`): flow resistivity by Kozeny–Carman,
+//!   sigma = 180 eta (1 - phi)^2 / (phi^3 d_g^2) (Carman, *Flow of Gases through Porous
+//!   Media*, 1956); tortuosity of a packing of spheres 1 + (1 - phi) / (2 phi) (Berryman,
+//!   "Confirmation of Biot's theory", Appl. Phys. Lett. 37 (1980) 382); the thermal length
+//!   twice the pores' volume over their surface, Lambda' = phi d_g / (3 (1 - phi)) (Allard &
+//!   Atalla eq. 5.28), and the viscous one half of it (the ratio they give for fibres).
+//! - **The source** is the grains' collisions at the bed, a volume velocity Q there. The
+//!   air's transfer `H = U_mouth / Q` is what the column does to their sound relative to the
+//!   same source in the open (both radiate as monopoles to a far listener): 1 at low
+//!   frequency, peaks at the column's resonances (quarter waves with end corrections; a
+//!   Helmholtz resonance for a narrow neck).
+//!
+//! `air_modes` finds the peaks of |H| (frequency, bandwidth, height) for the column as it
+//! stands; `AirBank` plays them as band-passes on the grains' sound, each peak's height less
+//! the direct sound's 1, into the cup stem. The column depends on the fill, so the modes are
+//! found again whenever the cup's modes are (`CupResonator::update`, at most at every 1/500
+//! of fill), in about 300 evaluations of `transfer`: no allocation, a fraction of a
+//! millisecond.
+
+use crate::base::materials::{AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::derived::cups::{CupState, MAX_PROFILE};
+use crate::fft::Complex64 as C;
+use std::f64::consts::PI;
+
+/// Air modes played at most.
+pub const AIR_MODES: usize = 3;
+/// Dynamic viscosity of air at 20 °C, Pa s.
+const AIR_VISCOSITY: f64 = 1.81e-5;
+/// Prandtl number of air.
+const PRANDTL: f64 = 0.71;
+/// Ratio of specific heats of air.
+const GAMMA: f64 = 1.4;
+/// Atmospheric pressure, Pa.
+const P0: f64 = 101_325.0;
+/// Unflanged pipe's end correction over its radius (Levine & Schwinger 1948).
+pub const END_CORRECTION: f64 = 0.6133;
+/// The band searched for resonances, Hz.
+const LOWEST_HZ: f64 = 80.0;
+const HIGHEST_HZ: f64 = 8_000.0;
+/// Points of the coarse scan over that band (log-spaced: 4.8 % apart; a peak of Q 30 still
+/// stands above its neighbours there).
+const SCAN: usize = 100;
+/// A peak must rise this far above the direct sound (|H| = 1) to count as a resonance.
+const MIN_PEAK: f64 = 1.5;
+
+/// The grain bed as a rigid-frame porous layer (module doc).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bed {
+    /// Thickness over the cup's floor, m.
+    pub depth_m: f64,
+    /// Porosity (void fraction).
+    pub porosity: f64,
+    /// Static airflow resistivity, Pa s / m^2.
+    pub resistivity: f64,
+    /// High-frequency tortuosity.
+    pub tortuosity: f64,
+    /// Viscous and thermal characteristic lengths, m.
+    pub viscous_m: f64,
+    pub thermal_m: f64,
+}
+
+impl Bed {
+    /// A bed `depth_m` deep of spheres `diameter_m` across packed to `porosity` (module doc:
+    /// Kozeny–Carman, Berryman, Allard & Atalla eq. 5.28).
+    pub fn of_grains(depth_m: f64, diameter_m: f64, porosity: f64) -> Bed {
+        let phi = porosity.clamp(0.05, 0.95);
+        let d = diameter_m.max(1e-6);
+        let thermal_m = phi * d / (3.0 * (1.0 - phi));
+        Bed {
+            depth_m: depth_m.max(0.0),
+            porosity: phi,
+            resistivity: 180.0 * AIR_VISCOSITY * (1.0 - phi).powi(2) / (phi.powi(3) * d * d),
+            tortuosity: 1.0 + (1.0 - phi) / (2.0 * phi),
+            viscous_m: 0.5 * thermal_m,
+            thermal_m,
+        }
+    }
+
+    /// The equivalent fluid's density and bulk modulus at `omega` (rad/s), e^{j omega t}:
+    /// Johnson–Champoux–Allard, Allard & Atalla (2009) eqs. 5.50 and 5.52, each over the
+    /// porosity (the layer's fluid per unit of its whole area).
+    fn equivalent_fluid(&self, omega: f64) -> (C, C) {
+        let rho0 = AIR_DENSITY as f64;
+        let (phi, sigma, alpha) = (self.porosity, self.resistivity, self.tortuosity);
+        let j = C::new(0.0, 1.0);
+        let viscous = (C::new(1.0, 0.0)
+            + j * 4.0 * alpha * alpha * AIR_VISCOSITY * rho0 * omega
+                / (sigma * sigma * self.viscous_m * self.viscous_m * phi * phi))
+            .sqrt();
+        let rho = alpha * rho0 / phi * (C::new(1.0, 0.0) + sigma * phi / (j * omega * rho0 * alpha) * viscous);
+        let lt2 = self.thermal_m * self.thermal_m;
+        let thermal = (C::new(1.0, 0.0) + j * rho0 * omega * PRANDTL * lt2 / (16.0 * AIR_VISCOSITY)).sqrt();
+        let inner = C::new(1.0, 0.0) + 8.0 * AIR_VISCOSITY / (j * lt2 * PRANDTL * omega * rho0) * thermal;
+        let k = GAMMA * P0 / phi / (GAMMA - (GAMMA - 1.0) / inner);
+        (rho, k)
+    }
+
+    /// Surface impedance of the layer on a rigid floor, Pa s / m (specific): Allard & Atalla
+    /// (2009) eq. 3.16, Z_s = -j Z_c cot(k_b d). `None` for no layer (a rigid floor).
+    pub fn surface_impedance(&self, omega: f64) -> Option<C> {
+        if self.depth_m < 1e-5 {
+            return None;
+        }
+        let (rho, k) = self.equivalent_fluid(omega);
+        let zc = (rho * k).sqrt();
+        let kb = omega * (rho / k).sqrt();
+        let x = kb * self.depth_m;
+        Some(C::new(0.0, -1.0) * zc * x.cos() / x.sin())
+    }
+
+    /// Normal-incidence absorption coefficient of the layer at `f_hz` (a check on the model:
+    /// 1 - |R|^2, R = (Z_s - rho c) / (Z_s + rho c)).
+    pub fn absorption(&self, f_hz: f64) -> f64 {
+        let z0 = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64;
+        match self.surface_impedance(2.0 * PI * f_hz) {
+            Some(z) => 1.0 - ((z - z0) / (z + z0)).norm_sqr(),
+            None => 0.0,
+        }
+    }
+}
+
+/// A 2x2 complex transfer matrix [p_in; U_in] = T [p_out; U_out].
+type Matrix = [[C; 2]; 2];
+
+fn mul(a: &Matrix, b: &Matrix) -> Matrix {
+    std::array::from_fn(|i| std::array::from_fn(|j| a[i][0] * b[0][j] + a[i][1] * b[1][j]))
+}
+
+/// The lossy wavenumber in a duct of radius `a_m` at `f_hz`: Fletcher & Rossing (1998)
+/// eqs. 8.18–8.19 (air at room temperature), k = omega / v - j alpha.
+fn wavenumber(f_hz: f64, a_m: f64) -> C {
+    let a = a_m.max(1e-3);
+    let sf = f_hz.max(1.0).sqrt();
+    let v = SPEED_OF_SOUND as f64 * (1.0 - 1.65e-3 / (a * sf));
+    C::new(2.0 * PI * f_hz / v, -3e-5 * sf / a)
+}
+
+/// Transfer matrix of a cylinder of radius `a` and length `l` (Fletcher & Rossing §8.2).
+fn cylinder(f_hz: f64, a: f64, l: f64) -> Matrix {
+    let k = wavenumber(f_hz, a);
+    let zc = AIR_DENSITY as f64 * SPEED_OF_SOUND as f64 / (PI * a * a);
+    let (c, s) = ((k * l).cos(), (k * l).sin());
+    let j = C::new(0.0, 1.0);
+    [[c, j * zc * s], [j * s / zc, c]]
+}
+
+/// Transfer matrix of a cone from radius `r1` to `r2` over length `l`: spherical waves
+/// p = sin(kx)/x, cos(kx)/x from the apex (Fletcher & Rossing eq. 8.21), the volume velocity
+/// U = -S(x) / (j omega rho) dp/dx with S = pi r^2, evaluated at both ends: T = M(x1) M(x2)^-1.
+fn cone(f_hz: f64, r1: f64, r2: f64, l: f64) -> Matrix {
+    let k = wavenumber(f_hz, 0.5 * (r1 + r2));
+    let slope = (r2 - r1) / l;
+    let omega = 2.0 * PI * f_hz;
+    let basis = |r: f64| -> Matrix {
+        let x = r / slope;
+        let (s, c) = ((k * x).sin(), (k * x).cos());
+        let dsin = (k * c * x - s) / (x * x);
+        let dcos = (-k * s * x - c) / (x * x);
+        let flow = -PI * r * r / (C::new(0.0, omega * AIR_DENSITY as f64));
+        [[s / x, c / x], [flow * dsin, flow * dcos]]
+    };
+    let (m1, m2) = (basis(r1), basis(r2));
+    let det = m2[0][0] * m2[1][1] - m2[0][1] * m2[1][0];
+    let inv = [[m2[1][1] / det, -m2[0][1] / det], [-m2[1][0] / det, m2[0][0] / det]];
+    mul(&m1, &inv)
+}
+
+/// The air's transfer H = U_mouth / Q at `f_hz` for a source of volume velocity Q on the
+/// bed at height `bed_z` (m) in a vessel whose wall runs through `wall` ((r, z) points, z
+/// rising, m, from the floor's edge to the rim) and whose bed is `bed` (`None`: a rigid
+/// floor). Module doc: the column's matrices, the opening's radiation, the bed's impedance.
+pub fn transfer(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, f_hz: f64) -> C {
+    let one = C::new(1.0, 0.0);
+    let zero = C::new(0.0, 0.0);
+    let mut t: Matrix = [[one, zero], [zero, one]];
+    let mut area_bed = None;
+    let omega = 2.0 * PI * f_hz;
+    let rho = AIR_DENSITY as f64;
+    for w in wall.windows(2) {
+        let ([r0, z0], [r1, z1]) = (w[0], w[1]);
+        if z1 <= z0 {
+            // a flat ledge: an abrupt change of section at z0 (above the bed), whose narrower
+            // side's orifice adds its mass (Ingard 1953)
+            if z0 > bed_z && r1 != r0 {
+                let (a, b) = (r0.min(r1), r0.max(r1));
+                let delta = 0.85 * a * (1.0 - 1.25 * a / b).max(0.0);
+                let m = C::new(0.0, omega * rho * delta / (PI * a * a));
+                t = mul(&t, &[[one, m], [zero, one]]);
+            }
+            continue;
+        }
+        if z1 <= bed_z {
+            continue;
+        }
+        let lo = z0.max(bed_z);
+        let ra = r0 + (r1 - r0) * (lo - z0) / (z1 - z0);
+        area_bed.get_or_insert(PI * ra * ra);
+        let l = z1 - lo;
+        let seg = if (r1 - ra).abs() < 1e-6 * l {
+            cylinder(f_hz, ra, l)
+        } else {
+            cone(f_hz, ra, r1, l)
+        };
+        t = mul(&t, &seg);
+    }
+    let a = wall.last().map_or(0.04, |p| p[0]);
+    let s_mouth = PI * a * a;
+    let ka = omega / SPEED_OF_SOUND as f64 * a;
+    let zr = rho * SPEED_OF_SOUND as f64 / s_mouth * C::new(ka * ka / 4.0, END_CORRECTION * ka);
+    let den = t[1][0] * zr + t[1][1];
+    let h = one / den;
+    let (Some(bed), Some(s_bed)) = (bed, area_bed) else {
+        return h;
+    };
+    match bed.surface_impedance(omega) {
+        // the source drives the bed and the column in parallel: the column takes
+        // Z_bed / (Z_bed + Z_up) of it
+        Some(zs) => {
+            let z_bed = zs / s_bed;
+            let z_up = (t[0][0] * zr + t[0][1]) / den;
+            h * z_bed / (z_bed + z_up)
+        }
+        None => h,
+    }
+}
+
+/// One resonance of the air: its frequency, quality factor and the height of |H| there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AirMode {
+    pub freq_hz: f32,
+    pub q: f32,
+    /// |H| at the peak (1: the direct sound's level).
+    pub peak: f32,
+}
+
+impl AirMode {
+    pub const ZERO: AirMode = AirMode {
+        freq_hz: 0.0,
+        q: 1.0,
+        peak: 1.0,
+    };
+}
+
+/// The peaks of |H| (`transfer`) between 80 Hz and `max_hz` (at most 8 kHz), lowest first,
+/// into `out`; returns how many. A log-spaced scan, each peak refined by golden-section
+/// search and its bandwidth found where |H|^2 falls to half its peak's (bisection).
+pub fn air_modes(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, max_hz: f64, out: &mut [AirMode]) -> usize {
+    let hi = max_hz.min(HIGHEST_HZ);
+    let mag = |f: f64| {
+        #[cfg(test)]
+        EVALS.with(|e| e.set(e.get() + 1));
+        transfer(wall, bed_z, bed, f).norm()
+    };
+    let ratio = (hi / LOWEST_HZ).powf(1.0 / (SCAN - 1) as f64);
+    let freq = |i: usize| LOWEST_HZ * ratio.powi(i as i32);
+    let mut prev = [mag(freq(0)), mag(freq(1))];
+    let mut n = 0;
+    for i in 2..SCAN {
+        if n == out.len() {
+            break;
+        }
+        let next = mag(freq(i));
+        if prev[1] > prev[0] && prev[1] >= next && prev[1] > MIN_PEAK {
+            let (f, peak) = golden_max(&mag, freq(i - 2), freq(i));
+            let half = peak / std::f64::consts::SQRT_2;
+            let lo = edge(&mag, f, f / 4.0, half);
+            let up = edge(&mag, f, (f * 4.0).min(2.0 * hi), half);
+            out[n] = AirMode {
+                freq_hz: f as f32,
+                q: (f / (up - lo).max(1e-3 * f)).max(0.5) as f32,
+                peak: peak as f32,
+            };
+            n += 1;
+        }
+        prev = [prev[1], next];
+    }
+    n
+}
+
+/// The air modes of the vessel `state` describes (`air_modes`): its wall from the floor's
+/// edge to the rim, the bed as deep as the fill, of the grains packed as the scene packs them
+/// (porosity 1 - `PACKING_FRACTION`). The engine's (`CupResonator::update`) and `granary
+/// inspect cup`'s.
+pub fn for_cup(state: &CupState, max_hz: f64, out: &mut [AirMode]) -> usize {
+    let profile = state.cup.profile();
+    let mut wall = [[0.0f64; 2]; MAX_PROFILE];
+    for (w, p) in wall.iter_mut().zip(&profile[1..]) {
+        *w = [p[0] as f64, p[1] as f64];
+    }
+    let bed_z = (state.fill.clamp(0.0, 1.0) * state.cup.depth) as f64;
+    let bed = Bed::of_grains(bed_z, state.grain_diameter_m as f64, 1.0 - PACKING_FRACTION as f64);
+    air_modes(&wall[..profile.len() - 1], bed_z, Some(&bed), max_hz, out)
+}
+
+#[cfg(test)]
+thread_local! {
+    static EVALS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Fill levels the air's modes are computed at (`AirTable`): every 1/64 of the depth.
+pub const FILL_GRID: usize = 64;
+
+/// The air's modes over the fill, computed at the grid's two points around the fill (every
+/// 1/`FILL_GRID`, when the fill first comes between them) and interpolated between them:
+/// frequencies, Qs and peaks linearly; a mode one side has and the other not (none within a
+/// quarter of its frequency) fades, its peak to 1, towards the side without it. So a pour
+/// computes its air 64 times at most, not at every change of its fill, and its pitch glides.
+pub struct AirTable {
+    /// The vessel the points were computed for (fill 0), and the band's top.
+    base: Option<(CupState, f64)>,
+    /// Two grid points: the index k (fill k / `FILL_GRID`), its modes and their count.
+    points: [(usize, [AirMode; AIR_MODES], usize); 2],
+}
+
+impl Default for AirTable {
+    fn default() -> Self {
+        AirTable::new()
+    }
+}
+
+impl AirTable {
+    pub fn new() -> AirTable {
+        AirTable {
+            base: None,
+            points: [(usize::MAX, [AirMode::ZERO; AIR_MODES], 0); 2],
+        }
+    }
+
+    /// The modes at `state`'s fill (interpolated, see the type's doc) into `out`; how many.
+    pub fn modes(&mut self, state: &CupState, max_hz: f64, out: &mut [AirMode; AIR_MODES]) -> usize {
+        let fill = state.fill.clamp(0.0, 1.0) as f64 * FILL_GRID as f64;
+        let k = (fill.floor() as usize).min(FILL_GRID - 1);
+        let t = fill - k as f64;
+        let base = (CupState { fill: 0.0, ..*state }, max_hz);
+        if self.base != Some(base) {
+            self.base = Some(base);
+            self.points[0].0 = usize::MAX;
+            self.points[1].0 = usize::MAX;
+        }
+        for (i, want) in [k, k + 1].into_iter().enumerate() {
+            if self.points[i].0 == want {
+                continue;
+            }
+            // the other slot may hold it (the fill moved one step)
+            let other = 1 - i;
+            if self.points[other].0 == want {
+                self.points.swap(0, 1);
+                continue;
+            }
+            let at = CupState {
+                fill: (want as f64 / FILL_GRID as f64) as f32,
+                ..*state
+            };
+            let mut modes = [AirMode::ZERO; AIR_MODES];
+            let n = for_cup(&at, max_hz, &mut modes);
+            self.points[i] = (want, modes, n);
+        }
+        let (a, b) = (&self.points[0], &self.points[1]);
+        interpolate(&a.1[..a.2], &b.1[..b.2], t as f32, out)
+    }
+}
+
+/// Modes `t` of the way from `a` to `b` (`AirTable`), lowest first, at most `AIR_MODES`.
+fn interpolate(a: &[AirMode], b: &[AirMode], t: f32, out: &mut [AirMode; AIR_MODES]) -> usize {
+    let mut all = [AirMode::ZERO; 2 * AIR_MODES];
+    let mut n = 0;
+    let near = |x: &AirMode, ys: &[AirMode]| ys.iter().copied().find(|y| (y.freq_hz / x.freq_hz - 1.0).abs() < 0.25);
+    let lerp = |x: f32, y: f32| x + (y - x) * t;
+    for m in a {
+        all[n] = match near(m, b) {
+            Some(o) => AirMode {
+                freq_hz: lerp(m.freq_hz, o.freq_hz),
+                q: lerp(m.q, o.q),
+                peak: lerp(m.peak, o.peak),
+            },
+            None => AirMode {
+                peak: lerp(m.peak, 1.0),
+                ..*m
+            },
+        };
+        n += 1;
+    }
+    for m in b {
+        if near(m, a).is_none() {
+            all[n] = AirMode {
+                peak: lerp(1.0, m.peak),
+                ..*m
+            };
+            n += 1;
+        }
+    }
+    let all = &mut all[..n];
+    all.sort_by(|x, y| x.freq_hz.total_cmp(&y.freq_hz));
+    let n = n.min(AIR_MODES);
+    out[..n].copy_from_slice(&all[..n]);
+    n
+}
+
+/// The maximum of `g` in [a, b] by golden-section search (to 0.03 %), (argmax, max).
+fn golden_max(g: &impl Fn(f64) -> f64, mut a: f64, mut b: f64) -> (f64, f64) {
+    let r = 0.5 * (5f64.sqrt() - 1.0);
+    let (mut c, mut d) = (b - r * (b - a), a + r * (b - a));
+    let (mut gc, mut gd) = (g(c), g(d));
+    for _ in 0..40 {
+        if gc > gd {
+            b = d;
+            d = c;
+            gd = gc;
+            c = b - r * (b - a);
+            gc = g(c);
+        } else {
+            a = c;
+            c = d;
+            gc = gd;
+            d = a + r * (b - a);
+            gd = g(d);
+        }
+        if b - a < 3e-4 * b {
+            break;
+        }
+    }
+    let f = 0.5 * (a + b);
+    (f, g(f))
+}
+
+/// Where `g` falls to `level` going from the peak at `f` towards `limit` (bisection); the
+/// limit if it never does.
+fn edge(g: &impl Fn(f64) -> f64, f: f64, limit: f64, level: f64) -> f64 {
+    // walk out in steps of 2 % until below the level, then bisect that step
+    let step: f64 = if limit > f { 1.02 } else { 1.0 / 1.02 };
+    let (mut inside, mut outside) = (f, f * step);
+    while g(outside) > level {
+        inside = outside;
+        outside *= step;
+        if (limit > f && outside >= limit) || (limit < f && outside <= limit) {
+            return limit;
+        }
+    }
+    // to 2 % / 2^8
+    for _ in 0..8 {
+        let mid = (inside * outside).sqrt();
+        if g(mid) > level {
+            inside = mid;
+        } else {
+            outside = mid;
+        }
+    }
+    (inside * outside).sqrt()
+}
+
+/// The air modes as sound: a band-pass per mode (Zavalishin's trapezoidal state-variable
+/// filter, *The Art of VA Filter Design* 2012, ch. 3, which keeps its state through the
+/// coefficient changes a filling vessel makes), driven by the grains' sound, its gain the
+/// peak's height less the direct sound's 1, so that direct plus air reach |H| at each peak.
+pub struct AirBank {
+    sample_rate: f32,
+    modes: [AirMode; AIR_MODES],
+    n: usize,
+    /// Per mode: g = tan(pi f / fs), k = 1 / Q, the output gain.
+    coef: [[f32; 3]; AIR_MODES],
+    state: [[f32; 2]; AIR_MODES],
+}
+
+impl AirBank {
+    pub fn new(sample_rate: f32) -> AirBank {
+        AirBank {
+            sample_rate,
+            modes: [AirMode::ZERO; AIR_MODES],
+            n: 0,
+            coef: [[0.0; 3]; AIR_MODES],
+            state: [[0.0; 2]; AIR_MODES],
+        }
+    }
+
+    /// The modes that play.
+    pub fn modes(&self) -> &[AirMode] {
+        &self.modes[..self.n]
+    }
+
+    /// Silent.
+    pub fn reset(&mut self) {
+        self.state = [[0.0; 2]; AIR_MODES];
+    }
+
+    /// States that have decayed under 1e-20 set to 0 (at every window, as the modal bank's:
+    /// what rang before a pour must not reach it as a denormal residue).
+    pub fn flush_denormals(&mut self) {
+        for s in &mut self.state {
+            if s[0].abs() < 1e-20 && s[1].abs() < 1e-20 {
+                *s = [0.0; 2];
+            }
+        }
+    }
+
+    /// Plays `modes` from now on (mode i keeps filter i's state).
+    pub fn set(&mut self, modes: &[AirMode]) {
+        self.n = modes.len().min(AIR_MODES);
+        for ((slot, coef), m) in self.modes.iter_mut().zip(&mut self.coef).zip(&modes[..self.n]) {
+            *slot = *m;
+            let f = m.freq_hz.min(0.45 * self.sample_rate);
+            let g = (std::f32::consts::PI * f / self.sample_rate).tan();
+            *coef = [g, 1.0 / m.q.max(0.5), (m.peak - 1.0).max(0.0)];
+        }
+        for s in &mut self.state[self.n..] {
+            *s = [0.0; 2];
+        }
+    }
+
+    /// Adds the air's sound for the grains' sound `input` to `out` (both the span's length).
+    pub fn process(&mut self, input: &[f32], out: &mut [f32]) {
+        for (coef, state) in self.coef[..self.n].iter().zip(&mut self.state[..self.n]) {
+            let [g, k, gain] = *coef;
+            let a1 = 1.0 / (1.0 + g * (g + k));
+            let (a2, a3) = (g * a1, g * g * a1);
+            let [mut ic1, mut ic2] = *state;
+            for (x, y) in input.iter().zip(out.iter_mut()) {
+                let v3 = x - ic2;
+                let v1 = a1 * ic1 + a2 * v3;
+                let v2 = ic2 + a2 * ic1 + a3 * v3;
+                ic1 = 2.0 * v1 - ic1;
+                ic2 = 2.0 * v2 - ic2;
+                *y += gain * k * v1;
+            }
+            *state = [ic1, ic2];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const C0: f64 = SPEED_OF_SOUND as f64;
+
+    fn first_mode(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>) -> AirMode {
+        let mut out = [AirMode::ZERO; AIR_MODES];
+        let n = air_modes(wall, bed_z, bed, 8_000.0, &mut out);
+        assert!(n > 0, "no resonance found");
+        out[0]
+    }
+
+    #[test]
+    fn a_rigid_cylinder_sounds_its_quarter_wave_with_the_end_correction() {
+        // closed at the floor, open at the top: f = c / (4 (L + 0.6133 a))
+        for (a, l) in [(0.04, 0.09), (0.03, 0.15), (0.02, 0.25), (0.04, 0.03)] {
+            let wall = [[a, 0.0], [a, l]];
+            let m = first_mode(&wall, 0.0, None);
+            let closed = C0 / (4.0 * (l + END_CORRECTION * a));
+            let err = (m.freq_hz as f64 / closed - 1.0).abs();
+            println!(
+                "cylinder a {a} m, L {l} m: {:.1} Hz, closed form {closed:.1} Hz ({:.2} %), Q {:.1}",
+                m.freq_hz,
+                100.0 * err,
+                m.q
+            );
+            assert!(err < 0.03, "{} Hz against {closed} Hz", m.freq_hz);
+            // the next mode is the three-quarter wave
+            let mut out = [AirMode::ZERO; AIR_MODES];
+            let n = air_modes(&wall, 0.0, None, 8_000.0, &mut out);
+            let third = 3.0 * C0 / (4.0 * (l + END_CORRECTION * a));
+            if third < 2_500.0 {
+                assert!(n >= 2);
+                assert!(
+                    (out[1].freq_hz as f64 / third - 1.0).abs() < 0.05,
+                    "{} against {third}",
+                    out[1].freq_hz
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_jar_with_a_neck_sounds_as_a_helmholtz_resonator() {
+        // body radius b, height hb; neck radius a, length l: f = c / (2 pi) sqrt(S / (V L')),
+        // L' = l + 0.85 a + 0.61 a (Kinsler, Frey, Coppens & Sanders, Fundamentals of
+        // Acoustics, 4th ed. 2000, §10.8: one end flanged inside, one unflanged outside)
+        for (b, hb, a, l) in [
+            (0.045, 0.12, 0.009, 0.04),
+            (0.05, 0.10, 0.008, 0.03),
+            (0.04, 0.15, 0.01, 0.05),
+        ] {
+            let wall = [[b, 0.0], [b, hb], [a, hb], [a, hb + l]];
+            let m = first_mode(&wall, 0.0, None);
+            let s = PI * a * a;
+            let v = PI * b * b * hb;
+            let lp = l + (0.85 + 0.61) * a;
+            let closed = C0 / (2.0 * PI) * (s / (v * lp)).sqrt();
+            let err = (m.freq_hz as f64 / closed - 1.0).abs();
+            println!(
+                "bottle: {:.1} Hz, Helmholtz {closed:.1} Hz ({:.2} %)",
+                m.freq_hz,
+                100.0 * err
+            );
+            assert!(err < 0.05, "{} Hz against {closed} Hz", m.freq_hz);
+        }
+    }
+
+    #[test]
+    fn a_cone_matches_fine_cylinder_steps() {
+        let (r1, r2, l) = (0.031, 0.036, 0.102);
+        let steps = 400;
+        let mut stepped = Vec::new();
+        for i in 0..steps {
+            let r = r1 + (r2 - r1) * (i as f64 + 0.5) / steps as f64;
+            stepped.push([r, l * i as f64 / steps as f64]);
+            stepped.push([r, l * (i + 1) as f64 / steps as f64]);
+        }
+        let cone_wall = [[r1, 0.0], [r2, l]];
+        for f in [300.0, 700.0, 1500.0] {
+            let (a, b) = (transfer(&cone_wall, 0.0, None, f), transfer(&stepped, 0.0, None, f));
+            assert!((a - b).norm() < 0.01 * b.norm(), "{f} Hz: {a} against {b}");
+        }
+    }
+
+    #[test]
+    fn the_bed_absorbs_as_porous_beds_do() {
+        // fine grains resist the flow far more (Kozeny–Carman: 1/d^2)
+        let sand = Bed::of_grains(0.05, 0.3e-3, 0.4);
+        let rice = Bed::of_grains(0.05, 3e-3, 0.4);
+        assert!(sand.resistivity > 50.0 * rice.resistivity);
+        // a packing of 1 mm glass beads: tens of kPa s/m^2 (measured beds of 1 mm beads are
+        // of that order)
+        let beads = Bed::of_grains(0.05, 1e-3, 0.38);
+        assert!((1e4..1e5).contains(&beads.resistivity), "{}", beads.resistivity);
+        for f in [250.0, 1000.0, 4000.0] {
+            for b in [sand, rice, beads] {
+                let a = b.absorption(f);
+                assert!((0.0..=1.0).contains(&a), "{a}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_pitch_rises_as_the_vessel_fills() {
+        let wall = [[0.040, 0.0], [0.040, 0.089]];
+        let mut last = 0.0;
+        for fill in [0.0, 0.2, 0.4, 0.6] {
+            let z = fill * 0.089;
+            let bed = Bed::of_grains(z, 0.5e-3, 0.4);
+            let m = first_mode(&wall, z, Some(&bed));
+            println!("fill {fill}: {:.0} Hz, Q {:.1}, peak {:.1}", m.freq_hz, m.q, m.peak);
+            assert!(m.freq_hz > last);
+            last = m.freq_hz;
+        }
+    }
+}
