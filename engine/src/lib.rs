@@ -60,6 +60,7 @@ use crate::pour::scene::{PourScene, PourState, SceneInput};
 use crate::pour::{gesture, stream};
 use crate::resonators::cup::CupResonator;
 use crate::resonators::modal::Mode;
+use crate::resonators::plate::{PlateBank, PlateMode, MAX_PLATE_MODES};
 use crate::resonators::sliding::Sliders;
 use crate::resonators::surface::{Radiation, RadiationKey, G_PER_WINDOW};
 use crate::statistics::bank;
@@ -155,6 +156,11 @@ pub struct Engine {
     /// From the surface's force to its sound at the listener (`surface`), and its output
     /// for the current window (computed at the window's start, `window`).
     radiation: Radiation,
+    /// A plate surface's modes (`resonators::plate`; none for a half-space), and the time its
+    /// sound takes to reach the listener, s (its force is written that late).
+    plate: PlateBank,
+    plate_dc: resonators::modal::DcBlocker,
+    plate_delay_s: f32,
     ground: [f32; WINDOW],
     /// One collision's kernels, before they are panned into the rings.
     scratch: Vec<f32>,
@@ -260,6 +266,9 @@ impl Engine {
             grains_ring: [vec![0.0; ring], vec![0.0; ring]],
             cup_ring: vec![vec![0.0; ring]; CUP_BUSES + 1],
             radiation: Radiation::new(sample_rate, isa),
+            plate: PlateBank::new(sample_rate),
+            plate_dc: resonators::modal::DcBlocker::new(sample_rate),
+            plate_delay_s: 0.0,
             ground: [0.0; WINDOW],
             scratch: vec![0.0; scratch_len],
             pending: Vec::with_capacity(PENDING),
@@ -489,6 +498,8 @@ impl Engine {
         self.reset_gestures();
         self.update_cup();
         self.radiation.clear();
+        self.plate.reset();
+        self.plate_dc.reset();
         self.ground = [0.0; WINDOW];
         // the surface's filter is built while the engine idles (a little every window) and
         // finished at the latest when a pour starts (`restart`): a new engine is quick to make
@@ -790,6 +801,7 @@ impl Engine {
         let d = Derived::new(&s);
         self.derived = d;
         self.radiation_key = RadiationKey::for_settings(&s, &d);
+        self.set_plate();
         self.sliders.set_pairs(s.grain_material, d.cup_friction);
         self.statistics = self.cell_statistics();
         self.stream = self.stream_params();
@@ -797,12 +809,36 @@ impl Engine {
         self.constants = collision::Constants::for_settings(&s, &d, self.sample_rate);
     }
 
+    /// The plate the surface is (`resonators::plate`), heard from where the surface filter's
+    /// key puts the listener (`RadiationKey`), or none for a half-space. No allocation.
+    fn set_plate(&mut self) {
+        match self.settings.surface_material.plate() {
+            Some(plate) => {
+                let k = self.radiation_key;
+                let (across, up) = (k.horizontal_mm as f64 * 1e-3, k.height_mm as f64 * 1e-3);
+                let mut modes = [PlateMode::ZERO; MAX_PLATE_MODES];
+                let max_hz = resonators::modal::max_mode_freq_hz(self.sample_rate) as f64;
+                let n = plate.modes(across, up, max_hz, &mut modes);
+                self.plate.set(&modes[..n]);
+                self.plate_delay_s = (across.hypot(up) / SPEED_OF_SOUND as f64) as f32;
+            }
+            None => {
+                self.plate.clear();
+                self.plate_delay_s = 0.0;
+            }
+        }
+    }
+
     /// The constants this window's collisions render with: the settings' (`derive`) with the
     /// listener over the pile as it stands and the surface filter's delay, and where the
     /// window's time 0 is in the rings.
     pub(crate) fn render_params(&self) -> RenderParams {
         let mut c = self.constants;
-        let surface_delay_s = self.radiation.delay_samples() as f32 / self.sample_rate;
+        let surface_delay_s = if self.plate.is_empty() {
+            self.radiation.delay_samples() as f32 / self.sample_rate
+        } else {
+            self.plate_delay_s
+        };
         c.place(self.listener(), self.cup_distance(), surface_delay_s);
         RenderParams {
             c,
@@ -998,9 +1034,24 @@ impl Engine {
     /// more after it is generated): its sound at the listener, for the spans of this window.
     fn sound_surface(&mut self) {
         let start = (self.clock as usize) & self.mask;
-        let force = &mut self.cup_ring[SURFACE_BUS][start..start + WINDOW];
-        self.radiation.process(force, &mut self.ground);
-        force.fill(0.0);
+        if self.plate.is_empty() {
+            let force = &mut self.cup_ring[SURFACE_BUS][start..start + WINDOW];
+            self.radiation.process(force, &mut self.ground);
+            force.fill(0.0);
+            return;
+        }
+        // a plate: the grains that land on it (not yet the cup standing on it: its floor
+        // bus carries the grouped cells' mean push, stepped at the window rate, which the
+        // cup's modes above a kilohertz do not hear and a table's at 100 Hz would)
+        let mut force = [0.0f32; WINDOW];
+        force.copy_from_slice(&self.cup_ring[SURFACE_BUS][start..start + WINDOW]);
+        self.cup_ring[SURFACE_BUS][start..start + WINDOW].fill(0.0);
+        self.ground = [0.0; WINDOW];
+        self.plate.flush_denormals();
+        self.plate.process(&force, &mut self.ground);
+        // a mode does not answer a steady force (the cup's pile pushes on the table with
+        // one): the one-pole modes' steady output removed, as the cup's (`modal::DcBlocker`)
+        self.plate_dc.process(0, &mut self.ground);
     }
 
     /// One window of the gestures' mechanics (`gesture`): their sliding contacts for this

@@ -50,8 +50,8 @@ fn table_3_every_cell() {
     let published = TABLE_3_PUBLISHED;
     let table = table_3();
     let mut worst: f64 = 0.0;
-    for (i, ball) in SurfaceMaterial::ALL.into_iter().enumerate() {
-        for (j, ground) in SurfaceMaterial::ALL.into_iter().enumerate() {
+    for (i, ball) in SurfaceMaterial::HALF_SPACES.into_iter().enumerate() {
+        for (j, ground) in SurfaceMaterial::HALF_SPACES.into_iter().enumerate() {
             let err = table[i][j] - published[i][j];
             worst = worst.max(err.abs());
             assert!(

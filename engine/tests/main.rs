@@ -14,6 +14,7 @@ mod levels;
 mod living;
 mod logged;
 mod metal;
+mod plate;
 mod quality;
 mod shake;
 mod shapes;

@@ -90,6 +90,11 @@ pub fn surface_colour(material: SurfaceMaterial) -> Color32 {
         SurfaceMaterial::Plastic => Color32::from_rgb(225, 225, 215),
         SurfaceMaterial::Soil => Color32::from_rgb(96, 70, 46),
         SurfaceMaterial::Wax => Color32::from_rgb(236, 222, 170),
+        SurfaceMaterial::WoodTable => Color32::from_rgb(170, 118, 70),
+        SurfaceMaterial::MdfShelf => Color32::from_rgb(184, 150, 110),
+        SurfaceMaterial::GlassTable => Color32::from_rgb(170, 205, 200),
+        SurfaceMaterial::SteelTray => Color32::from_rgb(160, 166, 176),
+        SurfaceMaterial::CeramicTile => Color32::from_rgb(214, 210, 200),
     }
 }
 

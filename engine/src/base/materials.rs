@@ -310,6 +310,26 @@ pub enum SurfaceMaterial {
     Plastic,
     Soil,
     Wax,
+    // plates (issue 44, `resonators::plate`): surfaces of a finite size that ring
+    WoodTable,
+    MdfShelf,
+    GlassTable,
+    SteelTray,
+    CeramicTile,
+}
+
+/// A surface of a finite size (issue 44): a plate of `elastic` with the material's loss
+/// factor, `length_m` x `width_m` x `thickness_m`, simply supported on its edges; the grains
+/// land (and the cup stands) at `spot`, fractions of its sides. Its modes and sound:
+/// `resonators::plate`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plate {
+    pub elastic: Elastic,
+    pub loss_factor: f32,
+    pub length_m: f32,
+    pub width_m: f32,
+    pub thickness_m: f32,
+    pub spot: [f32; 2],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -320,7 +340,8 @@ pub struct SurfaceMaterialData {
 }
 
 impl SurfaceMaterial {
-    pub const ALL: [SurfaceMaterial; 8] = [
+    /// The half-spaces: seed 002's Table 2, in its order (its Table 3 is over these).
+    pub const HALF_SPACES: [SurfaceMaterial; 8] = [
         SurfaceMaterial::Steel,
         SurfaceMaterial::Ceramic,
         SurfaceMaterial::Granite,
@@ -330,6 +351,30 @@ impl SurfaceMaterial {
         SurfaceMaterial::Soil,
         SurfaceMaterial::Wax,
     ];
+
+    /// The plates (`plate`).
+    pub const PLATES: [SurfaceMaterial; 5] = [
+        SurfaceMaterial::WoodTable,
+        SurfaceMaterial::MdfShelf,
+        SurfaceMaterial::GlassTable,
+        SurfaceMaterial::SteelTray,
+        SurfaceMaterial::CeramicTile,
+    ];
+
+    /// Every surface: the half-spaces, then the plates (the parameter's order).
+    pub const ALL: [SurfaceMaterial; 13] = {
+        let mut out = [SurfaceMaterial::Steel; 13];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = if i < 8 {
+                Self::HALF_SPACES[i]
+            } else {
+                Self::PLATES[i - 8]
+            };
+            i += 1;
+        }
+        out
+    };
 
     pub const fn id(self) -> &'static str {
         match self {
@@ -341,6 +386,11 @@ impl SurfaceMaterial {
             SurfaceMaterial::Plastic => "plastic",
             SurfaceMaterial::Soil => "soil",
             SurfaceMaterial::Wax => "wax",
+            SurfaceMaterial::WoodTable => "wood_table",
+            SurfaceMaterial::MdfShelf => "mdf_shelf",
+            SurfaceMaterial::GlassTable => "glass_table",
+            SurfaceMaterial::SteelTray => "steel_tray",
+            SurfaceMaterial::CeramicTile => "ceramic_tile",
         }
     }
 
@@ -349,13 +399,28 @@ impl SurfaceMaterial {
     }
 
     /// Seed 002 Table 2, every row (E, nu, rho as published; "wood" is medium-density
-    /// fibreboard there).
+    /// fibreboard there); a plate's, its material's (the wood and MDF plates Table 2's wood,
+    /// glass the cups' glass).
     pub fn data(self) -> SurfaceMaterialData {
         let e = |youngs_pa, poisson, density| Elastic {
             youngs_pa,
             poisson,
             density,
         };
+        if let Some(p) = self.plate() {
+            let name = match self {
+                SurfaceMaterial::WoodTable => "Table top (wood)",
+                SurfaceMaterial::MdfShelf => "Shelf (MDF)",
+                SurfaceMaterial::GlassTable => "Table top (glass)",
+                SurfaceMaterial::SteelTray => "Tray (steel)",
+                _ => "Tile (ceramic)",
+            };
+            return SurfaceMaterialData {
+                name,
+                elastic: p.elastic,
+                source: "QJ2 / T6.1 (the material), a plate (`plate`)",
+            };
+        }
         let (name, elastic) = match self {
             SurfaceMaterial::Steel => ("Steel plate", e(1.965e11, 0.27, 7955.0)),
             SurfaceMaterial::Ceramic => ("Ceramic tile", e(7.2e10, 0.19, 2700.0)),
@@ -365,12 +430,47 @@ impl SurfaceMaterial {
             SurfaceMaterial::Plastic => ("Plastic (ABS)", e(1.4e9, 0.35, 1070.0)),
             SurfaceMaterial::Soil => ("Soil", e(4.0e7, 0.25, 1350.0)),
             SurfaceMaterial::Wax => ("Paraffin wax", e(5.57e7, 0.37, 786.0)),
+            _ => unreachable!("plates return above"),
         };
         SurfaceMaterialData {
             name,
             elastic,
             source: "QJ2 (seed 002 Table 2)",
         }
+    }
+
+    /// The plate this surface is, or `None` for a half-space (seed 002's grounds). Sizes of
+    /// common furniture and kitchenware; the loss factors are the cup table's for the same
+    /// material (`CupMaterial::data`, Cremer & Heckl); the supports add theirs
+    /// (`resonators::plate::SUPPORT_LOSS`). Wood as an isotropic plate of Table 2's MDF.
+    pub fn plate(self) -> Option<Plate> {
+        let e = |youngs_pa, poisson, density| Elastic {
+            youngs_pa,
+            poisson,
+            density,
+        };
+        let wood = e(1.1e10, 0.25, 750.0);
+        let (elastic, loss_factor, length_m, width_m, thickness_m) = match self {
+            // a dining table's top, solid wood (eta of oak and fir, Cremer & Heckl: about 0.01)
+            SurfaceMaterial::WoodTable => (wood, 1.0e-2, 1.2, 0.8, 0.028),
+            // a bookshelf's board
+            SurfaceMaterial::MdfShelf => (wood, 3.0e-2, 0.8, 0.3, 0.018),
+            // a toughened-glass table top
+            SurfaceMaterial::GlassTable => (e(7.2e10, 0.22, 2520.0), 2.0e-3, 1.0, 0.6, 0.010),
+            // a pressed steel serving tray
+            SurfaceMaterial::SteelTray => (e(1.965e11, 0.27, 7955.0), 8.0e-4, 0.45, 0.32, 0.001),
+            // a loose floor tile (or a trivet) on a counter
+            SurfaceMaterial::CeramicTile => (e(7.2e10, 0.19, 2700.0), 4.0e-3, 0.30, 0.30, 0.009),
+            _ => return None,
+        };
+        Some(Plate {
+            elastic,
+            loss_factor,
+            length_m,
+            width_m,
+            thickness_m,
+            spot: [0.42, 0.37],
+        })
     }
 }
 
@@ -523,6 +623,10 @@ impl FrictionMaterial {
                 SurfaceMaterial::Plastic => (0.5, 0.4, false, 800.0, "CRC"),
                 SurfaceMaterial::Soil => (0.6, 0.5, true, 400.0, "BY (granular soil)"),
                 SurfaceMaterial::Wax => (0.3, 0.3, false, 400.0, "FIT (paraffin, lubricious)"),
+                SurfaceMaterial::WoodTable | SurfaceMaterial::MdfShelf => (0.4, 0.2, true, 800.0, "CRC"),
+                SurfaceMaterial::GlassTable => (0.9, 0.4, false, 2000.0, "CRC"),
+                SurfaceMaterial::SteelTray => (0.74, 0.57, false, 2000.0, "CRC"),
+                SurfaceMaterial::CeramicTile => (0.7, 0.5, false, 1500.0, "BY (glazed ceramic as stone)"),
             },
         };
         let (patch_side_m, max_side_m) = match self {

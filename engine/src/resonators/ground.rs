@@ -888,7 +888,7 @@ pub fn push_displacement(ground: &HalfSpace, r_m: f64, contact_s: Option<f64>, g
 /// Seed 002 Table 3 as published: the ground's sound over the ball's, dB ("relative
 /// intensity"), for the Table 1 drop (t_c = 1.63e-4 s, the ground's Poisson ratio 0.25);
 /// the ball's material by row and the ground's by column, both in Table 2's order (steel,
-/// ceramic, granite, concrete, wood, plastic, soil, wax: `SurfaceMaterial::ALL`).
+/// ceramic, granite, concrete, wood, plastic, soil, wax: `SurfaceMaterial::HALF_SPACES`).
 #[rustfmt::skip]
 pub const TABLE_3_PUBLISHED: [[f64; 8]; 8] = [
     [-30.25, -21.30, -18.94, -11.83, -6.12, 4.15, 19.06, 19.58],
@@ -902,13 +902,13 @@ pub const TABLE_3_PUBLISHED: [[f64; 8]; 8] = [
 ];
 
 /// Seed 002 Table 3 as Granary computes it: ground over ball, dB (`ground_to_ball_db`), ball
-/// material by row and ground by column, both in `SurfaceMaterial::ALL`'s order, for Table
+/// material by row and ground by column, both in `SurfaceMaterial::HALF_SPACES`' order, for Table
 /// 1's drop with the paper's conventions for the table: t_c = 1.63e-4 s and the ground's
 /// Poisson ratio 0.25 throughout (only the ball's density and the ground's E and rho vary).
 pub fn table_3() -> [[f64; 8]; 8] {
     use crate::base::materials::SurfaceMaterial;
-    SurfaceMaterial::ALL.map(|ball| {
-        SurfaceMaterial::ALL.map(|ground| {
+    SurfaceMaterial::HALF_SPACES.map(|ball| {
+        SurfaceMaterial::HALF_SPACES.map(|ground| {
             let mut g = HalfSpace::from_elastic(ground.data().elastic);
             g.poisson = 0.25;
             let mut drop = BallDrop::table1(HalfSpace::from_elastic(ball.data().elastic), g);

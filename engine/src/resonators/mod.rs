@@ -8,5 +8,6 @@ pub mod friction;
 pub mod ground;
 pub mod modal;
 pub mod nonlinear;
+pub mod plate;
 pub mod sliding;
 pub mod surface;
