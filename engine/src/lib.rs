@@ -765,7 +765,10 @@ impl Engine {
             s.listener_distance_m,
             s.listener_angle_deg,
             s.stereo_width,
-            !d.open,
+            // the air over the grains sounds through an open vessel: none in a pour onto the
+            // bare surface, and none yet in a shaken (closed) jar, whose air sounds through its
+            // lid and walls (not modelled: `resonators::air`)
+            !d.open && self.gesture() != Gesture::Shake,
         );
         let cup = CupState {
             material: s.cup_material,

@@ -160,3 +160,20 @@ fn finer_grains_damp_the_air_more() {
         "bandwidth by grain size (fine to coarse): {bands:?} Hz"
     );
 }
+
+#[test]
+fn a_shaken_jar_is_closed_and_plays_no_open_air() {
+    // the jar of rice shaken (a closed jar: its air would sound through its lid and walls,
+    // which is not modelled): the render with the air is the render without it
+    let v = preset::find("shaking_a_jar_of_rice").unwrap().values;
+    let opts = RenderOptions {
+        seconds: 1.5,
+        sample_rate: FS as f32,
+        block_size: 512,
+        pour: Some(PourCurve::parse_for("0:60,1:60,1.01:0", granary_engine::control::choices::Gesture::Shake).unwrap()),
+    };
+    let with = Renderer::pour(&v, &opts).collect();
+    let without = Renderer::pour(&v, &opts).air(false).collect();
+    assert!(with.cup[0].iter().any(|x| *x != 0.0));
+    assert_eq!(with.cup, without.cup);
+}
