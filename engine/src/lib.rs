@@ -430,8 +430,7 @@ impl Engine {
         // the surface sounds from the first contact, as when a pour starts (`restart`): a
         // contact render never starts one, and its filter would otherwise still be being
         // built a little every window (up to 0.6 s on soil)
-        self.radiation.set(self.radiation_key);
-        self.radiation.complete();
+        self.build_radiation(true);
         true
     }
 
@@ -502,8 +501,11 @@ impl Engine {
         self.plate_dc.reset();
         self.ground = [0.0; WINDOW];
         // the surface's filter is built while the engine idles (a little every window) and
-        // finished at the latest when a pour starts (`restart`): a new engine is quick to make
-        self.radiation.set(self.radiation_key);
+        // finished at the latest when a pour starts (`restart`): a new engine is quick to make;
+        // a plate has its modes instead
+        if self.plate.is_empty() {
+            self.radiation.set(self.radiation_key);
+        }
         self.flow_changed();
     }
 
@@ -533,8 +535,7 @@ impl Engine {
         // distance to the cup counts from the pile's top)
         self.cup.rebuild();
         // the surface's filter as a new engine would have it
-        self.radiation.set(self.radiation_key);
-        self.radiation.complete();
+        self.build_radiation(true);
         self.next_window = self.clock;
         self.pristine = true;
     }
@@ -812,6 +813,21 @@ impl Engine {
         self.constants = collision::Constants::for_settings(&s, &d, self.sample_rate);
     }
 
+    /// The surface's half-space filter brought to its key: whole at once, or `G_PER_WINDOW`
+    /// evaluations of it (a window's share); not for a plate, which rings its own modes
+    /// (`set_plate`) and leaves the filter unused.
+    fn build_radiation(&mut self, whole: bool) {
+        if !self.plate.is_empty() {
+            return;
+        }
+        self.radiation.set(self.radiation_key);
+        if whole {
+            self.radiation.complete();
+        } else {
+            self.radiation.advance(G_PER_WINDOW);
+        }
+    }
+
     /// The plate the surface is (`resonators::plate`), heard from where the surface filter's
     /// key puts the listener (`RadiationKey`), or none for a half-space. No allocation.
     fn set_plate(&mut self) {
@@ -900,8 +916,7 @@ impl Engine {
         }
         self.update_cup();
         // a new surface or listener: its filter is built a little every window
-        self.radiation.set(self.radiation_key);
-        self.radiation.advance(G_PER_WINDOW);
+        self.build_radiation(false);
         self.cup.window();
     }
 

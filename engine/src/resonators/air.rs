@@ -265,11 +265,7 @@ impl AirMode {
 /// search and its bandwidth found where |H|^2 falls to half its peak's (bisection).
 pub fn air_modes(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, max_hz: f64, out: &mut [AirMode]) -> usize {
     let hi = max_hz.min(HIGHEST_HZ);
-    let mag = |f: f64| {
-        #[cfg(test)]
-        EVALS.with(|e| e.set(e.get() + 1));
-        transfer(wall, bed_z, bed, f).norm()
-    };
+    let mag = |f: f64| transfer(wall, bed_z, bed, f).norm();
     let ratio = (hi / LOWEST_HZ).powf(1.0 / (SCAN - 1) as f64);
     let freq = |i: usize| LOWEST_HZ * ratio.powi(i as i32);
     let mut prev = [mag(freq(0)), mag(freq(1))];
@@ -309,11 +305,6 @@ pub fn for_cup(state: &CupState, max_hz: f64, out: &mut [AirMode]) -> usize {
     let bed_z = (state.fill.clamp(0.0, 1.0) * state.cup.depth) as f64;
     let bed = Bed::of_grains(bed_z, state.grain_diameter_m as f64, 1.0 - PACKING_FRACTION as f64);
     air_modes(&wall[..profile.len() - 1], bed_z, Some(&bed), max_hz, out)
-}
-
-#[cfg(test)]
-thread_local! {
-    static EVALS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Fill levels the air's modes are computed at (`AirTable`): every 1/64 of the depth.
