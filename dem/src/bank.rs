@@ -162,8 +162,10 @@ pub struct Spec {
     pub runs: u32,
 }
 
-/// One entry of the bank: its axes, the scene and the cells. `grains`, `simulated_s` and
-/// `wall_s` are over all its `runs`; `pour_s` is one run's.
+/// One entry of the bank: its axes, the scene and the cells. `grains` and `simulated_s` are
+/// over all its `runs`; `pour_s` is one run's. No wall time: a bank file depends on the sweep
+/// alone, so a sweep run in shards merges byte for byte into the file one process writes
+/// (`shards`; files written before the shards carry a `wall_s`, which is ignored).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     pub family: String,
@@ -179,7 +181,6 @@ pub struct Entry {
     pub grains: usize,
     pub pour_s: f64,
     pub simulated_s: f64,
-    pub wall_s: f64,
     /// The runs merged (`Spec::runs`; a bank file before them has one run an entry).
     #[serde(default = "one_run")]
     pub runs: u32,
@@ -269,7 +270,7 @@ pub fn run(spec: &Spec) -> Entry {
 /// Simulates one run of `spec`'s scene, with `seed`, and reduces it to a one-run entry.
 pub fn run_seed(spec: &Spec, seed: u64) -> Entry {
     let spec = Spec { seed, runs: 1, ..*spec };
-    let (sim, wall_s) = simulate(&spec);
+    let (sim, _) = simulate(&spec);
     let scene = sim.scene;
     let v_ref = impact_speed(&scene);
     let until = sim.time_s;
@@ -286,7 +287,6 @@ pub fn run_seed(spec: &Spec, seed: u64) -> Entry {
         grains: sim.grains().len(),
         pour_s: spec.pour_s,
         simulated_s: until,
-        wall_s,
         runs: 1,
         impact_speed_m_s: v_ref,
         cells: CELLS.iter().map(|&c| c.to_string()).zip(cells).collect(),
@@ -295,14 +295,13 @@ pub fn run_seed(spec: &Spec, seed: u64) -> Entry {
 
 /// The entry of several runs of one scene (in seed order; each itself one run or a merge):
 /// every count and histogram is the runs' sum and each cell's rate its count over all the
-/// grains poured, so an entry merged from any split of its runs is the same. Its seconds
-/// (simulated, wall) are the runs' sums.
+/// grains poured, so an entry merged from any split of its runs is the same. Its simulated
+/// seconds are the runs' sum.
 pub fn merge(parts: &[Entry]) -> Entry {
     let mut e = parts[0].clone();
     for p in &parts[1..] {
         e.grains += p.grains;
         e.simulated_s += p.simulated_s;
-        e.wall_s += p.wall_s;
         e.runs += p.runs;
         for (c, q) in e.cells.values_mut().zip(p.cells.values()) {
             c.count += q.count;
@@ -585,6 +584,33 @@ pub fn sweep() -> Vec<Spec> {
         }
     }
     specs
+}
+
+/// The sweep's check (`cargo xtask bank-shards`, docs/dem.md "Sharded sweeps"): five scenes
+/// of the sweep's axes — each family but the metal cup, each grain, 2, 2.8 and 4 mm, every
+/// fill, empty to 0.9 — poured short (40 grains a run), nine runs: glass beads run three seeds,
+/// so a scene's runs fall in different shards and their merge is checked too. About 10 s of
+/// one core.
+pub fn check_sweep() -> Vec<Spec> {
+    let spec = |cup, (grain, size): (&'static str, f32), fill, fall_height_m, runs| Spec {
+        cup,
+        grain,
+        grain_size: size,
+        fill,
+        fall_height_m,
+        grains_per_s: GRAINS_PER_S,
+        pour_s: 0.02,
+        seed: 1,
+        runs,
+    };
+    let [sugar, beads, rice] = GRAINS;
+    vec![
+        spec(Some(CupShape::Mug), sugar, 0.0, 0.15, 1),
+        spec(Some(CupShape::Tumbler), beads, 0.3, 0.22, 3),
+        spec(Some(CupShape::Jar), (rice.0, rice.1 * 1.4), 0.6, 0.3, 1),
+        spec(None, (sugar.0, 2.0 * sugar.1), 0.0, 0.08, 1),
+        spec(Some(CupShape::Bowl), (beads.0, 2.0 * beads.1), 0.9, 0.4, 3),
+    ]
 }
 
 /// A grain's radius, m, `grain_size` times the material's of `settings` (unclamped, as

@@ -21,6 +21,7 @@
 //! (the cup and the surface carry 1 with the `Min` rule).
 
 pub mod bank;
+pub mod shards;
 
 use granary_engine::base::materials::GRAVITY;
 use granary_engine::base::materials::{FrictionMaterial, GrainMaterial};

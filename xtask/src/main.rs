@@ -14,7 +14,11 @@
 //!   a simulated pour (crate granary-dem, rapier3d), its contacts written as a contact file
 //!   for `granary render --collisions` (docs/dem.md).
 //! - `cargo xtask bank [--jobs N] [--quick N] [--normalisation] [--output FILE]`: the collision
-//!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md).
+//!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md);
+//!   `--shard I/N` and `--merge FILES` run it in shards.
+//! - `cargo xtask bank-shards [--shards N] [--check] [-- OPTIONS]`: the sweep's shards as a
+//!   Slurm job array on a one-node cluster started for the run, merged (module `slurm`;
+//!   `--check` is the suite's test of it, against one process).
 //! - `cargo xtask fuzz [--scenes N] [--seed S]`: the fuzzer in full (`tests/fuzz.rs`, 1000
 //!   engine scenes; the suite runs 400).
 //! - `cargo xtask transparency`: realtime quality against reference for every factory preset,
@@ -26,6 +30,7 @@
 
 mod daw;
 mod editor;
+mod slurm;
 mod suite;
 
 use std::process::Command;
@@ -41,6 +46,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("daw-test") => daw::daw_test(&args[1..]),
         Some("dem") => dem(&args[1..]),
         Some("bank") => bank(&args[1..]),
+        Some("bank-shards") => slurm::bank_shards(&args[1..]),
         Some("transparency") => transparency(),
         Some("fuzz") => fuzz(&args[1..]),
         _ => nice_plug_xtask::main(),

@@ -42,6 +42,7 @@ const SLOW: &[(&str, f64)] = &[
     ("dem/tests/bank.rs", 25.0),
     ("engine/tests/levels.rs", 19.0),
     ("xtask daw-test (Ardour 7)", 35.0),
+    ("xtask bank-shards --check (Slurm)", 30.0),
     ("cli/tests/vary.rs", 13.0),
     ("tests/daw.rs", 8.0),
     ("tests/clap_bundle.rs", 2.4),
@@ -282,6 +283,9 @@ fn suite(o: &Options, root: &Path, target: &Path, times: &mut Times, previous: &
         }));
         if let Some(daw) = daw_job(root, times)? {
             jobs.push(daw);
+        }
+        if let Some(shards) = shards_job(root, times)? {
+            jobs.push(shards);
         }
     }
 
@@ -727,26 +731,74 @@ fn python_host(root: &Path, target: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// The DAW test (Ardour 7, `cargo xtask daw-test`) on the release products the suite built
-/// (target/bundled/), where Ardour is installed; elsewhere one line saying it was skipped, or
-/// under CI (`CI=true`, where `.ci/run` installs Ardour) an error.
+/// (target/bundled/), where Ardour is installed (`.ci/run` installs it).
 fn daw_job(root: &Path, times: &mut Times) -> anyhow::Result<Option<Job>> {
-    if let Some(tool) = super::daw::missing() {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            bail!("CI=true but Ardour 7 is not installed (no {tool}): .ci/run installs it with apt-get install ardour");
+    let needs = Needs {
+        missing: super::daw::missing(),
+        what: "Ardour 7",
+        package: "ardour",
+        skipped: "DAW test (Ardour 7)",
+    };
+    needs.job(root, times, "xtask daw-test (Ardour 7)", &["daw-test", "--no-build"])
+}
+
+/// The databank's sweep in four shards as a Slurm job array against one process
+/// (`cargo xtask bank-shards --check`), where Slurm is installed (`.ci/run` installs it).
+fn shards_job(root: &Path, times: &mut Times) -> anyhow::Result<Option<Job>> {
+    let needs = Needs {
+        missing: super::slurm::missing(),
+        what: "Slurm",
+        package: "slurm-wlm",
+        skipped: "sharded sweep through Slurm",
+    };
+    needs.job(
+        root,
+        times,
+        "xtask bank-shards --check (Slurm)",
+        &["bank-shards", "--check", "--no-build"],
+    )
+}
+
+/// A suite job that runs an xtask command needing a system package.
+struct Needs {
+    /// The first of its programs not installed, if any.
+    missing: Option<&'static str>,
+    what: &'static str,
+    package: &'static str,
+    skipped: &'static str,
+}
+
+impl Needs {
+    /// The job `cargo xtask ARGS`, where the package is installed; elsewhere one line saying it
+    /// was skipped, or under CI (`CI=true`, where `.ci/run` installs the package) an error.
+    fn job(&self, root: &Path, times: &mut Times, name: &str, args: &[&str]) -> anyhow::Result<Option<Job>> {
+        let Needs { what, package, .. } = self;
+        if let Some(tool) = self.missing {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                bail!("CI=true but {what} is not installed (no {tool}): .ci/run installs it with apt-get install {package}");
+            }
+            let command = args
+                .iter()
+                .take_while(|a| **a != "--no-build")
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            times.skipped(
+                self.skipped,
+                &format!(
+                    "{what} is not installed here (no {tool}; apt-get install {package}, then cargo xtask {command})"
+                ),
+            );
+            return Ok(None);
         }
-        times.skipped(
-            "DAW test (Ardour 7)",
-            &format!("Ardour 7 is not installed here (no {tool}; apt-get install ardour, then cargo xtask daw-test)"),
-        );
-        return Ok(None);
+        let mut cmd = Command::new(std::env::current_exe()?);
+        cmd.current_dir(root).args(args);
+        Ok(Some(Job {
+            name: name.into(),
+            cmd,
+            host: false,
+        }))
     }
-    let mut cmd = Command::new(std::env::current_exe()?);
-    cmd.current_dir(root).args(["daw-test", "--no-build"]);
-    Ok(Some(Job {
-        name: "xtask daw-test (Ardour 7)".into(),
-        cmd,
-        host: false,
-    }))
 }
 
 #[cfg(test)]

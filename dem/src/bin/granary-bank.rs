@@ -1,14 +1,14 @@
 //! `granary-bank`: the collision databank's sweep (`cargo xtask bank`; docs/dem.md). Runs every
 //! scene of `bank::sweep` (or, with `--quick`, the first `--quick N`), each a rapier pour
-//! reduced to the generator's cells, on `--jobs` threads, and writes the bank file. The
-//! result does not depend on the number of threads: every run is seeded and independent.
+//! reduced to the generator's cells, on `--jobs` threads, and writes the bank file; or one
+//! shard of its runs (`--shard I/N`), or merges the N shards' files (`--merge`: module
+//! `shards`). The result depends neither on the threads nor on the shards: every run is seeded
+//! and independent.
 
-use clap::Parser;
-use granary_dem::bank::{self, BankFile, Entry, Spec};
-use std::io::Write;
+use clap::{Parser, ValueEnum};
+use granary_dem::bank::{self, BankFile, Entry};
+use granary_dem::shards::{self, Plan, Run, Shard, ShardDone};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -17,13 +17,17 @@ use std::time::Instant;
     about = "Sweep simulated pours and write the collision databank"
 )]
 struct Args {
-    /// The bank file to write.
-    #[arg(long, short, default_value = "assets/bank/bank.json")]
-    output: PathBuf,
+    /// The file to write: the bank (default assets/bank/bank.json), or with --shard the
+    /// shard's file (default bank-shards/bank-I-of-N.json).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
     /// Threads (one run each at a time).
     #[arg(long, default_value_t = 2)]
     jobs: usize,
-    /// Only the first N runs of the sweep (a quick check).
+    /// The sweep: `full` (the bank's) or `check` (five short scenes, the shards' check).
+    #[arg(long, value_enum, default_value_t = Sweep::Full)]
+    sweep: Sweep,
+    /// Only the first N scenes of the sweep (a quick check).
     #[arg(long)]
     quick: Option<usize>,
     /// Reuse the entries of this bank file that the sweep would simulate again (the same
@@ -33,10 +37,29 @@ struct Args {
     /// the version before (3) is read too (`bank::read`).
     #[arg(long, value_name = "BANK.json")]
     reuse: Option<PathBuf>,
+    /// Run only shard I of N of the sweep's runs (1 <= I <= N), written to its own file;
+    /// run again, a complete shard is left as it is and a stopped one resumes. `--merge`
+    /// makes the bank of the N files (docs/dem.md, "Sharded sweeps").
+    #[arg(long, value_name = "I/N", conflicts_with_all = ["merge", "normalisation", "costs"])]
+    shard: Option<Shard>,
+    /// Merge these shard files (all N of one sweep, run with the same --sweep, --quick and
+    /// --reuse as given here) into the bank file, byte for byte the file one process writes.
+    #[arg(long, value_name = "SHARD.json", num_args = 1.., conflicts_with_all = ["normalisation", "costs"])]
+    merge: Vec<PathBuf>,
+    /// Print how the sweep divides over 1 to 64 shards, from the wall times its runs took as
+    /// this bank file kept them (files written before the shards did: `assets/bank/bank.json`).
+    #[arg(long, value_name = "BANK.json", conflicts_with = "normalisation")]
+    costs: Option<PathBuf>,
     /// Instead of the sweep: the check that grain size and flow are normalised out (three
     /// runs, a table; nothing written).
     #[arg(long)]
     normalisation: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Sweep {
+    Full,
+    Check,
 }
 
 fn main() {
@@ -45,102 +68,122 @@ fn main() {
         normalisation();
         return;
     }
-    let mut specs = bank::sweep();
-    if let Some(n) = args.quick {
-        specs.truncate(n);
-    }
-    let total = specs.len();
-    // what is held already: each scene's runs in the old file (its first seeds)
-    let mut reused: Vec<Option<Entry>> = vec![None; total];
-    if let Some(path) = &args.reuse {
-        let old: BankFile = match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| bank::read(&t))
-        {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("granary-bank: --reuse {}: {e}", path.display());
-                std::process::exit(1);
-            }
-        };
-        for (slot, spec) in reused.iter_mut().zip(&specs) {
-            *slot = old.entries.iter().find(|e| bank::runs_held(e, spec) > 0).cloned();
-        }
-    }
-    // the runs to simulate: (scene, seed), each scene's seeds beyond those held
-    let todo: Vec<(usize, u64)> = (0..total)
-        .flat_map(|i| {
-            let held = reused[i].as_ref().map_or(0, |e| e.runs) as u64;
-            let spec = specs[i];
-            (held..spec.runs as u64).map(move |k| (i, spec.seed + k))
-        })
-        .collect();
-    let runs: u32 = specs.iter().map(|s| s.runs).sum();
-    println!(
-        "granary-bank: {} runs of {} scenes ({} runs reused) on {} threads",
-        todo.len(),
-        total,
-        runs as usize - todo.len(),
-        args.jobs.max(1)
-    );
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; todo.len()]);
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..args.jobs.max(1) {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(i, seed)) = todo.get(k) else { break };
-                let e = bank::run_seed(&specs[i], seed);
-                report(i, total, &specs[i], seed, &e);
-                done.lock().expect("no thread panicked")[k] = Some(e);
-            });
-        }
-    });
-    let mut new_runs = done.into_inner().expect("no thread panicked").into_iter().flatten();
-    // each scene's entry: its held runs, then its new ones in seed order (`todo`'s order)
-    let entries: Vec<Entry> = reused
-        .into_iter()
-        .enumerate()
-        .map(|(i, held)| {
-            let fresh = specs[i].runs - held.as_ref().map_or(0, |e| e.runs);
-            let parts: Vec<Entry> = held.into_iter().chain(new_runs.by_ref().take(fresh as usize)).collect();
-            bank::merge(&parts)
-        })
-        .collect();
-    let grains: usize = entries.iter().map(|e| e.grains).sum();
-    let simulated: f64 = entries.iter().map(|e| e.simulated_s).sum();
-    let file = BankFile::new(
-        format!(
-            "granary-dem {} (rapier3d 0.36): {} scenes, {runs} runs, {grains} grains, {simulated:.1} s simulated",
-            env!("CARGO_PKG_VERSION"),
-            entries.len()
-        ),
-        entries,
-    );
-    if let Err(e) = write(&args.output, &file) {
-        eprintln!("granary-bank: {}: {e}", args.output.display());
+    if let Err(e) = sweep(&args) {
+        eprintln!("granary-bank: {e}");
         std::process::exit(1);
     }
-    println!(
-        "wrote {} ({} entries) in {:.0} s wall",
-        args.output.display(),
-        file.entries.len(),
-        start.elapsed().as_secs_f64()
-    );
 }
 
-fn report(i: usize, total: usize, spec: &Spec, seed: u64, e: &Entry) {
+fn sweep(args: &Args) -> Result<(), String> {
+    let (mut name, mut specs) = match args.sweep {
+        Sweep::Full => (String::from("full"), bank::sweep()),
+        Sweep::Check => (String::from("check"), bank::check_sweep()),
+    };
+    if let Some(n) = args.quick {
+        specs.truncate(n);
+        name += &format!(" --quick {n}");
+    }
+    let reuse = match &args.reuse {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| bank::read(&t))
+                .map_err(|e| format!("--reuse {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let plan = Plan::new(&name, specs, reuse.as_ref());
+    if let Some(path) = &args.costs {
+        return costs(&plan, path);
+    }
+    if !args.merge.is_empty() {
+        let files = args
+            .merge
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                shards::read_shard(&text)
+                    .map(|s| (p.clone(), s))
+                    .map_err(|e| format!("{}: {e}", p.display()))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let file = shards::merge(&plan, &files)?;
+        return write_bank(args, &file, Instant::now(), files.len());
+    }
+    let held: u32 = plan.reused.iter().flatten().map(|e| e.runs).sum();
+    let started = Instant::now();
+    let report = |r: &Run| report(&plan, r);
+    if let Some(shard) = args.shard {
+        let path = args
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("bank-shards/bank-{}-of-{}.json", shard.index, shard.count)));
+        println!(
+            "granary-bank: shard {shard} of sweep `{name}` (plan {}): {} of its {} runs ({held} runs reused) on {} threads",
+            plan.fingerprint,
+            plan.runs_of(shard).len(),
+            plan.todo.len(),
+            args.jobs.max(1)
+        );
+        match shards::run_shard(&plan, shard, &path, args.jobs, &report)? {
+            ShardDone::AlreadyComplete => println!("{} is complete: nothing to run", path.display()),
+            ShardDone::Ran { now, resumed } => println!(
+                "wrote {} ({now} runs now, {resumed} from an earlier attempt) in {:.0} s wall",
+                path.display(),
+                started.elapsed().as_secs_f64()
+            ),
+        }
+        return Ok(());
+    }
+    println!(
+        "granary-bank: {} runs of {} scenes ({held} runs reused) on {} threads",
+        plan.todo.len(),
+        plan.specs.len(),
+        args.jobs.max(1)
+    );
+    let all: Vec<usize> = (0..plan.todo.len()).collect();
+    let runs: Vec<Run> = plan
+        .run_many(&all, args.jobs, &report)
+        .iter()
+        .map(Run::as_read)
+        .collect();
+    write_bank(args, &plan.assemble(&runs), started, 0)
+}
+
+fn write_bank(args: &Args, file: &BankFile, started: Instant, shards: usize) -> Result<(), String> {
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("assets/bank/bank.json"));
+    shards::write_whole(&path, &shards::bank_text(file)).map_err(|e| format!("{}: {e}", path.display()))?;
+    let from = if shards > 0 {
+        format!(" from {shards} shards")
+    } else {
+        String::new()
+    };
+    println!(
+        "wrote {} ({} entries){from} in {:.0} s wall",
+        path.display(),
+        file.entries.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn report(plan: &Plan, r: &Run) {
+    let (spec, e) = (&plan.specs[r.scene], &r.entry);
     let rate = |c: &str| e.cell(c).rate;
     println!(
-        "[{:>3}/{total}] {:<9} {:<15} fill {:.1} fall {:.2} m seed {seed}: {} grains, {:.1} s wall; per grain: impact {:.2} floor {:.2} walls {:.2} pile {:.2} stream {:.2} surface {:.2}",
-        i + 1,
+        "[{:>3}/{}] {:<9} {:<15} fill {:.1} fall {:.2} m seed {}: {} grains, {:.1} s wall; per grain: impact {:.2} floor {:.2} walls {:.2} pile {:.2} stream {:.2} surface {:.2}",
+        r.scene + 1,
+        plan.specs.len(),
         e.family,
         spec.grain,
         spec.fill,
         spec.fall_height_m,
+        r.seed,
         e.grains,
-        e.wall_s,
+        r.wall_s,
         rate("impact_zone"),
         rate("cup_floor"),
         rate("wall_ring_0") + rate("wall_ring_1") + rate("wall_ring_2"),
@@ -150,28 +193,49 @@ fn report(i: usize, total: usize, spec: &Spec, seed: u64, e: &Entry) {
     );
 }
 
-/// The file: its header, then one entry a line (compact, and a sweep's change reads as a diff).
-fn write(path: &std::path::Path, file: &BankFile) -> std::io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+/// `--costs`: each run's wall time from a bank file that kept them (an entry's `wall_s`, the
+/// sum of its runs', shared equally among its runs), and the busiest of N shards.
+fn costs(plan: &Plan, path: &std::path::Path) -> Result<(), String> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
+    let file = bank::read(&text).map_err(|e| format!("{shown}: {e}"))?;
+    let walls = v["entries"].as_array().ok_or(format!("{shown}: no entries"))?;
+    let cost: Vec<f64> = plan
+        .todo
+        .iter()
+        .map(|&(i, _)| {
+            let spec = &plan.specs[i];
+            let k = file
+                .entries
+                .iter()
+                .position(|e: &Entry| bank::runs_held(e, spec) == spec.runs)
+                .ok_or(format!(
+                    "{shown}: no entry of scene {} with its {} runs",
+                    i + 1,
+                    spec.runs
+                ))?;
+            let wall = walls[k]["wall_s"].as_f64().ok_or(format!(
+                "{shown}: entry {k} has no wall_s (a file written before the shards keeps them)"
+            ))?;
+            Ok(wall / spec.runs as f64)
+        })
+        .collect::<Result<_, String>>()?;
+    println!(
+        "sweep `{}`: {} runs; their wall times from {shown}",
+        plan.name,
+        plan.todo.len()
+    );
+    println!("shards | busiest shard | all runs | speed-up");
+    for n in [1, 2, 4, 8, 16, 32, 64] {
+        let (busiest, total) = shards::shard_costs(plan, &cost, n);
+        println!(
+            "{n:>6} | {:>9.0} s | {total:>6.0} s | {:>5.1}x",
+            busiest,
+            total / busiest
+        );
     }
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let mut head = serde_json::to_value(file)?;
-    let entries = head
-        .as_object_mut()
-        .and_then(|o| o.remove("entries"))
-        .unwrap_or_default();
-    let head = serde_json::to_string(&head)?;
-    // the header's fields, then "entries": [ one a line ]
-    writeln!(out, "{},", head.trim_end_matches('}'))?;
-    writeln!(out, "\"entries\": [")?;
-    let entries = entries.as_array().cloned().unwrap_or_default();
-    for (k, e) in entries.iter().enumerate() {
-        let sep = if k + 1 < entries.len() { "," } else { "" };
-        writeln!(out, "{}{sep}", serde_json::to_string(e)?)?;
-    }
-    writeln!(out, "]}}")?;
-    out.flush()
+    Ok(())
 }
 
 /// Runs `bank::normalisation` and prints each cell's rate per grain, mean speed and energy
