@@ -9,7 +9,8 @@
 //! - `--check`: the shards' test (in `cargo xtask test`): the short check sweep in four shards
 //!   through Slurm, merged, against the same sweep in one process, byte for byte; then the
 //!   array submitted again, which must find every shard complete and merge the same file.
-//! - `--no-build`: use target/release/granary-bank as it is (the suite built it).
+//! - `--no-build`: use target/release/granary-bank as it is; `--bank PATH`: use that
+//!   `granary-bank` (the suite's copy of its release build).
 //!
 //! The cluster needs root (slurmd starts each job as its user) and stops when the command
 //! ends, whatever happened; a munged already answering is used, else one is started and
@@ -44,6 +45,7 @@ struct Options {
     output: Option<PathBuf>,
     check: bool,
     build: bool,
+    bank: Option<PathBuf>,
     bank_args: Vec<String>,
 }
 
@@ -56,6 +58,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
         output: None,
         check: false,
         build: true,
+        bank: None,
         bank_args: Vec::new(),
     };
     let mut it = args.iter();
@@ -75,6 +78,13 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
             },
             "--check" => o.check = true,
             "--no-build" => o.build = false,
+            "--bank" => match it.next() {
+                Some(v) => {
+                    o.bank = Some(v.into());
+                    o.build = false;
+                }
+                None => bail!("--bank needs the granary-bank program\n{USAGE}"),
+            },
             "--" => o.bank_args = it.by_ref().cloned().collect(),
             other => bail!("unknown argument `{other}`\n{USAGE}"),
         }
@@ -107,9 +117,12 @@ pub fn bank_shards(args: &[String]) -> nice_plug_xtask::Result<()> {
         super::run(build)?;
     }
     let target = super::target_dir()?;
-    let bank = target.join("release/granary-bank");
+    let bank = o.bank.clone().unwrap_or_else(|| target.join("release/granary-bank"));
     if !bank.exists() {
-        bail!("{} is not built (run without --no-build)", bank.display());
+        bail!(
+            "{} is not there (build it: run without --no-build or --bank)",
+            bank.display()
+        );
     }
     let work = target.join("bank-shards");
     let cluster = Cluster::start(&root, &work.join("cluster"))?;
@@ -432,6 +445,7 @@ mod tests {
         );
         assert_eq!(o.bank_args, ["--sweep", "full", "--quick", "3"]);
         assert!(parse(&args("--check --no-build")).is_ok_and(|o| o.check && !o.build));
+        assert!(parse(&args("--check --bank b")).is_ok_and(|o| !o.build && o.bank == Some("b".into())));
         for bad in [
             "--shards 0",
             "--shards x",
