@@ -314,6 +314,11 @@ pub struct GestureState {
     /// A thin layer in a tilted cup: how far it has slid, m, and its speed, m/s.
     layer_slid_m: f32,
     layer_speed: f32,
+    /// The layer jamming against the low wall: seconds of it still to arrive, the grains
+    /// arriving a second and their speed, m/s.
+    jam_left_s: f32,
+    jam_rate: f32,
+    jam_speed: f32,
     /// Bulk volume brought onto the heap since its last avalanche, m^3.
     heap_fed_m3: f32,
     avalanche: Option<Avalanche>,
@@ -419,6 +424,7 @@ impl GestureState {
             || self.avalanche.is_some()
             || self.shake_energy_j > 1e-9
             || self.layer_speed > 0.0
+            || self.jam_left_s > 0.0
             || self.slam.is_some()
             || self.settling_s > 0.0
     }
@@ -479,7 +485,9 @@ impl GestureState {
                         self.slope_rad = sign * min_angle;
                         let r = s.pile_radius_m.max(s.cup.floor_radius);
                         let wedge = 2.0 / 3.0 * r.powi(3) * AVALANCHE_SPAN_DEG.to_radians().tan();
-                        start = Some(self.slab(wedge * bulk, bulk, 2.0 * r, min_angle, 2.0 * r, d, TILT_WALL_SHARE));
+                        // over the bed's top, pi r^2 (the layer's thickness is the wedge's
+                        // volume over it)
+                        start = Some(self.slab(wedge * bulk, bulk, 2.0 * r, min_angle, PI * r * r, d, TILT_WALL_SHARE));
                     }
                 }
             } else if s.open {
@@ -580,16 +588,38 @@ impl GestureState {
                     v.load_n += s.bed_mass_kg * GRAVITY * th.cos();
                 }
             } else if self.layer_slid_m >= run && self.layer_speed > 0.0 {
-                // it reaches the low wall: the grains knock on it as they stop
+                // it reaches the low wall: the grains of its front row (those within a grain
+                // of the wall, d / run of the layer) knock on it at the layer's speed; the
+                // rest run into the grains already stopped ahead of them, row by row, as the
+                // layer's length arrives: a jam, over run / v, not the whole layer on the
+                // wall in one instant
+                let grains = s.bed_mass_kg / grain_mass.max(1e-12);
+                let v = self.layer_speed;
+                let front = (grains * d / run).max(grains.min(1.0));
                 out.push(Burst {
                     place: Place::Wall(0),
-                    count: s.bed_mass_kg / grain_mass.max(1e-12),
-                    mean_speed_m_s: self.layer_speed,
+                    count: front,
+                    mean_speed_m_s: v,
                     onset: 0.0,
                     until: 1.0,
                 });
+                self.jam_left_s = run / v;
+                self.jam_rate = (grains - front).max(0.0) / self.jam_left_s;
+                self.jam_speed = v;
                 self.layer_speed = 0.0;
             }
+        }
+        if self.jam_left_s > 0.0 {
+            // the jam's rows this window (over the window's share it still lasts)
+            let t = self.jam_left_s.min(dt);
+            out.push(Burst {
+                place: Place::Bed,
+                count: self.jam_rate * t,
+                mean_speed_m_s: self.jam_speed,
+                onset: 0.0,
+                until: t / dt,
+            });
+            self.jam_left_s -= t;
         }
         if self.tilt_rad <= 1e-4 {
             self.layer_slid_m = 0.0;
