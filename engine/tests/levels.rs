@@ -31,34 +31,108 @@ fn loudness(pair: &[Vec<f32>; 2]) -> (f64, f64) {
     (m.loudness_global().unwrap(), 20.0 * tp.log10())
 }
 
+/// What a 25-second render of a preset (its pour or gesture until one second before the end)
+/// gives the limiter: the loudness and true peak of the four stems' sum (what the limiter
+/// gets: the render's outputs are aligned) and of the main output, and the limiter's deepest
+/// gain reduction (dB, negative) and the share of samples it reduces (by more than 0.01 dB).
+struct Measured {
+    lufs: f64,
+    tp: f64,
+    main_lufs: f64,
+    main_tp: f64,
+    worst_db: f64,
+    active: f64,
+}
+
+fn measure(values: &granary_engine::control::params::ParamValues) -> Measured {
+    let r = pour(values, 25.0);
+    let sum: [Vec<f32>; 2] = std::array::from_fn(|c| {
+        (0..r.grains[c].len())
+            .map(|t| r.grains[c][t] + r.cup[c][t] + r.surface[c][t] + r.friction[c][t])
+            .collect()
+    });
+    let (lufs, tp) = loudness(&sum);
+    let (main_lufs, main_tp) = loudness(&r.main);
+    let (mut worst, mut active, mut n) = (0.0f64, 0usize, 0usize);
+    for (main, sum) in r.main.iter().zip(&sum) {
+        for (m, s) in main.iter().zip(sum) {
+            if s.abs() > 1e-4 {
+                let gr = 20.0 * (m.abs() as f64 / s.abs() as f64).log10();
+                worst = worst.min(gr);
+                active += usize::from(gr < -0.01);
+            }
+            n += 1;
+        }
+    }
+    Measured {
+        lufs,
+        tp,
+        main_lufs,
+        main_tp,
+        worst_db: worst,
+        active: active as f64 / n as f64,
+    }
+}
+
+/// The limiter untouched but for rare peaks: at most 1 dB, on at most 0.1 % of samples. (Its
+/// release is 80 ms: one peak 0.3 dB over the ceiling keeps it acting for about a quarter of
+/// a second, 1 % of the render, so in effect: no seed's peaks reach the ceiling.)
+fn limiter_alone(m: &Measured) -> Result<(), String> {
+    if m.worst_db < -1.0 {
+        return Err(format!("the limiter takes {:.2} dB off", -m.worst_db));
+    }
+    if m.active > 1e-3 {
+        return Err(format!("the limiter acts on {:.3} % of the samples", 100.0 * m.active));
+    }
+    Ok(())
+}
+
+/// Seeds besides a preset's own on which a gesture preset (stir, shake, tilt) must leave the
+/// limiter alone too (issue 48: the promise holds for any seed). The pours wait for the
+/// databank: on the hand-written model their first grains on the bare floor peak 31-34 dB
+/// over the steady pour (the bank: 22-23 dB) and, seed by seed, up to 5 dB apart, so that
+/// only a lower level would hold it (`print_seed_margins` gives the table).
+const OTHER_SEEDS: [u64; 2] = [2, 9];
+
 #[test]
 fn every_factory_preset_is_calibrated_by_loudness_and_true_peak_and_leaves_the_limiter_alone() {
     // every preset is measured and every miss reported, then the test fails if any missed
     let mut misses = Vec::new();
     for (id, p) in preset::factory() {
-        // the default render of 25 s: the preset's pour (or gesture) until one second before
-        // the end
-        let r = pour(&p.values, 25.0);
-        // what the limiter gets: the four stems' sum (the render's outputs are aligned)
-        let sum: [Vec<f32>; 2] = std::array::from_fn(|c| {
-            (0..r.grains[c].len())
-                .map(|t| r.grains[c][t] + r.cup[c][t] + r.surface[c][t] + r.friction[c][t])
-                .collect()
-        });
-        let (lufs, tp) = loudness(&sum);
-        let (main_lufs, main_tp) = loudness(&r.main);
-        eprintln!("{id}: {lufs:.1} LUFS, {tp:.1} dBTP (main {main_lufs:.1} LUFS, {main_tp:.1} dBTP)");
+        let m = measure(&p.values);
+        let (lufs, tp) = (m.lufs, m.tp);
+        eprintln!(
+            "{id}: {lufs:.1} LUFS, {tp:.1} dBTP (main {:.1} LUFS, {:.1} dBTP)",
+            m.main_lufs, m.main_tp
+        );
         let mut miss = |ok: bool, what: String| {
             if !ok {
                 misses.push(what);
             }
         };
         miss(tp <= MAX_TRUE_PEAK_DBTP, format!("{id}: true peak {tp:.2} dBTP"));
+        // a gesture preset: the limiter alone with other seeds too, and its loudest peak
+        let gesture = p.values.to_settings().gesture != granary_engine::control::choices::Gesture::Pour;
+        let mut loudest = tp;
+        for seed in OTHER_SEEDS.into_iter().filter(|_| gesture) {
+            let mut v = p.values.clone();
+            v.set_text("seed", &seed.to_string()).unwrap();
+            let other = measure(&v);
+            eprintln!("{id}, seed {seed}: {:.1} dBTP", other.tp);
+            loudest = loudest.max(other.tp);
+            if let Err(e) = limiter_alone(&other) {
+                miss(false, format!("{id}, seed {seed}: {e} ({:.1} dBTP)", other.tp));
+            }
+        }
         if (lufs - TARGET_LUFS).abs() > 0.5 {
-            // a preset whose peaks keep it below the target says so, with its level
+            // a preset whose peaks keep it below the target says so, with its level: a pour's
+            // own true peak within 1 dB of the bound; a gesture's loudest of the seeds checked
+            // within 4 dB, as it is calibrated by the loudest of sixteen seeds
+            // (`print_seed_margins`), whose peaks spread by 3.7 (the stir) to 6.2 dB (the tilt)
+            let margin = if gesture { 4.0 } else { 1.0 };
             miss(
-                lufs < TARGET_LUFS && tp > MAX_TRUE_PEAK_DBTP - 1.0,
-                format!("{id}: {lufs:.1} LUFS at {tp:.1} dBTP"),
+                lufs < TARGET_LUFS && loudest > MAX_TRUE_PEAK_DBTP - margin,
+                format!("{id}: {lufs:.1} LUFS at {loudest:.1} dBTP"),
             );
             // the description says its level ("Level: -27 LUFS"), within a dB
             let said = p
@@ -78,28 +152,70 @@ fn every_factory_preset_is_calibrated_by_loudness_and_true_peak_and_leaves_the_l
                 ),
             }
         }
-        // the limiter untouched but for rare peaks: at most 1 dB, on at most 0.1 % of samples
-        let (mut worst, mut active, mut n) = (0.0f64, 0usize, 0usize);
-        for (main, sum) in r.main.iter().zip(&sum) {
-            for (m, s) in main.iter().zip(sum) {
-                if s.abs() > 1e-4 {
-                    let gr = 20.0 * (m.abs() as f64 / s.abs() as f64).log10();
-                    worst = worst.min(gr);
-                    active += usize::from(gr < -0.01);
-                }
-                n += 1;
-            }
+        if let Err(e) = limiter_alone(&m) {
+            miss(false, format!("{id}: {e}"));
         }
-        miss(worst >= -1.0, format!("{id}: the limiter takes {:.2} dB off", -worst));
-        miss(
-            active * 1000 <= n,
-            format!(
-                "{id}: the limiter acts on {:.3} % of the samples",
-                100.0 * active as f64 / n as f64
-            ),
-        );
     }
     assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+/// The table for calibrating the presets for any seed (issue 48; `cargo test --release -p
+/// granary-engine --test integration print_seed_margins -- --ignored --nocapture`, about 80 s on
+/// 2 cores; `GRANARY_STATISTICS=bank` renders every preset with the databank's statistics):
+/// for each factory preset, its 25-second render's true peak (of the stems' sum) at its own
+/// seed and at seeds 1 to 16, how many of those the limiter touches (`limiter_alone`), the
+/// highest peak, and the gain that keeps it at -1 dBTP (the own seed's bound, 0.5 dB under
+/// the limiter's ceiling), with the loudness that gain gives.
+#[test]
+#[ignore]
+fn print_seed_margins() {
+    let statistics = std::env::var("GRANARY_STATISTICS").ok();
+    let mut presets = preset::factory();
+    if let Some(s) = &statistics {
+        for (_, p) in presets.iter_mut() {
+            p.values.set_text("statistics", s).unwrap();
+        }
+    }
+    println!("statistics: {}", statistics.as_deref().unwrap_or("each preset's own"));
+    let rows: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = presets
+            .chunks(presets.len().div_ceil(2))
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|(id, p)| {
+                            let own = measure(&p.values);
+                            let seeds: Vec<Measured> = (1..=16u64)
+                                .map(|seed| {
+                                    let mut v = p.values.clone();
+                                    v.set_text("seed", &seed.to_string()).unwrap();
+                                    measure(&v)
+                                })
+                                .collect();
+                            let limited = seeds.iter().filter(|m| limiter_alone(m).is_err()).count();
+                            let (worst, at) = seeds
+                                .iter()
+                                .enumerate()
+                                .fold((own.tp, 0), |w, (k, m)| if m.tp > w.0 { (m.tp, k + 1) } else { w });
+                            let gain = (MAX_TRUE_PEAK_DBTP - worst).min(0.0);
+                            format!(
+                                "{id:34} own {:5.1} dBTP {:6.1} LUFS | seeds 1-16: {:5.1} to {:5.1} dBTP (seed {at:2}), limiter on {limited:2} | gain {gain:+5.2} dB -> {:6.1} LUFS",
+                                own.tp,
+                                own.lufs,
+                                seeds.iter().map(|m| m.tp).fold(f64::INFINITY, f64::min),
+                                worst,
+                                own.lufs + gain
+                            )
+                        })
+                        .collect::<Vec<String>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    for r in rows {
+        println!("{r}");
+    }
 }
 
 #[test]

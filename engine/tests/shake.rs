@@ -177,10 +177,13 @@ fn gentle_shakes_rattle_and_harder_ones_are_louder_brighter_and_never_shorter() 
                 peak > p,
                 "{amount} % is not louder than {a} %: {peak:.1} against {p:.1} dB"
             );
-            // never darker (within 0.5 %: from 50 % up the clicks are as short as a rice
-            // grain's contact gets, about as bright)
+            // never darker (within 3 %: from 50 % up the clicks are as short as a rice
+            // grain's contact gets, about as bright, and the median centroid of the strokes
+            // moves by a few per cent with the seed: seeds 1 to 5 from 50 to 100 % went
+            // 14,425 -> 14,074 Hz (-2.4 %) at the worst, with the grouped draws by speed
+            // and by energy alike)
             assert!(
-                centroid > 0.995 * c,
+                centroid > 0.97 * c,
                 "{amount} % is darker than {a} %: {centroid:.0} against {c:.0} Hz"
             );
             // within the envelope's 2 ms
