@@ -12,6 +12,8 @@
 //!   when all its runs are done, writes `FILE` whole (a temporary file renamed over it) and
 //!   removes the partial one. Run again, it does nothing if `FILE` is complete, and resumes
 //!   from the partial file's whole lines if it was stopped: safe to rerun, no partial `FILE`.
+//!   While it runs it holds `FILE.lock` (an OS file lock), so that two processes never run
+//!   one shard at once.
 //! - [`merge`] reads the N shard files, checks that they are this plan's, each shard once and
 //!   every run once, and builds each scene's entry from its held and new runs in seed order
 //!   with `bank::merge`, exactly as the one-process sweep ([`Plan::assemble`]) does.
@@ -101,6 +103,11 @@ impl std::fmt::Display for Shard {
 /// FNV-1a, 64 bits: a fingerprint of the plan's text (not a security measure; it tells one
 /// sweep's shards from another's).
 fn fnv1a(bytes: &[u8]) -> u64 {
+    digest(bytes)
+}
+
+/// FNV-1a, 64 bits, of `bytes` (also a program's identity: `Plan::with_build`).
+pub fn digest(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
     })
@@ -139,6 +146,15 @@ impl Plan {
             todo,
             fingerprint,
         }
+    }
+
+    /// The plan as run by the build `build` (an identity of the program: `granary-bank` gives
+    /// its executable's digest): mixed into the fingerprint, so that shards of another build,
+    /// whose simulation or reduction may differ, are neither taken as complete nor merged.
+    pub fn with_build(mut self, build: &str) -> Plan {
+        let text = format!("{}\n{build}", self.fingerprint);
+        self.fingerprint = format!("{:016x}", fnv1a(text.as_bytes()));
+        self
     }
 
     /// The runs of `shard`: every k of `todo` with k mod N = I − 1.
@@ -241,8 +257,12 @@ pub fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
+    // unique to this process and moment (two pods may both be PID 1)
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
+    tmp.push(format!(".tmp{}-{nanos}", std::process::id()));
     let tmp = PathBuf::from(tmp);
     let written = std::fs::File::create(&tmp).and_then(|mut f| {
         f.write_all(text.as_bytes())?;
@@ -299,6 +319,12 @@ pub fn read_shard(text: &str) -> Result<ShardFile, String> {
         return Err(format!(
             "line 1: {} version {}, not {SHARD_FORMAT} version {SHARD_VERSION}",
             head.format, head.version
+        ));
+    }
+    if head.shard.index == 0 || head.shard.index > head.shard.count {
+        return Err(format!(
+            "line 1: shard {}/{} is not one of 1..=N",
+            head.shard.index, head.shard.count
         ));
     }
     let runs = lines
@@ -360,6 +386,28 @@ pub fn run_shard(
         }
         return Ok(ShardDone::AlreadyComplete);
     }
+    // `FILE.lock`, held while this process runs the shard: a second run of the same shard (a
+    // requeued task, an overlapping pod) stops here instead of writing into its files
+    let lock_path = {
+        let mut p = path.as_os_str().to_owned();
+        p.push(".lock");
+        PathBuf::from(p)
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    if lock.try_lock().is_err() {
+        return Err(format!(
+            "{}: shard {shard} is being run by another process (its lock is held)",
+            lock_path.display()
+        ));
+    }
     let mine = plan.runs_of(shard);
     // an earlier attempt's finished runs: its whole lines after a head of this shard, kept as
     // the text they were written as (a float read back from JSON need not print the same)
@@ -411,6 +459,8 @@ pub fn run_shard(
     lines.sort_by_key(|l| l.0);
     write_whole(path, &with_head(&head, &lines)).map_err(|e| format!("{shown}: {e}"))?;
     let _ = std::fs::remove_file(&partial);
+    let _ = std::fs::remove_file(&lock_path);
+    drop(lock);
     Ok(ShardDone::Ran {
         now: todo.len(),
         resumed,

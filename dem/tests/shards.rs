@@ -1,7 +1,7 @@
 //! The databank's sweep in shards (`granary_dem::shards`, docs/dem.md "Sharded sweeps"): the
 //! merge of a sweep's shards is the one-process bank file byte for byte; a shard run again is
-//! left as it is, one stopped mid-way resumes from its whole lines; a merge refuses a missing,
-//! doubled or foreign shard, naming it. On the check sweep's first two scenes (four short
+//! left as it is, one stopped mid-way resumes from its whole lines, one already running (its
+//! lock held) is not run twice; a merge refuses a missing, doubled or foreign shard, naming it. On the check sweep's first two scenes (four short
 //! runs; `cargo xtask bank-shards --check` runs all of it through Slurm).
 
 use granary_dem::bank;
@@ -84,6 +84,15 @@ fn shards_merge_into_the_one_process_bank_byte_for_byte_and_rerun_safely() {
     );
     assert_eq!(std::fs::read_to_string(path(2)).unwrap(), redone);
 
+    // a second process on a shard that runs (its lock held) stops, touching nothing
+    std::fs::remove_file(path(1)).unwrap();
+    let lock = std::fs::File::create(dir.join("bank-1-of-2.json.lock")).unwrap();
+    lock.lock().unwrap();
+    let e = shards::run_shard(&plan, Shard { index: 1, count: 2 }, &path(1), 1, &quiet).unwrap_err();
+    assert!(e.contains("shard 1/2 is being run by another process"), "{e}");
+    assert!(!path(1).exists() && !shards::partial_path(&path(1)).exists());
+    drop(lock);
+
     // merges that cannot be: a shard missing, twice, of another plan, of another count
     let e = shards::merge(&plan, &files[..1]).unwrap_err();
     assert!(e.contains("missing shard 2/2"), "{e}");
@@ -114,4 +123,12 @@ fn an_unfinished_or_foreign_shard_file_is_refused() {
     let e = shards::read_shard(&head.replace("granary-bank-shard", "granary-bank")).unwrap_err();
     assert!(e.contains("not granary-bank-shard version 1"), "{e}");
     assert!(shards::read_shard("").unwrap_err().starts_with("line 1"));
+    for bad in [
+        r#""index":0,"count":2"#,
+        r#""index":3,"count":2"#,
+        r#""index":1,"count":0"#,
+    ] {
+        let e = shards::read_shard(&head.replace(r#""index":1,"count":2"#, bad)).unwrap_err();
+        assert!(e.contains("is not one of 1..=N"), "{e}");
+    }
 }

@@ -3,9 +3,10 @@
 //! slurmctld, slurmd with `dem/slurm/localhost.conf.in`), then merged (docs/dem.md, "Sharded
 //! sweeps").
 //!
-//! - `cargo xtask bank-shards [--shards N] [--output FILE] [-- granary-bank options]`: the
-//!   sweep (`--sweep`, `--quick`, `--reuse` pass through) in N shards (default 4), merged into
-//!   FILE (default target/bank-shards/bank.json).
+//! - `cargo xtask bank-shards [--shards N] [--output FILE] [--resume] [-- granary-bank
+//!   options]`: the sweep (`--sweep`, `--quick`, `--reuse` pass through) in N shards
+//!   (default 4) under target/bank-shards/shards/ (emptied first, unless `--resume` goes on
+//!   with a stopped sweep's files), merged into FILE (default target/bank-shards/bank.json).
 //! - `--check`: the shards' test (in `cargo xtask test`): the short check sweep in four shards
 //!   through Slurm, merged, against the same sweep in one process, byte for byte; then the
 //!   array submitted again, which must find every shard complete and merge the same file.
@@ -27,17 +28,34 @@ const CTLD_PORT: u16 = 6917;
 const SLURMD_PORT: u16 = 6918;
 
 /// The Slurm and munge programs the command runs.
-const TOOLS: [&str; 6] = ["munged", "slurmctld", "slurmd", "sbatch", "sinfo", "scontrol"];
+const TOOLS: [&str; 7] = [
+    "munged",
+    "slurmctld",
+    "slurmd",
+    "sbatch",
+    "sinfo",
+    "scontrol",
+    "scancel",
+];
 
-/// The first tool that is not installed, if any (Debian: apt-get install slurm-wlm).
+/// The first tool that is not installed, if any (Debian: apt-get install slurm-wlm), or root
+/// privileges, which the one-node cluster needs.
 pub fn missing() -> Option<&'static str> {
-    TOOLS.into_iter().find(|tool| {
+    let tool = TOOLS.into_iter().find(|tool| {
         !Command::new("sh")
             .args(["-c", &format!("command -v {tool} || test -x /usr/sbin/{tool}")])
             .stdout(Stdio::null())
             .status()
             .is_ok_and(|s| s.success())
-    })
+    });
+    tool.or_else(|| (!is_root()).then_some("root privileges"))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
 }
 
 struct Options {
@@ -45,12 +63,13 @@ struct Options {
     output: Option<PathBuf>,
     check: bool,
     build: bool,
+    resume: bool,
     bank: Option<PathBuf>,
     bank_args: Vec<String>,
 }
 
 const USAGE: &str =
-    "usage: cargo xtask bank-shards [--shards N] [--output FILE] [--check] [--no-build] [-- granary-bank options]";
+    "usage: cargo xtask bank-shards [--shards N] [--output FILE] [--resume] [--check] [--no-build] [-- granary-bank options]";
 
 fn parse(args: &[String]) -> anyhow::Result<Options> {
     let mut o = Options {
@@ -58,6 +77,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
         output: None,
         check: false,
         build: true,
+        resume: false,
         bank: None,
         bank_args: Vec::new(),
     };
@@ -77,6 +97,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
                 None => bail!("--output needs a file\n{USAGE}"),
             },
             "--check" => o.check = true,
+            "--resume" => o.resume = true,
             "--no-build" => o.build = false,
             "--bank" => match it.next() {
                 Some(v) => {
@@ -98,7 +119,11 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
 }
 
 pub fn bank_shards(args: &[String]) -> nice_plug_xtask::Result<()> {
-    let o = parse(args)?;
+    let mut o = parse(args)?;
+    // paths given relative to where the command was run, before moving to the workspace
+    let here = std::env::current_dir()?;
+    o.output = o.output.map(|p| here.join(p));
+    o.bank = o.bank.map(|p| here.join(p));
     nice_plug_xtask::chdir_workspace_root()?;
     let root = std::env::current_dir()?;
     if let Some(tool) = missing() {
@@ -130,16 +155,13 @@ pub fn bank_shards(args: &[String]) -> nice_plug_xtask::Result<()> {
         check(&cluster, &root, &bank, &work)
     } else {
         let output = o.output.clone().unwrap_or_else(|| work.join("bank.json"));
-        sweep(
-            &cluster,
-            &root,
-            &bank,
-            &work.join("shards"),
-            o.shards,
-            &o.bank_args,
-            &output,
-            None,
-        )
+        let shards = work.join("shards");
+        // a fresh sweep unless asked to resume one stopped (its shards' files and partial
+        // files kept: each task goes on where it was)
+        if !o.resume && shards.exists() {
+            std::fs::remove_dir_all(&shards)?;
+        }
+        sweep(&cluster, &root, &bank, &shards, o.shards, &o.bank_args, &output, None)
     };
     let stopped = cluster.stop();
     result?;
@@ -240,11 +262,7 @@ struct Cluster {
 
 impl Cluster {
     fn start(root: &Path, dir: &Path) -> anyhow::Result<Cluster> {
-        if !Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
-        {
+        if !is_root() {
             bail!(
                 "the one-node Slurm cluster needs root (slurmd starts each job as its user); on a Slurm cluster of your own, submit dem/slurm/bank.sbatch (docs/dem.md)"
             );
@@ -304,7 +322,8 @@ impl Cluster {
             self.munged_pid_file = Some(pid_file);
             wait_for("munged to answer", Duration::from_secs(10), munge_answers)?;
         }
-        // in the foreground (-D), as children: they end with this command at the latest
+        // in the foreground (-D), as children, stopped by `stop` whatever happened (a kill of
+        // this command leaves them: `scontrol shutdown` with this cluster's slurm.conf ends them)
         for (daemon, extra) in [("slurmctld", &[][..]), ("slurmd", &["-N", "localhost"][..])] {
             let log = std::fs::File::create(self.dir.join(format!("{daemon}.out")))?;
             let child = Command::new(format!("/usr/sbin/{daemon}"))
@@ -319,16 +338,34 @@ impl Cluster {
                 .with_context(|| format!("starting {daemon}"))?;
             self.daemons.push(child);
         }
-        let conf = self.conf.clone();
-        wait_for("the node to be idle (sinfo)", Duration::from_secs(60), || {
-            Command::new("sinfo")
+        // until the node is idle, and as long as both daemons live (one that could not start,
+        // a port taken say, fails at once)
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            for (name, child) in ["slurmctld", "slurmd"].iter().zip(&mut self.daemons) {
+                if let Some(status) = child.try_wait()? {
+                    bail!(
+                        "{name} stopped ({status}); its log: {}",
+                        self.dir.join(format!("{name}.out")).display()
+                    );
+                }
+            }
+            let idle = Command::new("sinfo")
                 .args(["-h", "-o", "%T"])
-                .env("SLURM_CONF", &conf)
+                .env("SLURM_CONF", &self.conf)
                 .output()
-                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "idle")
-        })
-        .with_context(|| format!("the cluster did not come up; its logs are in {}", self.dir.display()))?;
-        Ok(())
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "idle");
+            if idle {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!(
+                    "the cluster did not come up within 60 s; its logs are in {}",
+                    self.dir.display()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
     }
 
     /// Submits `n` shards of the sweep as a job array and waits for it (at most `limit`, else
@@ -364,6 +401,11 @@ impl Cluster {
             }
             if Instant::now() > deadline {
                 let _ = child.kill();
+                // the array's tasks too, not only the client that waits on them
+                let _ = Command::new("scancel")
+                    .args(["--name", "granary-bank"])
+                    .env("SLURM_CONF", &self.conf)
+                    .status();
                 bail!("the job array did not finish within {:?}", limit.unwrap_or_default());
             }
             std::thread::sleep(Duration::from_millis(200));
@@ -446,6 +488,7 @@ mod tests {
         assert_eq!(o.bank_args, ["--sweep", "full", "--quick", "3"]);
         assert!(parse(&args("--check --no-build")).is_ok_and(|o| o.check && !o.build));
         assert!(parse(&args("--check --bank b")).is_ok_and(|o| !o.build && o.bank == Some("b".into())));
+        assert!(parse(&args("--resume")).is_ok_and(|o| o.resume && !o.check));
         for bad in [
             "--shards 0",
             "--shards x",

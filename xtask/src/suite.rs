@@ -786,7 +786,7 @@ impl Needs {
         let Needs { what, package, .. } = self;
         if let Some(tool) = self.missing {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
-                bail!("CI=true but {what} is not installed (no {tool}): .ci/run installs it with apt-get install {package}");
+                bail!("CI=true but {what} cannot run here (no {tool}): .ci/run installs it with apt-get install {package}");
             }
             let command = args
                 .iter()
@@ -796,9 +796,7 @@ impl Needs {
                 .join(" ");
             times.skipped(
                 self.skipped,
-                &format!(
-                    "{what} is not installed here (no {tool}; apt-get install {package}, then cargo xtask {command})"
-                ),
+                &format!("{what} cannot run here (no {tool}; apt-get install {package}, then cargo xtask {command})"),
             );
             return Ok(None);
         }

@@ -92,7 +92,7 @@ fn sweep(args: &Args) -> Result<(), String> {
         ),
         None => None,
     };
-    let plan = Plan::new(&name, specs, reuse.as_ref());
+    let plan = Plan::new(&name, specs, reuse.as_ref()).with_build(&build_id()?);
     if let Some(path) = &args.costs {
         return costs(&plan, path);
     }
@@ -148,6 +148,14 @@ fn sweep(args: &Args) -> Result<(), String> {
         .map(Run::as_read)
         .collect();
     write_bank(args, &plan.assemble(&runs), started, 0)
+}
+
+/// This program's identity: the digest of its executable (a rebuild that could simulate
+/// otherwise is another build: its shards are not mixed with this one's).
+fn build_id() -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("its own executable: {e}"))?;
+    let bytes = std::fs::read(&exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    Ok(format!("{:016x}", shards::digest(&bytes)))
 }
 
 fn write_bank(args: &Args, file: &BankFile, started: Instant, shards: usize) -> Result<(), String> {

@@ -131,6 +131,9 @@ pub const ROLLING_RESISTANCE: f32 = 0.1;
 /// Share of a tilted bed's avalanche that runs along the cup's wall (its two edges against
 /// the wall, over the bed's width: a tenth).
 pub const TILT_WALL_SHARE: f32 = 0.1;
+/// Longest jam of a thin layer against the low wall, s: its length over its speed, L / v, up
+/// to this (a layer reaching the wall at 8 cm/s over a mug's floor).
+pub const JAM_MAX_S: f32 = 1.0;
 /// Rendered collisions per window at most, per burst (the rest are merged into them in
 /// energy-preserving groups, as the generator does).
 pub const RENDERED_PER_BURST: u32 = 24;
@@ -603,8 +606,11 @@ impl GestureState {
                     onset: 0.0,
                     until: 1.0,
                 });
-                self.jam_left_s = run / v;
-                self.jam_rate = (grains - front).max(0.0) / self.jam_left_s;
+                // (a jam still under way, of a layer tilted back and again, joins this one;
+                // at most `JAM_MAX_S`: a layer slower than that creeps in unheard)
+                let still = self.jam_rate * self.jam_left_s;
+                self.jam_left_s = (run / v).min(JAM_MAX_S);
+                self.jam_rate = ((grains - front).max(0.0) + still) / self.jam_left_s;
                 self.jam_speed = v;
                 self.layer_speed = 0.0;
             }
