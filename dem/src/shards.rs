@@ -100,13 +100,8 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// FNV-1a, 64 bits: a fingerprint of the plan's text (not a security measure; it tells one
-/// sweep's shards from another's).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    digest(bytes)
-}
-
-/// FNV-1a, 64 bits, of `bytes` (also a program's identity: `Plan::with_build`).
+/// FNV-1a, 64 bits, of `bytes`: the plan's fingerprint and a program's identity
+/// (`Plan::with_build`). Not a security measure: it tells one sweep's shards from another's.
 pub fn digest(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
@@ -138,7 +133,7 @@ impl Plan {
             text.push('\n');
         }
         text += &format!("{todo:?}");
-        let fingerprint = format!("{:016x}", fnv1a(text.as_bytes()));
+        let fingerprint = format!("{:016x}", digest(text.as_bytes()));
         Plan {
             name: name.into(),
             specs,
@@ -153,7 +148,7 @@ impl Plan {
     /// whose simulation or reduction may differ, are neither taken as complete nor merged.
     pub fn with_build(mut self, build: &str) -> Plan {
         let text = format!("{}\n{build}", self.fingerprint);
-        self.fingerprint = format!("{:016x}", fnv1a(text.as_bytes()));
+        self.fingerprint = format!("{:016x}", digest(text.as_bytes()));
         self
     }
 

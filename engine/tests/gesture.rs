@@ -518,6 +518,15 @@ fn gesture_render(v: &ParamValues, gesture: Gesture, curve: &str, seconds: f64) 
     render(v, &o)
 }
 
+/// The default preset's mug held half full (no auto fill), for `gesture`.
+fn half_full_mug(gesture: &str) -> ParamValues {
+    values(&[
+        ("gesture", json!(gesture)),
+        ("fill", json!(0.5)),
+        ("auto_fill", json!(false)),
+    ])
+}
+
 /// The seconds from `from` until `x`'s level (in 10 ms steps) stays `drop` dB below `reference`.
 fn quiet_after(x: &[f32], from: f64, reference: f64, drop: f64) -> f64 {
     let fs = 48_000.0;
@@ -558,11 +567,7 @@ fn above_500_hz(x: &[f32]) -> Vec<f32> {
 /// until the spoon stopped.
 #[test]
 fn a_stir_stops_when_the_spoon_stops() {
-    let v = values(&[
-        ("gesture", json!("stir")),
-        ("fill", json!(0.5)),
-        ("auto_fill", json!(false)),
-    ]);
+    let v = half_full_mug("stir");
     let r = gesture_render(&v, Gesture::Stir, "0:80,1.5:80,1.501:0", 2.5);
     let u = 0.8 * STIR_MAX_SPEED_M_S;
     let pair = Voice::GrainGrain.pair(GrainMaterial::Sugar, FrictionMaterial::Cup(CupMaterial::Ceramic));
@@ -594,11 +599,7 @@ fn a_stir_stops_when_the_spoon_stops() {
 /// down. The flow does not stop the instant the cup does (the layer on its way runs on).
 #[test]
 fn a_tilted_cups_avalanche_stops_within_its_run_once_the_cup_stops_turning() {
-    let v = values(&[
-        ("gesture", json!("tilt")),
-        ("fill", json!(0.5)),
-        ("auto_fill", json!(false)),
-    ]);
+    let v = half_full_mug("tilt");
     let r = gesture_render(&v, Gesture::Tilt, "0:60,4:60", 4.0);
     let stops = (0.6 * MAX_TILT_DEG / TILT_RATE_DEG_S) as f64;
     let cup = Cup::for_settings(&v.to_settings());
@@ -624,8 +625,7 @@ fn a_tilted_cups_avalanche_stops_within_its_run_once_the_cup_stops_turning() {
 /// in 10 ms, 19 dB above the slide's friction.)
 #[test]
 fn a_thin_layer_slides_and_jams_against_the_low_wall_over_its_length() {
-    let mut input = sugar_mug(Gesture::Tilt, 0.5, 0.01);
-    input.cup_friction = FrictionMaterial::Cup(CupMaterial::Ceramic);
+    let input = sugar_mug(Gesture::Tilt, 0.5, 0.01);
     let grain_mass = input.grain_density * 4.0 / 3.0 * std::f32::consts::PI * input.grain_radius_m.powi(3);
     let grains = input.bed_mass_kg / grain_mass;
     let run = 2.0 * input.cup.floor_radius;
