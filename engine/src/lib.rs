@@ -746,6 +746,7 @@ impl Engine {
             stream_radius: d.stream_radius_m,
             aim: self.aim(),
             repose_tan: d.repose_tan,
+            friction: self.settings.grain_material.friction(),
             open: d.open,
             // a quarter of the spout's exit speed sqrt(g D) (`stream`)
             // (the scene's stream parameters: set at every flow change and window)

@@ -18,6 +18,7 @@
 //! beside its scalar version, `lanes::finish_one`).
 
 mod lanes;
+mod rebound;
 
 use crate::base::fastmath;
 use crate::base::simd::Isa;
@@ -138,6 +139,9 @@ pub struct Geometry {
     pub repose_tan: f32,
     /// How fast the stream's grains spread sideways as they fall, m/s (`Heap`).
     pub spread_m_s: f32,
+    /// The grains' dynamic friction on each other (`GrainMaterial::friction`): how far their
+    /// rebounds run on towards the wall (`rebound`).
+    pub friction: f32,
     /// A pour onto the bare surface: no cup (its floor and wall cells are empty), the pile
     /// is a heap on the ground, and the heap's collisions push on the ground.
     pub open: bool,
@@ -446,6 +450,8 @@ pub struct Shapes {
     speed_m2: [f32; CELLS.len()],
     /// Each cell's speed shape weighted by energy, for its grouped draws (`EnergyShape`).
     energy: [EnergyShape; CELLS.len()],
+    /// The rebounds' reach to the wall (`rebound`), for the hand model's wall hits.
+    reach: rebound::ReachTable,
 }
 
 impl Shapes {
@@ -464,6 +470,7 @@ impl Shapes {
             angle,
             cull_share: 0.0,
             cut: [0.0; CELLS.len()],
+            reach: rebound::ReachTable::new(),
         };
         shapes.set_cull_share(cull_share);
         shapes
@@ -497,8 +504,12 @@ fn bounce_outs(rebound: f32, clearance: f32) -> f32 {
     }
 }
 
-/// Fraction of rebounding grains that reach the wall, and cascade length on the pile.
-const WALL_FRACTION: f32 = 0.35;
+/// Wall hits per grain arriving on a covered floor (the pile), spread over the rings by the
+/// share of each above it (a modelling value; the databank's cups on a bed: 0.01 to 0.2 a grain of sugar by the
+/// fall, docs/dem.md). A bare floor's come from where the grains land (`rebound`).
+const PILE_WALL_SHARE: f32 = 0.105;
+
+/// Cascade length on the pile.
 const CASCADE_COLLISIONS: f32 = 3.0;
 const STREAM_COLLISIONS: f32 = 0.4;
 
@@ -519,14 +530,6 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
     let arrive = 0.5 * (s.arrivals_start + s.arrivals_end);
     let v = s.impact_speed.max(V_MIN * 2.0);
     let cov = s.floor_coverage;
-    let exposed = |ring: usize| {
-        // a ring is exposed if its middle is above the pile
-        if g.cup.ring_mid(ring) > s.pile_height_m {
-            1.0
-        } else {
-            0.0
-        }
-    };
     let mut aimed = 0.0;
     let (rate, mean_v): (f32, f32) = match cell {
         Cell::CupFloor | Cell::WallRing(_) if g.open => (0.0, v),
@@ -563,13 +566,14 @@ fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f
             v * (0.5 + 0.5 * (1.0 - cov)),
         ),
         Cell::WallRing(k) => {
-            let share = WALL_FRACTION * (1.0 - 0.7 * cov) / WALL_RINGS as f32;
-            let (rebounds, v_rebound) = (arrive * share * exposed(k), v * restitution * 0.5);
-            // the aimed stream's grains grazing this ring on their way down (`Heap::glance`)
+            // the grains' rebounds off the bare floor and the pile that reach the wall
+            // (`rebound`), and the aimed stream's grains grazing this ring on their way down
+            // (`Heap::glance`)
+            let (rebounds, v_rebound) = (arrive * heap.rebound[k], v * restitution * 0.5);
             let (grazes, v_graze) = heap.glance(k, arrive);
             let rate = rebounds + grazes;
             if rate > 0.0 {
-                aimed = grazes / rate;
+                aimed = (grazes + rebounds * heap.rebound_aimed) / rate;
             }
             // one log-normal for both: the mean speed that keeps their energy
             let mean_v = if rate > 0.0 {
@@ -841,9 +845,13 @@ pub fn generate(
         statistics,
     } = *setup;
     let mut total = [0u64; 4];
-    let heap = Heap::new(state, geometry);
     // the bank's statistics (once a window), and the cells that draw from them
     let lookup = statistics.lookup(state);
+    let heap = Heap::new(
+        state,
+        geometry,
+        lookup.is_none().then_some((&shapes.reach, restitution)),
+    );
     let banked: [Option<&CellLookup>; CELLS.len()] = match &lookup {
         Some(l) => CELLS.map(|cell| banked(cell, state, l)),
         None => [None; CELLS.len()],
@@ -1325,13 +1333,20 @@ struct Heap {
     graze_share: f32,
     ring_share: [f32; WALL_RINGS],
     ring_speed: [f32; WALL_RINGS],
+    /// Each ring's wall hits per arriving grain from the grains' rebounds off the bare floor
+    /// and the pile (`rebound::wall_hits`), and the share of them on the aimed sector beyond
+    /// an even spread; zero with the bank (its wall rings are banked).
+    rebound: [f32; WALL_RINGS],
+    rebound_aimed: f32,
 }
 
 /// Wall contacts of a grazing grain on its way down (a glancing hit and a bounce or two).
 pub const GRAZE_CONTACTS: f32 = 2.0;
 
 impl Heap {
-    fn new(s: &PourState, g: &Geometry) -> Heap {
+    /// The heap and the stream for this window; with `reach`, the hand model's rebounds to
+    /// the wall too (restitution `restitution`).
+    fn new(s: &PourState, g: &Geometry, reach: Option<(&rebound::ReachTable, f32)>) -> Heap {
         let cup = &g.cup;
         let r_top = s.pile_radius_m.max(1e-4);
         let aim = if g.aim.is_finite() { g.aim.clamp(0.0, 1.0) } else { 0.0 };
@@ -1385,6 +1400,46 @@ impl Heap {
         if exposed_total > 0.0 {
             ring_share.iter_mut().for_each(|x| *x /= exposed_total);
         }
+        // rebounds: the bare floor's share of the arrivals from where the stream lands
+        // (`rebound`): its own disc, which touches the wall at aim 1 (as `granary-dem` aims;
+        // the floor cell's hits are drawn over twice its radius within 0.9 of the floor's,
+        // where the floor's gains are averaged); the pile's a constant share over the
+        // exposed rings
+        let (mut rebound, mut rebound_aimed) = ([0.0f32; WALL_RINGS], 0.0);
+        if let (Some((table, restitution)), false) = (reach, g.open) {
+            let cov = s.floor_coverage.clamp(0.0, 1.0);
+            if cov < 1.0 {
+                let r_stream = g.stream_radius.min(cup.floor_radius);
+                let floor = rebound::Landing {
+                    centre_m: aim * (cup.floor_radius - r_stream),
+                    radius_m: r_stream,
+                    bed_m: 0.0,
+                    speed_m_s: v,
+                    restitution,
+                    friction: g.friction,
+                };
+                let (rings, aimed) = rebound::wall_hits(table, cup, &floor);
+                for (r, x) in rebound.iter_mut().zip(rings) {
+                    *r += (1.0 - cov) * x;
+                }
+                rebound_aimed = aimed;
+            }
+            let from_floor: f32 = rebound.iter().sum();
+            for (k, r) in rebound.iter_mut().enumerate() {
+                // by the share of the ring above the pile (a step at its middle made the
+                // cup's level jump as the pile passed it)
+                let (lo, hi) = (cup.ring_edges[k], cup.ring_edges[k + 1]);
+                let exposed = ((hi - pile_height.max(lo)) / (hi - lo).max(1e-6)).clamp(0.0, 1.0);
+                *r += cov * exposed * PILE_WALL_SHARE / WALL_RINGS as f32;
+            }
+            // the pile's hits strike either sector alike
+            let total: f32 = rebound.iter().sum();
+            rebound_aimed = if total > 0.0 {
+                rebound_aimed * from_floor / total
+            } else {
+                0.0
+            };
+        }
         Heap {
             centre: [c * dir[0], c * dir[1]],
             floor_centre: [c_floor * dir[0], c_floor * dir[1]],
@@ -1395,6 +1450,8 @@ impl Heap {
             graze_share: if exposed_total > 0.0 { graze_share } else { 0.0 },
             ring_share,
             ring_speed,
+            rebound,
+            rebound_aimed,
         }
     }
 
@@ -1556,6 +1613,7 @@ mod tests {
             aim: 0.0,
             repose_tan: 0.6,
             spread_m_s: 0.08,
+            friction: 0.45,
             open: false,
         }
     }
@@ -1621,15 +1679,24 @@ mod tests {
         windows: usize,
         seed: u64,
     ) -> ([u64; CELLS.len()], Vec<Collision>) {
+        run_setup(s, &setup(statistics, restitution), windows, seed)
+    }
+
+    /// `run_cells` with `setup`.
+    fn run_setup(
+        s: &PourState,
+        setup: &GeneratorSetup,
+        windows: usize,
+        seed: u64,
+    ) -> ([u64; CELLS.len()], Vec<Collision>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let shapes = Shapes::new(0.0, Isa::detect());
-        let setup = setup(statistics, restitution);
         let mut counts = [0u64; CELLS.len()];
         let mut all = Vec::new();
         for _ in 0..windows {
             generate(
                 s,
-                &setup,
+                setup,
                 &shapes,
                 &mut rng,
                 &mut Vec::new(),
@@ -1879,36 +1946,53 @@ mod tests {
         assert!(gg > 5 * gc, "filled: {gg} grain-grain vs {gc} grain-cup");
     }
 
+    /// The model's wall hits over `windows` windows of `s` with the stream at `aim`: wall hits
+    /// a grain arriving, their share on the lowest ring and on the aimed sector (sector 0).
+    fn wall_hits(aim: f32, s: &PourState, windows: usize, seed: u64) -> (f64, f64, f64) {
+        let setup = GeneratorSetup {
+            geometry: Geometry { aim, ..geometry() },
+            ..setup(CellStatistics::Model, 0.5)
+        };
+        let (_, all) = run_setup(s, &setup, windows, seed);
+        let (mut wall, mut low, mut aimed) = (0u64, 0u64, 0u64);
+        for c in &all {
+            if let Cell::WallRing(k) = CELLS[c.cell] {
+                wall += 1;
+                low += u64::from(k == 0);
+                aimed += u64::from(c.bus == wall_bus(k, 0));
+            }
+        }
+        let grains = s.arrivals_end as f64 * windows as f64 * setup.window_s as f64;
+        (
+            wall as f64 / grains,
+            low as f64 / wall as f64,
+            aimed as f64 / wall as f64,
+        )
+    }
+
+    #[test]
+    fn a_stream_aimed_at_the_wall_of_an_empty_cup_hits_its_wall_more_and_lower() {
+        // sugar landing on the bare floor of a mug at 2.5 m/s (from 22 cm over the floor)
+        let s = PourState {
+            impact_speed: 2.5,
+            ..state(5000.0, 0.0)
+        };
+        let (centre, at_wall) = (wall_hits(0.0, &s, 2000, 4), wall_hits(1.0, &s, 2000, 4));
+        eprintln!("wall hits a grain, share on ring 0, on the aimed sector: aim 0 {centre:.3?}, aim 1 {at_wall:.3?}");
+        // on the axis, about one grain in five reaches the wall (`rebound`; the databank's
+        // empty mug at 2.46 m/s: 0.21), nearly all on the lowest ring, the two sectors alike
+        assert!((0.1..0.4).contains(&centre.0), "aim 0: {centre:?}");
+        assert!(centre.1 > 0.8 && (centre.2 - 0.5).abs() < 0.05, "aim 0: {centre:?}");
+        // at the wall, several times as many (the simulated pour: 5.2 times), on the near side
+        assert!(at_wall.0 > 3.0 * centre.0, "{centre:?} -> {at_wall:?}");
+        assert!(at_wall.2 > 0.7, "aim 1: {at_wall:?}");
+    }
+
     #[test]
     fn a_stream_aimed_at_the_wall_grazes_the_sector_it_is_aimed_at() {
-        // the share of wall hits on the aimed sector (sector 0, `Heap`)
-        let aimed_share = |aim: f32| {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-            let shapes = Shapes::new(0.0, Isa::detect());
-            let setup = GeneratorSetup {
-                geometry: Geometry { aim, ..geometry() },
-                ..setup(CellStatistics::Model, 0.5)
-            };
-            let (mut aimed, mut wall) = (0u64, 0u64);
-            for _ in 0..400 {
-                generate(
-                    &state(2000.0, 0.3),
-                    &setup,
-                    &shapes,
-                    &mut rng,
-                    &mut Vec::new(),
-                    &mut [GroupMean::default(); CELLS.len()],
-                    |c| {
-                        if let Cell::WallRing(k) = CELLS[c.cell] {
-                            wall += 1;
-                            aimed += u64::from(c.bus == wall_bus(k, 0));
-                        }
-                    },
-                );
-            }
-            aimed as f64 / wall as f64
-        };
-        let (centre, at_wall) = (aimed_share(0.0), aimed_share(1.0));
+        // a part-filled mug: the share of wall hits on the aimed sector (sector 0, `Heap`)
+        let s = state(2000.0, 0.3);
+        let (centre, at_wall) = (wall_hits(0.0, &s, 1600, 3).2, wall_hits(1.0, &s, 1600, 3).2);
         assert!((centre - 0.5).abs() < 0.05, "aim 0: {centre}");
         assert!(at_wall > 0.6, "aim 1: {at_wall} of the wall hits on the aimed sector");
     }
