@@ -602,9 +602,11 @@ mod tests {
         assert!(a.stats.collisions > 0);
         let rms = |x: &[f32]| (x.iter().map(|v| (v * v) as f64).sum::<f64>() / x.len() as f64).sqrt();
         let pour = rms(&a.main[0][4_800..28_800]);
-        // the last 0.3 s, 1.2 s after the last note-off: at least 30 dB down
+        // the last 0.3 s, 1.2 s after the last note-off: at least 26 dB down (the settling
+        // pile's last collisions; 28 dB since the first grains land on grains, not on the
+        // bare floor: `generator::landing_coverage`)
         let tail = rms(&a.main[0][86_400..100_800]);
-        assert!(pour > 1e-3 && tail < pour * 0.0316, "pour {pour}, tail {tail}");
+        assert!(pour > 1e-3 && tail < pour * 0.05, "pour {pour}, tail {tail}");
         // silence before the first note
         assert!(a.main[0][..2_000].iter().all(|&x| x == 0.0));
     }

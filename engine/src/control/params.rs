@@ -432,7 +432,7 @@ pub const SPECS: [Spec; 30] = [
         kind: Kind::Float {
             min: -20.0,
             max: 80.0,
-            default: 35.54,
+            default: 41.74,
             log: false,
             to_si: 1.0,
             step: 0.01,
@@ -1182,7 +1182,7 @@ mod tests {
                 "| `fall_height` | 1–100 | 15 | cm |",
                 "| `fall_height` | 1–100 | 15 | m |",
             ),
-            ("| `output_gain` | −20–80 | 35.54 |", "| `output_gain` | −20–80 | 50 |"),
+            ("| `output_gain` | −20–80 | 41.74 |", "| `output_gain` | −20–80 | 50 |"),
             ("| `seed` |", "| `random_seed` |"),
             ("glass, steel, aluminium", "glass, aluminium, steel"),
             ("| on/off | on |", "| on/off | off |"),
@@ -1199,7 +1199,7 @@ mod tests {
         let d = Settings::default();
         assert_eq!(d.fall_height_m, 15.0 * 0.01);
         assert_eq!(d.pour_rate_g_s, 20.0);
-        assert_eq!(d.output_gain_db, 35.54);
+        assert_eq!(d.output_gain_db, 41.74);
         assert_eq!(limits::FALL_HEIGHT_M, (0.01, 1.0));
         assert_eq!(limits::POUR_RATE_G_S, (0.0, 200.0));
         assert_eq!(limits::LISTENER_DISTANCE_M, (0.1, 10.0));
@@ -1215,7 +1215,7 @@ mod tests {
         assert_eq!(wild.fall_height_m, 1.0);
         assert_eq!(wild.pour_rate_g_s, 0.0);
         assert_eq!(wild.grain_size, 4.0);
-        assert_eq!(wild.output_gain_db, 35.54);
+        assert_eq!(wild.output_gain_db, 41.74);
     }
 
     #[test]

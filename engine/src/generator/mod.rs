@@ -529,7 +529,7 @@ fn cone(spread: f32) -> impl Fn(f32) -> f32 {
 fn cell_pdf(cell: Cell, s: &PourState, g: &Geometry, heap: &Heap, restitution: f32, window_s: f32) -> Option<CellPdf> {
     let arrive = 0.5 * (s.arrivals_start + s.arrivals_end);
     let v = s.impact_speed.max(V_MIN * 2.0);
-    let cov = s.floor_coverage;
+    let cov = heap.coverage;
     let mut aimed = 0.0;
     let (rate, mean_v): (f32, f32) = match cell {
         Cell::CupFloor | Cell::WallRing(_) if g.open => (0.0, v),
@@ -1296,6 +1296,34 @@ fn bed_path(p: [f32; 3], bed: &Bed, u: f32) -> (usize, f32) {
     (wall_bus(ring, sector), across)
 }
 
+/// The share of the arriving grains that land on grains rather than on the bare floor of a
+/// cup. The stream's grains build a heap under it, which covers its own footprint (a disc of
+/// the stream's radius r_s) long before the poured volume, spread over the whole floor,
+/// covers the floor (`PourState::floor_coverage`, which sets the floor's damping): once
+/// about a layer has landed on it, N₁ = (r_s / a)² grains of radius a, with the chance
+/// exp(−N/N₁) for a grain to find the floor bare after N. So 1 − exp(−V / (4/3 π a r_s²)),
+/// V the poured grains' solid volume, and never less than the floor's coverage.
+/// `granary-dem`'s 2 mm sugar into an empty mug (3,000 grains a second, an 8 mm stream):
+/// a fast landing (over half the impact speed) finds the floor 42 % of the time among the
+/// first 75 grains, 25 % among the next 75, 5 % after (0.56, 0.17 and 0.05 by the formula),
+/// where the floor's coverage would have left it bare 95 % of the time. A pour onto the
+/// surface keeps the ground's coverage. An empty cup held empty (`auto_fill` off) stays bare.
+fn landing_coverage(s: &PourState, g: &Geometry) -> f32 {
+    let floor = s.floor_coverage.clamp(0.0, 1.0);
+    if g.open {
+        return floor;
+    }
+    let (a, r_s) = (g.grain_radius.max(1e-5), g.stream_radius.max(1e-4));
+    let solid = crate::base::materials::PACKING_FRACTION * g.cup.volume_below(s.pile_height_m.max(0.0));
+    let layers = solid / (4.0 / 3.0 * std::f32::consts::PI * a * r_s * r_s);
+    let landing = 1.0 - fastmath::exp(-layers.min(80.0));
+    if landing.is_finite() {
+        floor.max(landing)
+    } else {
+        floor
+    }
+}
+
 /// Where the stream lands and the heap it builds, for one window (the `aim` parameter).
 ///
 /// The stream lands around a point `aim` of the way from the axis to the wall, towards the
@@ -1338,6 +1366,9 @@ struct Heap {
     /// an even spread; zero with the bank (its wall rings are banked).
     rebound: [f32; WALL_RINGS],
     rebound_aimed: f32,
+    /// The share of the arriving grains that land on grains, not on the bare floor
+    /// (`landing_coverage`).
+    coverage: f32,
 }
 
 /// Wall contacts of a grazing grain on its way down (a glancing hit and a bounce or two).
@@ -1405,9 +1436,10 @@ impl Heap {
         // the floor cell's hits are drawn over twice its radius within 0.9 of the floor's,
         // where the floor's gains are averaged); the pile's a constant share over the
         // exposed rings
+        let coverage = landing_coverage(s, g);
         let (mut rebound, mut rebound_aimed) = ([0.0f32; WALL_RINGS], 0.0);
         if let (Some((table, restitution)), false) = (reach, g.open) {
-            let cov = s.floor_coverage.clamp(0.0, 1.0);
+            let cov = coverage;
             if cov < 1.0 {
                 let r_stream = g.stream_radius.min(cup.floor_radius);
                 let floor = rebound::Landing {
@@ -1452,6 +1484,7 @@ impl Heap {
             ring_speed,
             rebound,
             rebound_aimed,
+            coverage,
         }
     }
 
