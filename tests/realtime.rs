@@ -39,6 +39,12 @@ fn process_never_allocates_for_any_preset_event_or_block_size() {
                     settings.statistics = Statistics::Bank;
                     engine.set_settings(&settings);
                 }
+                if i == 45 {
+                    // a plate: the cups of the pours that were onto the surface stand on it
+                    // and push it through their foot (`impact::foot`)
+                    settings.surface_material = SurfaceMaterial::WoodTable;
+                    engine.set_settings(&settings);
+                }
                 if i == 50 {
                     // the other gestures by keyswitch, and an avalanche on demand
                     let now = Gesture::ALL.iter().position(|&g| g == engine.gesture()).unwrap();

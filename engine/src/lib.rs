@@ -52,12 +52,14 @@ use crate::generator::{generate, CellStatistics, GeneratorSetup, Geometry, Group
 use crate::impact::accel_noise::SphereFilter;
 use crate::impact::batch::{Prepared, RenderContext, RenderParams, BATCH};
 use crate::impact::collision;
+use crate::impact::foot::FootPush;
 use crate::impact::kernels::PulseKernels;
 use crate::impact::push::{self, GroupPush, MEAN_PUSH_LEN};
 use crate::mix::{Mix, Stems};
 use crate::pour::gesture::{GestureInput, GestureState, GestureView};
 use crate::pour::scene::{PourScene, PourState, SceneInput};
 use crate::pour::{gesture, stream};
+use crate::resonators::body::RigidBody;
 use crate::resonators::cup::CupResonator;
 use crate::resonators::modal::Mode;
 use crate::resonators::plate::{PlateBank, PlateMode, MAX_PLATE_MODES};
@@ -159,6 +161,15 @@ pub struct Engine {
     /// A plate surface's modes (`resonators::plate`; none for a half-space), and the time its
     /// sound takes to reach the listener, s (its force is written that late).
     plate: PlateBank,
+    /// The cup's push through its foot on a plate (`impact::foot`).
+    foot: FootPush,
+    /// The cup as one rigid body jolted by a shaken bed's slams (`resonators::body`): its
+    /// acceleration, ringed after the cup's travel time as the cup's forces are, and its
+    /// sound over the current window (into the Cup stem).
+    body: RigidBody,
+    body_on: bool,
+    body_ring: Vec<f32>,
+    body_sound: [f32; WINDOW],
     plate_dc: resonators::modal::DcBlocker,
     plate_delay_s: f32,
     ground: [f32; WINDOW],
@@ -267,6 +278,11 @@ impl Engine {
             cup_ring: vec![vec![0.0; ring]; CUP_BUSES + 1],
             radiation: Radiation::new(sample_rate, isa),
             plate: PlateBank::new(sample_rate),
+            foot: FootPush::new(sample_rate, settings.seed),
+            body: RigidBody::new(sample_rate),
+            body_on: true,
+            body_ring: vec![0.0; ring],
+            body_sound: [0.0; WINDOW],
             plate_dc: resonators::modal::DcBlocker::new(sample_rate),
             plate_delay_s: 0.0,
             ground: [0.0; WINDOW],
@@ -362,6 +378,17 @@ impl Engine {
     /// The cup's modes that ring.
     pub fn modes(&self) -> &[Mode] {
         self.cup.modes()
+    }
+
+    /// The surface's plate modes that ring (none for a half-space: `resonators::plate`).
+    pub fn plate_modes(&self) -> &[PlateMode] {
+        self.plate.modes()
+    }
+
+    /// The cut-off of the cup's push through its foot onto a plate, Hz: the cup's lowest mode
+    /// (`impact::foot`).
+    pub fn foot_cutoff_hz(&self) -> f32 {
+        self.foot.cutoff_hz()
     }
 
     /// Samples per generator window.
@@ -460,6 +487,12 @@ impl Engine {
         self.cup.set_air(on);
     }
 
+    /// Lets the cup jolt as one body when a shaken bed slams it, or not (on when built;
+    /// `resonators::body`): the jolt's checks hear a render without it beside one with it.
+    pub fn set_body(&mut self, on: bool) {
+        self.body_on = on;
+    }
+
     /// Rebuilds everything that depends on the sample rate (allocates: not for `process`).
     pub fn set_sample_rate(&mut self, sample_rate: f32) {
         *self = Engine::with_isa(self.settings, sample_rate, 0, self.kernels.isa());
@@ -499,6 +532,10 @@ impl Engine {
         self.radiation.clear();
         self.plate.reset();
         self.plate_dc.reset();
+        self.foot.reset(self.settings.seed);
+        self.body.reset();
+        self.body_ring.iter_mut().for_each(|x| *x = 0.0);
+        self.body_sound = [0.0; WINDOW];
         self.ground = [0.0; WINDOW];
         // the surface's filter is built while the engine idles (a little every window) and
         // finished at the latest when a pour starts (`restart`): a new engine is quick to make;
@@ -522,9 +559,11 @@ impl Engine {
         for ring in self.grains_ring.iter_mut().chain(self.cup_ring.iter_mut()) {
             ring.rotate_left(read);
         }
+        self.body_ring.rotate_left(read);
         self.clock = 0;
         self.rng = Xoshiro256PlusPlus::seed_from_u64(self.settings.seed);
         self.cup.reseed(self.settings.seed);
+        self.foot.reseed(self.settings.seed);
         self.scene.reset(self.settings.fill, self.settings.seed);
         self.last_fill_setting = self.settings.fill;
         self.mix.restart(self.derived.gains);
@@ -583,6 +622,7 @@ impl Engine {
         self.settings.seed = seed;
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         self.cup.reseed(seed);
+        self.foot.reseed(seed);
     }
 
     /// New settings, from this sample: the flow (pour rate, trigger mode) changes here, the
@@ -781,6 +821,12 @@ impl Engine {
         };
         let distance = self.cup_distance();
         self.cup.update(key, &cup, distance, s.stereo_width);
+        self.foot.set_cutoff(self.cup.lowest_mode_hz());
+        // the cup as one body, heard along the shake's axis (the first wall sector's azimuth)
+        let l = self.listener();
+        let axis = d.cup.sector_dirs[0];
+        let cos_theta = (l[0] * axis[0] + l[1] * axis[1]) / distance.max(1e-6);
+        self.body.set(d.cup_sphere_radius_m, d.cup_mass_kg, distance, cos_theta);
     }
 
     /// Listener position, m (origin: centre of the cup's inner floor): `listener_distance`
@@ -876,7 +922,56 @@ impl Engine {
         let gestures = self.step_pour();
         self.update_resonators();
         self.draw_collisions(&gestures);
+        self.push_foot();
+        self.push_body(&gestures);
         self.sound_surface();
+        self.sound_body();
+    }
+
+    /// A shaken bed's slam jolts the cup as a whole (`resonators::body`): its acceleration
+    /// over this window's collisions, ringed after the cup's travel time as its forces are.
+    fn push_body(&mut self, gestures: &gesture::GestureOutput) {
+        let Some(part) = gestures.slam.filter(|_| self.body_on) else {
+            return;
+        };
+        let mut accel = [0.0f32; WINDOW];
+        self.body.slam_accel(&part, &mut accel);
+        let p = self.pending_params;
+        let start = p.base + p.c.cup_delay.round().max(0.0) as u64;
+        for (j, a) in accel.iter().enumerate() {
+            self.body_ring[(start + j as u64) as usize & p.mask] += a;
+        }
+    }
+
+    /// The cup's jolts in the current window as sound (`resonators::body`), for its spans.
+    fn sound_body(&mut self) {
+        let start = (self.clock as usize) & self.mask;
+        let accel = &mut self.body_ring[start..start + WINDOW];
+        self.body_sound = [0.0; WINDOW];
+        self.body.process(accel, &mut self.body_sound);
+        accel.fill(0.0);
+    }
+
+    /// A cup standing on a plate pushes on it through its foot with the momentum the
+    /// arriving grains bring (`impact::foot`), written to the surface's force ring after the
+    /// surface's travel time as the collisions' pushes are. A half-space takes no such push
+    /// (its filter is the grains' own contact on it; a thick floor under a cup is left
+    /// silent), nor a pour onto the bare surface (the grains land on it themselves).
+    fn push_foot(&mut self) {
+        let d = self.derived;
+        if self.plate.is_empty() || d.open {
+            return;
+        }
+        let impulse = (1.0 + d.restitution) * d.grain_mass_kg * self.pour.impact_speed;
+        let mut force = [0.0f32; WINDOW];
+        let rate = [self.pour.arrivals_start, self.pour.arrivals_end];
+        self.foot.window(rate, impulse, &mut force);
+        let p = self.pending_params;
+        let start = p.base + p.c.surface_delay.round().max(0.0) as u64;
+        let ring = &mut self.cup_ring[SURFACE_BUS];
+        for (j, f) in force.iter().enumerate() {
+            ring[(start + j as u64) as usize & p.mask] += f;
+        }
     }
 
     /// The pour's mechanics over one window (`pour`): the scene (fill, stream, arrivals) and
@@ -1217,9 +1312,15 @@ impl Engine {
         for ring in &mut self.cup_ring[..CUP_BUSES] {
             ring[range.clone()].fill(0.0);
         }
+        // the cup's jolts as one body (`sound_body`, computed for the whole window at its start)
+        let offset = WINDOW - (self.next_window - self.clock) as usize;
+        for m in &mut modal {
+            for (y, x) in m[..len].iter_mut().zip(&self.body_sound[offset..offset + len]) {
+                *y += x;
+            }
+        }
         // the ground's sound at the listener (mono: the surface's own sound comes from where
         // the grains land, a small patch), computed for the whole window at its start
-        let offset = WINDOW - (self.next_window - self.clock) as usize;
         let mut ground = [0.0f32; WINDOW];
         ground[..len].copy_from_slice(&self.ground[offset..offset + len]);
         self.mix.span(

@@ -409,6 +409,13 @@ impl Renderer {
         self
     }
 
+    /// Renders with the cup jolting as one body or not (`Engine::set_body`; on by default):
+    /// the jolt's checks compare the two.
+    pub fn body(mut self, on: bool) -> Renderer {
+        self.engine.set_body(on);
+        self
+    }
+
     /// The engine rendering (its pour state, statistics and settings so far).
     pub fn engine(&self) -> &Engine {
         &self.engine

@@ -246,6 +246,21 @@ impl Cup {
         cup
     }
 
+    /// The cup's mass in `material`, kg: the asset's, scaled by the density and the size's
+    /// cube (as `modal::build_modes` scales it).
+    pub fn mass_kg(&self, material: CupMaterial) -> f32 {
+        let m = self.model();
+        let rho = material.data().elastic.density as f64;
+        (m.mass_kg * (rho / m.reference_material.density) * (self.size as f64).powi(3)) as f32
+    }
+
+    /// The radius of the sphere of the cup's outer volume (what it holds and its walls,
+    /// `mass / density`), m: the cup as one body (`resonators::body`).
+    pub fn outer_sphere_radius_m(&self, material: CupMaterial) -> f32 {
+        let walls = self.mass_kg(material) / material.data().elastic.density;
+        (3.0 * (self.volume_m3 + walls) / (4.0 * std::f32::consts::PI)).cbrt()
+    }
+
     /// The cup the settings describe (shape, or the material's usual one, and size).
     pub fn for_settings(s: &Settings) -> Cup {
         Cup::new(s.resolved_cup_shape(), s.cup_size)

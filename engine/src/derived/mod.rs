@@ -25,8 +25,9 @@ pub struct Derived {
     /// Radius of the sphere whose radiation filter the grains' pulses take, m
     /// (`Settings::radiation_radius_m`).
     pub radiation_radius_m: f32,
-    /// One grain's volume, m^3 (a sphere of `grain_radius_m`).
+    /// One grain's volume, m^3 (a sphere of `grain_radius_m`), and its mass, kg.
     pub grain_volume_m3: f32,
+    pub grain_mass_kg: f32,
     /// Bulk density of a bed of the grains, kg/m^3 (`PACKING_FRACTION` of the solid's).
     pub bulk_density: f32,
     /// Tangent of the grains' angle of repose.
@@ -43,6 +44,10 @@ pub struct Derived {
     pub listener_up_m: f32,
     /// Radius of the falling stream's landing zone, m: a few grains wide, at least 4 mm.
     pub stream_radius_m: f32,
+    /// The cup's mass, kg, and the radius of the sphere of its outer volume, m (the cup as
+    /// one body: `resonators::body`).
+    pub cup_mass_kg: f32,
+    pub cup_sphere_radius_m: f32,
     /// Linear gains of the grains, cup, surface and friction stems and the output (the
     /// `*_level_db` settings).
     pub gains: [f32; 5],
@@ -55,12 +60,16 @@ impl Derived {
         let th = s.listener_angle_deg.to_radians();
         let a = s.grain_radius_m();
         let db = |x: f32| 10f32.powf(x / 20.0);
+        let cup = Cup::for_settings(s);
         Derived {
-            cup: Cup::for_settings(s),
+            cup,
+            cup_mass_kg: cup.mass_kg(s.cup_material),
+            cup_sphere_radius_m: cup.outer_sphere_radius_m(s.cup_material),
             grain_radius_m: a,
             grain_density: s.grain_density(),
             radiation_radius_m: s.radiation_radius_m(),
             grain_volume_m3: 4.0 / 3.0 * std::f32::consts::PI * a.powi(3),
+            grain_mass_kg: 4.0 / 3.0 * std::f32::consts::PI * a.powi(3) * s.grain_density(),
             bulk_density: PACKING_FRACTION * s.grain_density(),
             repose_tan: grain.repose_deg.to_radians().tan(),
             restitution: grain.restitution,

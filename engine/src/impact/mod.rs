@@ -5,6 +5,7 @@ pub mod accel_noise;
 pub(crate) mod batch;
 pub mod collision;
 pub mod contact;
+pub mod foot;
 pub mod kernels;
 pub(crate) mod push;
 

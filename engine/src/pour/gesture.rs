@@ -257,6 +257,25 @@ pub struct GestureOutput {
     pub bursts: [Option<Burst>; MAX_BURSTS],
     /// Grains leaving the cup over its rim this window (a tilt), kg.
     pub spilled_kg: f32,
+    /// This window's part of a slam of the bed against the wall (a shake): the push the
+    /// cup as a whole takes (`resonators::body`).
+    pub slam: Option<SlamPart>,
+}
+
+/// The part of a slam (the shaken bed stopping dead against the wall: `Slam`) in one window.
+/// Its grains arrive as a ramp, so the momentum they bring, `bed_kg` at `speed_m_s`, comes
+/// in at the rate 2 bed_kg speed_m_s t / len_s² at the time t from the slam's start; the
+/// part runs from the slam's time `t_s[0]` to `t_s[1]`, s, at the shares `window[0]` to
+/// `window[1]` of the window. `side`: which end of the shake's stroke (0 or 1, alternating:
+/// the bed slams the two sides of the jar in turn).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SlamPart {
+    pub bed_kg: f32,
+    pub speed_m_s: f32,
+    pub len_s: f32,
+    pub t_s: [f32; 2],
+    pub window: [f32; 2],
+    pub side: usize,
 }
 
 impl GestureOutput {
@@ -790,6 +809,14 @@ impl GestureState {
             if b > a {
                 let (t0, t1) = ((slam.t_s + a) / slam.len_s, (slam.t_s + b) / slam.len_s);
                 let share = (t1 * t1 - t0 * t0).clamp(0.0, 1.0);
+                out.slam = Some(SlamPart {
+                    bed_kg: slam.grains * grain_mass,
+                    speed_m_s: slam.speed_m_s,
+                    len_s: slam.len_s,
+                    t_s: [slam.t_s + a, slam.t_s + b],
+                    window: [a / dt, b / dt],
+                    side: slam.side,
+                });
                 out.push(Burst {
                     place: Place::Wall(slam.side),
                     count: slam.layer * share,

@@ -34,6 +34,8 @@ pub struct CupResonator {
     mode_limit: usize,
     /// The air resonates (on unless a check turns it off: `set_air`).
     air_on: bool,
+    /// The lowest of the cup's modes, Hz (below it the cup moves as one body: `lowest_mode_hz`).
+    lowest_hz: f32,
 }
 
 impl CupResonator {
@@ -50,7 +52,15 @@ impl CupResonator {
             key: None,
             mode_limit: MAX_MODES,
             air_on: true,
+            lowest_hz: f32::INFINITY,
         }
+    }
+
+    /// The lowest of the cup's modes as built (before any `set_mode_limit`), Hz; infinite
+    /// for a cup without modes below the bank's top. Below it the cup moves as one rigid
+    /// body (`impact::foot`).
+    pub fn lowest_mode_hz(&self) -> f32 {
+        self.lowest_hz
     }
 
     /// The modes that ring.
@@ -103,7 +113,12 @@ impl CupResonator {
         }
         self.key = Some(key);
         let max_f = modal::max_mode_freq_hz(self.sample_rate);
-        let n = build_modes(cup, max_f, &mut self.modes).min(self.mode_limit);
+        let built = build_modes(cup, max_f, &mut self.modes);
+        self.lowest_hz = self.modes[..built]
+            .iter()
+            .map(|m| m.freq_hz)
+            .fold(f32::INFINITY, f32::min);
+        let n = built.min(self.mode_limit);
         self.modal.set_modes(&self.modes[..n], distance_m, stereo_width);
         self.modal.set_nonlinear(Nonlinear::for_cup(cup));
         // the diffuse resonator takes over above the highest mode (Phya 7.2)

@@ -2,6 +2,7 @@
 //! nonlinear coupling) and diffuse field, the ground's radiation and the friction voices.
 
 pub mod air;
+pub mod body;
 pub mod cup;
 pub mod diffuse;
 pub mod friction;

@@ -163,6 +163,7 @@ fn insert_lowest(out: &mut [PlateMode; MAX_PLATE_MODES], n: &mut usize, mode: Pl
 pub struct PlateBank {
     sample_rate: f32,
     n: usize,
+    modes: [PlateMode; MAX_PLATE_MODES],
     pole_re: [f32; MAX_PLATE_MODES],
     pole_im: [f32; MAX_PLATE_MODES],
     gain: [f32; MAX_PLATE_MODES],
@@ -175,6 +176,7 @@ impl PlateBank {
         PlateBank {
             sample_rate,
             n: 0,
+            modes: [PlateMode::ZERO; MAX_PLATE_MODES],
             pole_re: [0.0; MAX_PLATE_MODES],
             pole_im: [0.0; MAX_PLATE_MODES],
             gain: [0.0; MAX_PLATE_MODES],
@@ -214,10 +216,16 @@ impl PlateBank {
         self.n == 0
     }
 
+    /// The modes that ring.
+    pub fn modes(&self) -> &[PlateMode] {
+        &self.modes[..self.n]
+    }
+
     /// Rings `modes` from now on (mode i keeps its state when the listener moves).
     pub fn set(&mut self, modes: &[PlateMode]) {
         let t = 1.0 / self.sample_rate as f64;
         self.n = modes.len().min(MAX_PLATE_MODES);
+        self.modes[..self.n].copy_from_slice(&modes[..self.n]);
         for (i, m) in modes[..self.n].iter().enumerate() {
             let r = (-(m.decay_s as f64) * t).exp();
             let w = 2.0 * PI * m.freq_hz as f64 * t;
