@@ -211,6 +211,18 @@ impl SphereFilter {
         y
     }
 
+    /// Zeroes the state once all of it is under `eps` (a decayed filter: `is_at_rest`).
+    pub fn settle(&mut self, eps: f32) {
+        if self.x1.abs() < eps && self.y1.abs() < eps && self.y2.abs() < eps {
+            (self.x1, self.y1, self.y2) = (0.0, 0.0, 0.0);
+        }
+    }
+
+    /// No state left: a zero input gives zeros.
+    pub fn is_at_rest(&self) -> bool {
+        self.x1 == 0.0 && self.y1 == 0.0 && self.y2 == 0.0
+    }
+
     /// Whether the feedback is below f32 resolution (`a1 y1` and `a2 y2` under a fiftieth of
     /// an ulp of `y`): small grains, whose poles `e^{-c T / a}` are practically at the origin
     /// (at 48 kHz every radius under about 0.35 mm). The filter is then its two-tap numerator.

@@ -87,10 +87,14 @@ impl RigidBody {
         } else {
             0.0
         };
+        let now = (radius_m, mass_kg, distance_m, cos_theta);
+        if now == (self.radius_m, self.mass_kg, self.distance_m, self.cos_theta) {
+            return;
+        }
         if radius_m != self.radius_m && radius_m > 0.0 {
             self.filter.set(self.sample_rate, radius_m);
         }
-        (self.radius_m, self.mass_kg, self.distance_m, self.cos_theta) = (radius_m, mass_kg, distance_m, cos_theta);
+        (self.radius_m, self.mass_kg, self.distance_m, self.cos_theta) = now;
         self.near = 0.5 * AIR_DENSITY * radius_m.powi(3) * cos_theta / (distance_m * distance_m);
         self.r_over_c = distance_m / SPEED_OF_SOUND;
     }
@@ -122,7 +126,9 @@ impl RigidBody {
     /// Adds the pressure at the listener, Pa, for the acceleration `accel` (m/s², from the
     /// window's start) to `out` (both the window's length).
     pub fn process(&mut self, accel: &[f32], out: &mut [f32]) {
-        if self.radius_m <= 0.0 {
+        // at rest and not pushed (all but a shake's slams): nothing to add
+        let at_rest = self.last_u == 0.0 && self.filter.is_at_rest();
+        if self.radius_m <= 0.0 || (at_rest && accel.iter().all(|&a| a == 0.0)) {
             return;
         }
         let fs = self.sample_rate;
@@ -133,8 +139,9 @@ impl RigidBody {
             *y += near * u + far * (u - last);
             last = u;
         }
-        // a silent jar's state decays to denormals: flushed
-        self.last_u = if last.abs() < 1e-30 { 0.0 } else { last };
+        // a jolt's state decays towards nothing: once under 1e-20 m/s² it is at rest again
+        self.filter.settle(1e-20);
+        self.last_u = if last.abs() < 1e-20 { 0.0 } else { last };
     }
 }
 
