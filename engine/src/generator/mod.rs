@@ -1439,8 +1439,7 @@ impl Heap {
         let coverage = landing_coverage(s, g);
         let (mut rebound, mut rebound_aimed) = ([0.0f32; WALL_RINGS], 0.0);
         if let (Some((table, restitution)), false) = (reach, g.open) {
-            let cov = coverage;
-            if cov < 1.0 {
+            if coverage < 1.0 {
                 let r_stream = g.stream_radius.min(cup.floor_radius);
                 let floor = rebound::Landing {
                     centre_m: aim * (cup.floor_radius - r_stream),
@@ -1452,7 +1451,7 @@ impl Heap {
                 };
                 let (rings, aimed) = rebound::wall_hits(table, cup, &floor);
                 for (r, x) in rebound.iter_mut().zip(rings) {
-                    *r += (1.0 - cov) * x;
+                    *r += (1.0 - coverage) * x;
                 }
                 rebound_aimed = aimed;
             }
@@ -1462,7 +1461,7 @@ impl Heap {
                 // cup's level jump as the pile passed it)
                 let (lo, hi) = (cup.ring_edges[k], cup.ring_edges[k + 1]);
                 let exposed = ((hi - pile_height.max(lo)) / (hi - lo).max(1e-6)).clamp(0.0, 1.0);
-                *r += cov * exposed * PILE_WALL_SHARE / WALL_RINGS as f32;
+                *r += coverage * exposed * PILE_WALL_SHARE / WALL_RINGS as f32;
             }
             // the pile's hits strike either sector alike
             let total: f32 = rebound.iter().sum();

@@ -60,6 +60,9 @@ const THETA_N: usize = 512;
 pub struct ReachTable {
     ln_m: [[f32; LAMBDA_N]; RHO_N],
     near: [[f32; LAMBDA_N]; RHO_N],
+    /// ln `LAMBDA_MIN`, and 1 / (1 − e^(−`LN_LAMBDA_STEP`)) (`at`'s interpolation).
+    ln_lambda_min: f32,
+    inv_step_span: f32,
 }
 
 impl ReachTable {
@@ -91,14 +94,19 @@ impl ReachTable {
                 *nr = if all > 0.0 { (at_near / all) as f32 } else { 0.25 };
             }
         }
-        ReachTable { ln_m, near }
+        ReachTable {
+            ln_m,
+            near,
+            ln_lambda_min: LAMBDA_MIN.ln(),
+            inv_step_span: 1.0 / (1.0 - (-LN_LAMBDA_STEP).exp()),
+        }
     }
 
     /// M(ρ, λ) and its near-wall share (bilinear in ρ and ln λ; 0 below the table's reaches,
     /// its last column above them).
     #[inline]
     fn at(&self, rho: f32, ln_lambda: f32) -> (f32, f32) {
-        let x = (ln_lambda - LAMBDA_MIN.ln()) / LN_LAMBDA_STEP;
+        let x = (ln_lambda - self.ln_lambda_min) / LN_LAMBDA_STEP;
         if x.is_nan() || x < 0.0 {
             return (0.0, 0.25);
         }
@@ -108,7 +116,7 @@ impl ReachTable {
         // linear in 1/λ between the columns, where ln M is: −(1 − ρ)/λ for a short reach,
         // exactly −1/λ on the axis
         let fy = y - i as f32;
-        let fx = (1.0 - fastmath::exp(-(x - k as f32) * LN_LAMBDA_STEP)) / (1.0 - (-LN_LAMBDA_STEP).exp());
+        let fx = (1.0 - fastmath::exp(-(x - k as f32) * LN_LAMBDA_STEP)) * self.inv_step_span;
         let lerp2 = |t: &[[f32; LAMBDA_N]; RHO_N]| {
             let a = t[i][k] + fx * (t[i][k + 1] - t[i][k]);
             let b = t[i + 1][k] + fx * (t[i + 1][k + 1] - t[i + 1][k]);
