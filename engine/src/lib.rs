@@ -936,11 +936,8 @@ impl Engine {
         };
         let mut accel = [0.0f32; WINDOW];
         self.body.slam_accel(&part, &mut accel);
-        let p = self.pending_params;
-        let start = p.base + p.c.cup_delay.round().max(0.0) as u64;
-        for (j, a) in accel.iter().enumerate() {
-            self.body_ring[(start + j as u64) as usize & p.mask] += a;
-        }
+        let p = &self.pending_params;
+        p.add_late(&mut self.body_ring, p.c.cup_delay, &accel);
     }
 
     /// The cup's jolts in the current window as sound (`resonators::body`), for its spans.
@@ -966,12 +963,8 @@ impl Engine {
         let mut force = [0.0f32; WINDOW];
         let rate = [self.pour.arrivals_start, self.pour.arrivals_end];
         self.foot.window(rate, impulse, &mut force);
-        let p = self.pending_params;
-        let start = p.base + p.c.surface_delay.round().max(0.0) as u64;
-        let ring = &mut self.cup_ring[SURFACE_BUS];
-        for (j, f) in force.iter().enumerate() {
-            ring[(start + j as u64) as usize & p.mask] += f;
-        }
+        let p = &self.pending_params;
+        p.add_late(&mut self.cup_ring[SURFACE_BUS], p.c.surface_delay, &force);
     }
 
     /// The pour's mechanics over one window (`pour`): the scene (fill, stream, arrivals) and

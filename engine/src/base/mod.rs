@@ -6,4 +6,5 @@ pub mod fastmath;
 pub mod ftz;
 pub mod materials;
 pub mod simd;
+pub mod svf;
 pub mod window;

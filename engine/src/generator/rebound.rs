@@ -168,8 +168,8 @@ pub fn wall_hits(table: &ReachTable, cup: &Cup, l: &Landing) -> ([f32; WALL_RING
     let c = l.centre_m.max(0.0);
     let h = 0.5 * 3f32.sqrt() * a;
     let points: [(f32, f32); 5] = [
-        (c.abs() / radius, 0.25),
-        ((c + a).abs() / radius, 0.125),
+        (c / radius, 0.25),
+        ((c + a) / radius, 0.125),
         ((c + 0.5 * a).hypot(h) / radius, 0.25),
         ((c - 0.5 * a).hypot(h) / radius, 0.25),
         ((c - a).abs() / radius, 0.125),
@@ -191,11 +191,12 @@ pub fn wall_hits(table: &ReachTable, cup: &Cup, l: &Landing) -> ([f32; WALL_RING
         let ln_lambda = ln_reach_1 + k as f32 * ln_step;
         // the near wall's share from the zone's centre: the other points' own near walls are
         // in other directions
-        let mut p = 0.0f32;
-        for &(rho, w) in &points {
+        let (m_centre, near_centre) = table.at(points[0].0, ln_lambda);
+        let mut p = points[0].1 * m_centre;
+        for &(rho, w) in &points[1..] {
             p += w * table.at(rho, ln_lambda).0;
         }
-        let p_near = p * table.at(points[0].0, ln_lambda).1;
+        let p_near = p * near_centre;
         if p < 1e-6 * total.max(1e-3) {
             break;
         }

@@ -31,6 +31,18 @@ pub(crate) struct RenderParams {
     pub(crate) push_box: usize,
 }
 
+impl RenderParams {
+    /// Adds `x`, sample by sample from the window's time 0, to `ring` `delay` samples late
+    /// (rounded; a travel time to the listener): a force whose samples the window knows
+    /// already (`impact::foot`'s push through the cup's foot, `resonators::body`'s jolt).
+    pub(crate) fn add_late(&self, ring: &mut [f32], delay: f32, x: &[f32]) {
+        let start = self.base + delay.round().max(0.0) as u64;
+        for (j, v) in x.iter().enumerate() {
+            ring[(start + j as u64) as usize & self.mask] += v;
+        }
+    }
+}
+
 /// Collisions whose set-up runs together, one SIMD lane each (`RenderContext::prepare`).
 pub(crate) const BATCH: usize = 16;
 

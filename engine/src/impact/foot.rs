@@ -24,7 +24,7 @@
 //! |T| = 1 / |1 − (f/f₀)²|, falling 12 dB an octave (Den Hartog, *Mechanical Vibrations*,
 //! 4th ed. 1956, ch. 2, vibration isolation), with f₀ the cup's lowest mode: a two-pole Butterworth low-pass at the cup's lowest mode (a mug's is about 1.3 kHz), as a
 //! state-variable filter (Zavalishin, *The Art of VA Filter Design*, 2012, §4.4: the
-//! trapezoidal SVF, its low-pass output).
+//! trapezoidal SVF, `base::svf`, its low-pass output).
 //!
 //! The draws come from their own random stream, seeded from the pour's seed, so turning the
 //! surface from a half-space to a plate changes no other stem. A window's count is drawn
@@ -32,6 +32,7 @@
 //! 0.2 mm sand at 40 g/s lands 3.6 million a second) each sample's sum is drawn as a normal
 //! of the compound Poisson's mean and variance (at least 8 a sample at 48 kHz).
 
+use crate::base::svf::Svf;
 use crate::base::window::WINDOW;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Poisson, StandardNormal};
@@ -49,10 +50,9 @@ const BUTTERWORTH_K: f32 = std::f32::consts::SQRT_2;
 #[derive(Debug, Clone)]
 pub struct FootPush {
     rng: Xoshiro256PlusPlus,
-    /// The low-pass's cutoff, Hz, and its coefficients (g = tan(π f / fs); a1, a2, a3 of the
-    /// trapezoidal SVF) and state.
+    /// The low-pass's cutoff, Hz, the filter and its state.
     cutoff_hz: f32,
-    coef: [f32; 3],
+    lowpass: Svf,
     state: [f32; 2],
     sample_rate: f32,
 }
@@ -62,7 +62,7 @@ impl FootPush {
         let mut f = FootPush {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ SEED_SALT),
             cutoff_hz: 0.0,
-            coef: [0.0; 3],
+            lowpass: Svf::default(),
             state: [0.0; 2],
             sample_rate,
         };
@@ -93,9 +93,7 @@ impl FootPush {
             return;
         }
         self.cutoff_hz = hz;
-        let g = (std::f32::consts::PI * hz / self.sample_rate).tan();
-        let a1 = 1.0 / (1.0 + g * (g + BUTTERWORTH_K));
-        self.coef = [a1, g * a1, g * g * a1];
+        self.lowpass = Svf::new((std::f32::consts::PI * hz / self.sample_rate).tan(), BUTTERWORTH_K);
     }
 
     pub fn cutoff_hz(&self) -> f32 {
@@ -133,18 +131,12 @@ impl FootPush {
             }
         }
         // the foot's transmissibility: the SVF's low-pass output
-        let [a1, a2, a3] = self.coef;
-        let [mut ic1, mut ic2] = self.state;
+        let mut s = self.state;
         for f in out.iter_mut() {
-            let v3 = *f - ic2;
-            let v1 = a1 * ic1 + a2 * v3;
-            let v2 = ic2 + a2 * ic1 + a3 * v3;
-            ic1 = 2.0 * v1 - ic1;
-            ic2 = 2.0 * v2 - ic2;
-            *f = v2;
+            *f = self.lowpass.tick(&mut s, *f).1;
         }
         // a silent pour's state decays to denormals: flushed
-        self.state = [ic1, ic2].map(|s| if s.abs() < 1e-30 { 0.0 } else { s });
+        self.state = s.map(|s| if s.abs() < 1e-30 { 0.0 } else { s });
     }
 }
 
@@ -168,21 +160,10 @@ mod tests {
 
     /// The low-pass's impulse response's energy, Σ h² (h for a unit sample).
     fn sum_h2(f: &FootPush) -> f64 {
-        let mut g = f.clone();
-        g.state = [0.0; 2];
-        let [a1, a2, a3] = g.coef;
-        let [mut ic1, mut ic2] = [0.0f32; 2];
-        let mut s = 0.0;
-        for n in 0..200_000 {
-            let x = if n == 0 { 1.0 } else { 0.0 };
-            let v3 = x - ic2;
-            let v1 = a1 * ic1 + a2 * v3;
-            let v2 = ic2 + a2 * ic1 + a3 * v3;
-            ic1 = 2.0 * v1 - ic1;
-            ic2 = 2.0 * v2 - ic2;
-            s += (v2 as f64).powi(2);
-        }
-        s
+        let mut state = [0.0f32; 2];
+        (0..200_000)
+            .map(|n| (f.lowpass.tick(&mut state, if n == 0 { 1.0 } else { 0.0 }).1 as f64).powi(2))
+            .sum()
     }
 
     /// Campbell's theorem: the force's mean is λ J and its variance λ J² ∫h², in both of the

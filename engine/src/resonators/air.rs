@@ -37,6 +37,7 @@
 //! millisecond.
 
 use crate::base::materials::{AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::base::svf::Svf;
 use crate::derived::cups::{CupState, MAX_PROFILE};
 use crate::fft::Complex64 as C;
 use std::f64::consts::PI;
@@ -466,8 +467,9 @@ pub struct AirBank {
     sample_rate: f32,
     modes: [AirMode; AIR_MODES],
     n: usize,
-    /// Per mode: g = tan(pi f / fs), k = 1 / Q, the output gain.
-    coef: [[f32; 3]; AIR_MODES],
+    /// Per mode: its band-pass (g = tan(pi f / fs), k = 1 / Q) and the output's gain on
+    /// the band-pass output, (|H| − 1) k.
+    coef: [(Svf, f32); AIR_MODES],
     state: [[f32; 2]; AIR_MODES],
 }
 
@@ -477,7 +479,7 @@ impl AirBank {
             sample_rate,
             modes: [AirMode::ZERO; AIR_MODES],
             n: 0,
-            coef: [[0.0; 3]; AIR_MODES],
+            coef: [(Svf::default(), 0.0); AIR_MODES],
             state: [[0.0; 2]; AIR_MODES],
         }
     }
@@ -509,7 +511,8 @@ impl AirBank {
             *slot = *m;
             let f = m.freq_hz.min(0.45 * self.sample_rate);
             let g = (std::f32::consts::PI * f / self.sample_rate).tan();
-            *coef = [g, 1.0 / m.q.max(0.5), (m.peak - 1.0).max(0.0)];
+            let k = 1.0 / m.q.max(0.5);
+            *coef = (Svf::new(g, k), (m.peak - 1.0).max(0.0) * k);
         }
         for s in &mut self.state[self.n..] {
             *s = [0.0; 2];
@@ -518,20 +521,12 @@ impl AirBank {
 
     /// Adds the air's sound for the grains' sound `input` to `out` (both the span's length).
     pub fn process(&mut self, input: &[f32], out: &mut [f32]) {
-        for (coef, state) in self.coef[..self.n].iter().zip(&mut self.state[..self.n]) {
-            let [g, k, gain] = *coef;
-            let a1 = 1.0 / (1.0 + g * (g + k));
-            let (a2, a3) = (g * a1, g * g * a1);
-            let [mut ic1, mut ic2] = *state;
+        for (&(svf, gain), state) in self.coef[..self.n].iter().zip(&mut self.state[..self.n]) {
+            let mut s = *state;
             for (x, y) in input.iter().zip(out.iter_mut()) {
-                let v3 = x - ic2;
-                let v1 = a1 * ic1 + a2 * v3;
-                let v2 = ic2 + a2 * ic1 + a3 * v3;
-                ic1 = 2.0 * v1 - ic1;
-                ic2 = 2.0 * v2 - ic2;
-                *y += gain * k * v1;
+                *y += gain * svf.tick(&mut s, *x).0;
             }
-            *state = [ic1, ic2];
+            *state = s;
         }
     }
 }

@@ -39,9 +39,10 @@ pub struct RigidBody {
     mass_kg: f32,
     distance_m: f32,
     cos_theta: f32,
-    /// ρ₀ a³ cos θ / (2 r²), Pa per m/s², and r / c, s.
+    /// ρ₀ a³ cos θ / (2 r²), Pa per m/s², and that times r / c times the sample rate (the
+    /// far field's weight on du/dt taken as a difference of samples).
     near: f32,
-    r_over_c: f32,
+    far: f32,
     filter: SphereFilter,
     /// The last filtered acceleration u, m/s² (for du/dt).
     last_u: f32,
@@ -56,7 +57,7 @@ impl RigidBody {
             distance_m: 1.0,
             cos_theta: 0.0,
             near: 0.0,
-            r_over_c: 0.0,
+            far: 0.0,
             filter: SphereFilter::new(sample_rate, 0.05),
             last_u: 0.0,
         }
@@ -96,7 +97,7 @@ impl RigidBody {
         }
         (self.radius_m, self.mass_kg, self.distance_m, self.cos_theta) = now;
         self.near = 0.5 * AIR_DENSITY * radius_m.powi(3) * cos_theta / (distance_m * distance_m);
-        self.r_over_c = distance_m / SPEED_OF_SOUND;
+        self.far = self.near * (distance_m / SPEED_OF_SOUND) * self.sample_rate;
     }
 
     /// Adds to `accel` (m/s², one window) the cup's acceleration in the part of a slam
@@ -131,8 +132,7 @@ impl RigidBody {
         if self.radius_m <= 0.0 || (at_rest && accel.iter().all(|&a| a == 0.0)) {
             return;
         }
-        let fs = self.sample_rate;
-        let (near, far) = (self.near, self.near * self.r_over_c * fs);
+        let (near, far) = (self.near, self.far);
         let mut last = self.last_u;
         for (a, y) in accel.iter().zip(out.iter_mut()) {
             let u = self.filter.process(*a);
