@@ -22,7 +22,7 @@
 
 use crate::{Body, Scene, Sim};
 use granary_engine::base::materials::{GrainMaterial, GRAVITY};
-use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::{CupShape, Shape};
 use granary_engine::control::params::ParamValues;
 use granary_engine::derived::cups::{Cup, RINGS};
 use serde::{Deserialize, Serialize};
@@ -234,11 +234,17 @@ pub fn impact_speed(scene: &Scene) -> f32 {
     (2.0 * GRAVITY * (scene.settings.fall_height_m + depth - bed).max(0.002)).sqrt()
 }
 
+/// The scene of `spec`: its grains as spheres of their material's volume, whatever their
+/// shape (the shipped bank's sweep is of spheres; docs/dem.md, "Shaped grains").
+pub fn scene(spec: &Spec) -> Scene {
+    Scene::with_grain_size(&values(spec).to_settings(), spec.grain_size).with_shape(Shape::Sphere)
+}
+
 /// Simulates one run of `spec` (its `seed`): the pour, until all but `SETTLED_SHARE` of its
 /// grains rest (at most
 /// `SETTLE_MAX_S` after the last lands). The simulation and its wall time, s.
 pub fn simulate(spec: &Spec) -> (Sim, f64) {
-    let scene = Scene::with_grain_size(&values(spec).to_settings(), spec.grain_size);
+    let scene = scene(spec);
     let drop = scene.spout_m[2] - scene.bed_top_m().unwrap_or(0.0);
     // the last grain lands a fall after the spout closes (the exit speed helps: an upper bound)
     let fall_s = (2.0 * drop.max(0.0) / GRAVITY).sqrt() as f64;

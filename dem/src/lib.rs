@@ -11,20 +11,29 @@
 //! at the spout's exit speed `sqrt(g D)` (D: the opening that passes the flow, Beverloo,
 //! `stream::StreamParams`), spawned at the mass flow `pour_rate` (g/s) until the pour ends.
 //!
+//! Grains: spheres of the material's volume (`Scene::new`), or each material's own shape
+//! (`Scene::own_shape`, `shapes`: rice, lentils, discs, beans, cubes, stones), free to turn,
+//! spawned at uniformly random orientations. A shaped grain lands, bounces and comes to rest
+//! as a rigid body of its shape does (tests/shapes.rs), but a heap of them creeps flat in
+//! rapier (docs/dem.md, "Shaped grains"), so the pours and the databank's sweep are of
+//! spheres.
+//!
 //! Choices (docs/dem.md says why): time step `DT_S`, `SOLVER_ITERATIONS` solver iterations,
-//! rapier's CCD on every grain, rotations locked (rapier has no rolling resistance: free
-//! spheres roll on for ever and pile at a few degrees; real grains are not spheres and
-//! interlock, so a grain here slides and sticks by Coulomb friction alone), the length unit the grain's diameter, contact recycling off
+//! rapier's CCD on every grain, a sphere's rotations locked (rapier has no rolling resistance:
+//! free spheres roll on for ever and pile at a few degrees; real grains are not spheres and
+//! interlock, so a sphere here slides and sticks by Coulomb friction alone), the length unit the grain's diameter, contact recycling off
 //! (the log reads the narrow phase's fresh separations). Friction: the pair's dynamic
 //! coefficient, the geometric mean of the two materials' mu_d (rapier's `GeometricMean` rule,
 //! as `materials::FrictionPairData`); restitution: the grain's coefficient for every impact
 //! (the cup and the surface carry 1 with the `Min` rule).
 
 pub mod bank;
+pub mod shapes;
 pub mod shards;
 
 use granary_engine::base::materials::GRAVITY;
 use granary_engine::base::materials::{FrictionMaterial, GrainMaterial};
+use granary_engine::control::choices::Shape;
 use granary_engine::derived::cups::Cup;
 use granary_engine::pour::stream::StreamParams;
 use granary_engine::statistics::logged::COLUMNS;
@@ -33,6 +42,7 @@ use granary_engine::{PourTarget, Settings};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rapier3d::prelude::*;
+use shapes::{uniform_rotation, GrainForm};
 use std::collections::HashSet;
 use std::io::Write;
 
@@ -60,13 +70,30 @@ const SPAWN_CHECK: usize = 64;
 pub const MAX_SPEED_M_S: f32 = 50.0;
 /// A grain slower than this counts as settled, m/s.
 pub const SETTLED_SPEED_M_S: f32 = 0.05;
+/// Rolling resistance of a shaped grain's contacts, `mu_r` (`Sim::resist_rolling`): what its
+/// smooth convex collider lacks of the real grain (a sugar crystal's chipped edges, a rice
+/// grain's flattened, rough cross-section; rolling friction standing in for shape detail,
+/// Wensrich & Katterfeld 2012, Powder Technology 217). Chosen so that poured heaps stand
+/// near the materials' angle of repose: without it cubes of sugar piled at 18 degrees and
+/// rice at 19 (about atan of their friction, 24 and 19), with 0.2 at 32 and 24 (the table: 35
+/// and 32; tests/repose.rs). One value for every shape.
+pub const ROLLING_RESISTANCE: f32 = 0.2;
+/// The world's length unit for shaped grains, m: millimetres. parry's convex-shape queries
+/// (GJK, EPA) hold absolute tolerances (`eps_tol` = 10 f32 epsilons, 1.2e-6 of the length
+/// unit); in metres a millimetre grain is within them, and rice, lentils and discs of their
+/// real sizes fell through the cup's mesh (docs/dem.md, "Shaped grains"). Spheres, whose
+/// contacts are closed forms, stay in metres (the shipped databank's runs, bit for bit).
+pub const SHAPED_UNIT_M: f32 = 1.0e-3;
 
 /// The scene, from the settings.
 #[derive(Debug, Clone, Copy)]
 pub struct Scene {
     pub settings: Settings,
+    /// The grains' equivalent-volume radius, m (a sphere's radius).
     pub grain_radius_m: f32,
     pub grain_density: f32,
+    /// The grains' shape (`Scene::new`: spheres; `Scene::own_shape`: the material's).
+    pub shape: Shape,
     /// One grain's mass, kg.
     pub grain_kg: f32,
     /// The cup (`None`: a pour onto the surface).
@@ -115,6 +142,7 @@ impl Scene {
             settings: s,
             grain_radius_m: a,
             grain_density: rho,
+            shape: Shape::Sphere,
             grain_kg,
             cup,
             surface_z_m: surface_z,
@@ -123,6 +151,18 @@ impl Scene {
             exit_speed_m_s: (GRAVITY * stream.spout_m).sqrt(),
             flow_kg_s: flow,
         }
+    }
+
+    /// The same scene with grains of `shape` (of the same volume and mass).
+    pub fn with_shape(mut self, shape: Shape) -> Scene {
+        self.shape = shape;
+        self
+    }
+
+    /// The same scene with the grain material's own shape (`Shape::of`).
+    pub fn own_shape(self) -> Scene {
+        let shape = Shape::of(self.settings.grain_material);
+        self.with_shape(shape)
     }
 
     /// The top of the pre-filled bed, m above the floor: the `fill` setting's share of the
@@ -223,6 +263,11 @@ pub fn cup_mesh(cup: &Cup, segments: usize) -> (Vec<Vector>, Vec<[u32; 3]>) {
 /// A pour in progress.
 pub struct Sim {
     pub scene: Scene,
+    /// Metres per length unit of `world` (1, or `SHAPED_UNIT_M` for shaped grains); what
+    /// `Sim` gives and takes is in metres.
+    pub unit_m: f32,
+    /// The grains' collider and extents (`shapes`).
+    pub form: GrainForm,
     pub world: PhysicsWorld,
     grains: Vec<RigidBodyHandle>,
     /// What each collider is (indexed by the collider handle's index).
@@ -253,12 +298,17 @@ pub struct Sim {
 impl Sim {
     /// The scene with nothing poured yet; the spout pours for `pour_s` seconds.
     pub fn new(scene: Scene, pour_s: f64) -> Sim {
+        let unit = if scene.shape == Shape::Sphere {
+            1.0
+        } else {
+            SHAPED_UNIT_M
+        };
         let mut world = PhysicsWorld::new();
-        world.gravity = Vector::new(0.0, 0.0, -GRAVITY);
+        world.gravity = Vector::new(0.0, 0.0, -GRAVITY / unit);
         let p = &mut world.integration_parameters;
         p.dt = DT_S;
         p.num_solver_iterations = SOLVER_ITERATIONS;
-        p.length_unit = 2.0 * scene.grain_radius_m;
+        p.length_unit = 2.0 * scene.grain_radius_m / unit;
         p.contact_recycling = false;
         // stiff contacts: rapier's soft contacts (30 Hz, 60 Hz against fixed bodies) sink a
         // grain under a column of n grains by n g / (2 pi f)^2, half a radius under a heap of
@@ -267,9 +317,11 @@ impl Sim {
         p.contact_softness.natural_frequency = CONTACT_HZ;
         p.static_contact_softness.natural_frequency = CONTACT_HZ;
         // rapier caps speeds at 400 length units a second (0.2 m/s for sugar): a fall is faster
-        p.normalized_max_linear_velocity = MAX_SPEED_M_S / p.length_unit;
+        p.normalized_max_linear_velocity = MAX_SPEED_M_S / unit / p.length_unit;
         let mut sim = Sim {
             scene,
+            unit_m: unit,
+            form: GrainForm::new(scene.shape, scene.grain_radius_m, unit),
             world,
             grains: Vec::new(),
             kinds: Vec::new(),
@@ -287,7 +339,7 @@ impl Sim {
         let mu = |m: FrictionMaterial| m.friction_surface().mu_dynamic;
         let s = scene.settings;
         let surface = ColliderBuilder::new(SharedShape::halfspace(Vector::Z))
-            .translation(Vector::new(0.0, 0.0, scene.surface_z_m))
+            .translation(Vector::new(0.0, 0.0, scene.surface_z_m / unit))
             .friction(mu(FrictionMaterial::Surface(s.surface_material)))
             .friction_combine_rule(CoefficientCombineRule::GeometricMean)
             .restitution(1.0)
@@ -297,6 +349,7 @@ impl Sim {
         sim.set_kind(h, Body::Surface);
         if let Some(cup) = scene.cup {
             let (v, t) = cup_mesh(&cup, REVOLVE_SEGMENTS);
+            let v = v.into_iter().map(|x| x / unit).collect();
             let collider = ColliderBuilder::trimesh(v, t)
                 .expect("the revolved cup is a valid mesh")
                 .friction(mu(FrictionMaterial::Cup(s.cup_material)))
@@ -317,7 +370,9 @@ impl Sim {
     /// `top` m above the floor, inside the cup's cross-section there. A layer is enough for
     /// what lands on it: the poured grains meet grains (grain-grain contacts, the grain's
     /// restitution and friction) at the fill height, and a close-packed layer lets none
-    /// through. What the bed below does (its own settling) is not simulated.
+    /// through. What the bed below does (its own settling) is not simulated. The bed's grains
+    /// are spheres of the grains' volume whatever their shape (a packed layer of shaped grains
+    /// would need settling to be a bed).
     fn add_bed(&mut self, cup: &Cup, top: f32) {
         let a = self.scene.grain_radius_m;
         let z = top - a;
@@ -340,8 +395,9 @@ impl Sim {
                 if x.hypot(y) > reach {
                     continue;
                 }
-                let collider = ColliderBuilder::ball(a)
-                    .translation(Vector::new(x, y, z))
+                let u = self.unit_m;
+                let collider = ColliderBuilder::ball(a / u)
+                    .translation(Vector::new(x, y, z) / u)
                     .friction(g.friction())
                     .friction_combine_rule(CoefficientCombineRule::GeometricMean)
                     .restitution(g.data().restitution)
@@ -369,17 +425,29 @@ impl Sim {
         self.kinds.get(h.into_raw_parts().0 as usize).copied().flatten()
     }
 
-    /// Adds a grain at `position` with velocity `velocity` (m, m/s).
+    /// Adds a grain at `position` with velocity `velocity` (m, m/s); a shaped grain at a
+    /// uniformly random orientation (three draws of the scene's stream), a sphere with its
+    /// rotations locked.
     pub fn spawn_grain(&mut self, position: [f32; 3], velocity: [f32; 3]) -> RigidBodyHandle {
         let sc = &self.scene;
         let g = sc.grain_material();
+        let u = self.unit_m;
         let body = RigidBodyBuilder::dynamic()
-            .translation(Vector::from(position))
-            .linvel(Vector::from(velocity))
-            .lock_rotations()
+            .translation(Vector::from(position) / u)
+            .linvel(Vector::from(velocity) / u)
             .ccd_enabled(true);
-        let collider = ColliderBuilder::ball(sc.grain_radius_m)
-            .density(sc.grain_density)
+        let (body, collider) = if self.form.turns() {
+            let q = uniform_rotation([self.rng.random(), self.rng.random(), self.rng.random()]);
+            let collider = ColliderBuilder::new(self.form.collider.clone()).mass(sc.grain_kg);
+            let body = body.pose(Pose::from_parts(Vector::from(position) / u, q));
+            (body, collider)
+        } else {
+            (
+                body.lock_rotations(),
+                ColliderBuilder::ball(sc.grain_radius_m).density(sc.grain_density),
+            )
+        };
+        let collider = collider
             .friction(g.friction())
             .friction_combine_rule(CoefficientCombineRule::GeometricMean)
             .restitution(g.data().restitution)
@@ -393,6 +461,16 @@ impl Sim {
         }
         self.born[i] = self.time_s;
         b
+    }
+
+    /// Where the body `h`'s centre of mass is, m.
+    pub fn position_m(&self, h: RigidBodyHandle) -> Vector {
+        self.world.bodies[h].translation() * self.unit_m
+    }
+
+    /// How fast the body `h` moves, m/s.
+    pub fn velocity_m_s(&self, h: RigidBodyHandle) -> Vector {
+        self.world.bodies[h].linvel() * self.unit_m
     }
 
     /// The grains' handles, in the order they were spawned.
@@ -409,6 +487,7 @@ impl Sim {
         self.owed += (self.scene.flow_kg_s / self.scene.grain_kg) as f64 * DT_S as f64;
         let (c, r, v) = (self.scene.spout_m, self.scene.spout_radius_m, self.scene.exit_speed_m_s);
         let a = self.scene.grain_radius_m;
+        let clearance = 2.05 * self.form.bounding_m;
         while self.owed >= 1.0 {
             self.owed -= 1.0;
             // uniform over the disc; a random height within one step's travel, so grains
@@ -425,7 +504,7 @@ impl Sim {
                     .iter()
                     .rev()
                     .take(SPAWN_CHECK)
-                    .all(|&h| (self.world.bodies[h].translation() - p).length() > 2.05 * a);
+                    .all(|&h| (self.position_m(h) - p).length() > clearance);
                 if clear {
                     break;
                 }
@@ -437,17 +516,26 @@ impl Sim {
     /// One step: pour, step the world, log the contacts that started.
     pub fn step(&mut self) {
         self.pour();
-        // the bodies' state before the solver acts on it
+        // the bodies' state before the solver acts on it, in metres
+        let u = self.unit_m;
         let before: Vec<(Vector, Vector, Vector)> = self
             .world
             .bodies
             .iter()
-            .map(|(_, b)| (b.translation(), b.linvel(), b.angvel()))
+            .map(|(_, b)| (b.translation() * u, b.linvel() * u, b.angvel()))
             .collect();
+        let poses: Vec<Pose> = if self.form.turns() {
+            self.world.bodies.iter().map(|(_, b)| *b.position()).collect()
+        } else {
+            Vec::new()
+        };
         let index: std::collections::HashMap<RigidBodyHandle, usize> =
             self.world.bodies.iter().enumerate().map(|(i, (h, _))| (h, i)).collect();
         self.world.step();
-        let g = self.world.gravity;
+        if self.form.turns() {
+            self.resist_rolling();
+        }
+        let g = self.world.gravity * u;
         let dt = DT_S;
         let a = self.scene.grain_radius_m;
         let slop = TOUCH_SLOP * a;
@@ -471,18 +559,20 @@ impl Sim {
             } else {
                 continue;
             };
-            let mut best: Option<(f32, Vector)> = None;
+            // the deepest point of the pair's manifolds, on the grain's surface in its own
+            // frame (collider 1's point when the grain is collider 1)
+            let mut best: Option<(f32, Vector, Vector)> = None;
             for m in pair.manifolds() {
                 // rapier's normal points from collider 1 to collider 2: towards the grain
                 // when the grain is collider 2
                 let n = if flip { m.data.normal } else { -m.data.normal };
                 for p in &m.points {
-                    if best.is_none_or(|(d, _)| p.dist < d) {
-                        best = Some((p.dist, n));
+                    if best.is_none_or(|(d, _, _)| p.dist < d) {
+                        best = Some((p.dist * u, n, if flip { p.local_p2 } else { p.local_p1 }));
                     }
                 }
             }
-            let Some((dist, n)) = best else { continue };
+            let Some((dist, n, local)) = best else { continue };
             let state = |c: ColliderHandle| {
                 self.world.colliders[c]
                     .parent()
@@ -491,7 +581,15 @@ impl Sim {
             let Some(((x, v, w), _)) = state(grain_c) else {
                 continue;
             };
-            let point = x - n * a;
+            // a sphere touches a radius from its centre against the normal (exact, and the
+            // shipped databank's), a shaped grain where the narrow phase found the point
+            // (its collider sits at its body's origin: the body's pose before the step)
+            let point = match self.world.colliders[grain_c].parent() {
+                Some(b) if self.form.turns() => index
+                    .get(&b)
+                    .map_or(x - n * a, |&i| poses[i].transform_point(local) * u),
+                _ => x - n * a,
+            };
             let vel_at = |st: Option<((Vector, Vector, Vector), bool)>, p: Vector| match st {
                 Some(((xo, vo, wo), dynamic)) => (vo + wo.cross(p - xo), dynamic),
                 None => (Vector::ZERO, false),
@@ -548,6 +646,48 @@ impl Sim {
         self.time_s += dt as f64;
     }
 
+    /// Rolling resistance (Ai, Chen, Rotter & Ooi 2011, "Assessment of rolling resistance
+    /// models in discrete element simulations", Powder Technology 206, model A): each contact
+    /// resists a grain's turning with a torque `mu_r R F_n` against its spin, `R` the grain's
+    /// equivalent radius, `F_n` the contact's normal force and `mu_r` = `ROLLING_RESISTANCE`.
+    /// Applied after the step as the step's torque impulse (`F_n dt` is the contact's normal
+    /// impulse), against the grain's own spin rather than the pair's relative one (the same at
+    /// rest, where it matters); it slows the spin, never reverses it.
+    fn resist_rolling(&mut self) {
+        let lever = ROLLING_RESISTANCE * self.scene.grain_radius_m / self.unit_m;
+        let mut budget: std::collections::HashMap<RigidBodyHandle, f32> = std::collections::HashMap::new();
+        for pair in self.world.narrow_phase.contact_pairs() {
+            let jn: f32 = pair
+                .manifolds()
+                .iter()
+                .flat_map(|m| m.points.iter())
+                .map(|p| p.data.impulse)
+                .sum();
+            if jn <= 0.0 {
+                continue;
+            }
+            for c in [pair.collider1, pair.collider2] {
+                if let Some(b) = self.world.colliders[c].parent() {
+                    if self.world.bodies[b].is_dynamic() {
+                        *budget.entry(b).or_insert(0.0) += lever * jn;
+                    }
+                }
+            }
+        }
+        for (h, t) in budget {
+            let b = &mut self.world.bodies[h];
+            let w = b.angvel();
+            let speed = w.length();
+            if speed <= 0.0 {
+                continue;
+            }
+            let dw = b.mass_properties().effective_world_inv_inertia * (-w / speed * t);
+            let along = -dw.dot(w) / speed;
+            let new = if along >= speed { Vector::ZERO } else { w + dw };
+            b.set_angvel(new, false);
+        }
+    }
+
     /// Steps until `until_s`.
     pub fn run_until(&mut self, until_s: f64) {
         while self.time_s + 0.5 * DT_S as f64 <= until_s {
@@ -567,7 +707,7 @@ impl Sim {
     /// wall, or beneath the cup.
     fn impossible(&self, p: Vector) -> bool {
         let a = self.scene.grain_radius_m;
-        if p.z < self.scene.surface_z_m + 0.5 * a {
+        if p.z < self.scene.surface_z_m + 0.5 * self.form.min_half_m {
             return true;
         }
         if let Some(cup) = self.scene.cup {
@@ -589,11 +729,10 @@ impl Sim {
             ..Census::default()
         };
         for &h in &self.grains {
-            let b = &self.world.bodies[h];
-            let p = b.translation();
+            let p = self.position_m(h);
             if self.impossible(p) {
                 c.lost += 1;
-            } else if b.linvel().length() > SETTLED_SPEED_M_S {
+            } else if self.velocity_m_s(h).length() > SETTLED_SPEED_M_S {
                 c.in_flight += 1;
             } else if self.scene.cup.is_none() || self.inside_cup(p) {
                 c.in_cup += 1;
@@ -608,7 +747,7 @@ impl Sim {
     pub fn lost_positions(&self) -> Vec<[f32; 3]> {
         self.grains
             .iter()
-            .map(|&h| self.world.bodies[h].translation())
+            .map(|&h| self.position_m(h))
             .filter(|&p| self.impossible(p))
             .map(Into::into)
             .collect()

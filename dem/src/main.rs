@@ -25,6 +25,11 @@ struct Args {
     /// A parameter: ID=VALUE (as `granary render --set`), repeatable.
     #[arg(long = "set", value_name = "ID=VALUE")]
     set: Vec<String>,
+    /// The grains' shape: `own` (the material's: rice, lentils, discs, beans, cubes, stones,
+    /// free to turn) or `sphere` (of the material's volume, rotations locked, as the databank's
+    /// sweep has them); docs/dem.md, "Shaped grains".
+    #[arg(long, default_value = "own", value_parser = ["own", "sphere"])]
+    shape: String,
     /// The contact file to write (CSV, docs/contacts.md).
     #[arg(long, short)]
     output: PathBuf,
@@ -51,10 +56,12 @@ fn run(args: Args) -> Result<(), String> {
         return Err("--seconds and --settle must be >= 0".into());
     }
     let scene = Scene::new(&values.to_settings());
+    let scene = if args.shape == "own" { scene.own_shape() } else { scene };
     let total = args.seconds + args.settle;
     println!(
-        "scene: {} grains of {:.2} mm at {:.1} g/s ({:.0} grains/s), {}, spout {:.3} m above the floor at {:.2} m/s; dt {:.2} ms",
+        "scene: {} grains ({}) of {:.2} mm at {:.1} g/s ({:.0} grains/s), {}, spout {:.3} m above the floor at {:.2} m/s; dt {:.2} ms",
         scene.settings.grain_material.id(),
+        scene.shape.id(),
         2e3 * scene.grain_radius_m,
         1e3 * scene.flow_kg_s,
         scene.flow_kg_s / scene.grain_kg,

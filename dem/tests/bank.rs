@@ -3,7 +3,7 @@
 //! sweep: `cargo xtask bank` reruns all of it).
 
 use granary_dem::bank::{self, BankFile, Spec, CELLS};
-use granary_dem::{Scene, Sim};
+use granary_dem::Sim;
 use granary_engine::control::choices::CupShape;
 
 fn spec(fill: f32) -> Spec {
@@ -23,7 +23,7 @@ fn spec(fill: f32) -> Spec {
 /// One grain at `position` with `velocity` in the scene of `spec`, run until its first
 /// contact; the contact's cell and its speed over the scene's impact speed.
 fn first_contact(spec: &Spec, position: [f32; 3], velocity: [f32; 3]) -> (&'static str, f32) {
-    let scene = Scene::new(&bank::values(spec).to_settings());
+    let scene = bank::scene(spec);
     let v_ref = bank::impact_speed(&scene);
     let mut sim = Sim::new(scene, 0.0);
     sim.spawn_grain(position, velocity);
@@ -37,7 +37,7 @@ fn first_contact(spec: &Spec, position: [f32; 3], velocity: [f32; 3]) -> (&'stat
 #[test]
 fn a_grain_dropped_from_the_spout_lands_in_its_cell_at_the_impact_speed() {
     let empty = spec(0.0);
-    let scene = Scene::new(&bank::values(&empty).to_settings());
+    let scene = bank::scene(&empty);
     let top = scene.spout_m[2];
     // onto the bare floor: the impact speed is the engine's sqrt(2 g h) to the floor
     let (cell, v) = first_contact(&empty, [0.0, 0.0, top], [0.0; 3]);
@@ -59,7 +59,7 @@ fn a_grain_dropped_from_the_spout_lands_in_its_cell_at_the_impact_speed() {
 #[test]
 fn a_dropped_grains_landing_is_its_arrival_and_its_rebounds_come_later() {
     let empty = spec(0.0);
-    let scene = Scene::new(&bank::values(&empty).to_settings());
+    let scene = bank::scene(&empty);
     let v_ref = bank::impact_speed(&scene);
     let top = scene.spout_m[2];
     let mut sim = Sim::new(scene, 0.0);
@@ -98,7 +98,7 @@ fn a_dropped_grains_landing_is_its_arrival_and_its_rebounds_come_later() {
 #[test]
 fn a_grain_thrown_at_the_wall_hits_the_ring_at_its_height() {
     let s = spec(0.0);
-    let cup = Scene::new(&bank::values(&s).to_settings()).cup.unwrap();
+    let cup = bank::scene(&s).cup.unwrap();
     for ring in 0..3 {
         let z = cup.ring_mid(ring);
         let (cell, _) = first_contact(&s, [0.0, 0.0, z], [2.0, 0.0, 0.0]);
@@ -109,7 +109,7 @@ fn a_grain_thrown_at_the_wall_hits_the_ring_at_its_height() {
 #[test]
 fn two_grains_meeting_in_the_fall_are_the_stream() {
     let s = spec(0.0);
-    let scene = Scene::new(&bank::values(&s).to_settings());
+    let scene = bank::scene(&s);
     let v_ref = bank::impact_speed(&scene);
     let a = scene.grain_radius_m;
     let top = scene.spout_m[2];

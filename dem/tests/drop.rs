@@ -3,12 +3,14 @@
 
 use granary_dem::{Body, Scene, Sim};
 use granary_engine::base::materials::GRAVITY;
+use granary_engine::control::choices::Shape;
 use granary_engine::Settings;
 
 /// The default preset's scene with nothing poured, and one grain dropped from rest with its
-/// centre `h` above the cup's floor; simulated for `seconds`.
+/// centre `h` above the cup's floor; simulated for `seconds`. A sphere of the grain's volume
+/// (the closed forms are a sphere's; tests/shapes.rs drops the shaped grains).
 fn drop(settings: &Settings, h: f32, seconds: f64) -> Sim {
-    let mut sim = Sim::new(Scene::new(settings), 0.0);
+    let mut sim = Sim::new(Scene::new(settings).with_shape(Shape::Sphere), 0.0);
     sim.spawn_grain([0.0, 0.0, h], [0.0, 0.0, 0.0]);
     sim.run_until(seconds);
     sim

@@ -1,5 +1,6 @@
 //! A heap poured onto the surface stands at the material's angle of repose (within 10
-//! degrees of the table's). Long for the suite (about a minute in release): `#[ignore]`d,
+//! degrees of the table's), of spheres and of the grains' own shapes (sugar's cubes, rice's
+//! grains). Long for the suite (about four minutes in release): `#[ignore]`d,
 //! run with `cargo test --release -p granary-dem --test repose -- --ignored --nocapture`.
 
 use granary_dem::{Scene, Sim};
@@ -10,11 +11,7 @@ use granary_engine::control::params::ParamValues;
 /// fifth to four fifths of the radius holding 95 % of the grains).
 fn repose_deg(sim: &Sim) -> f32 {
     let a = sim.scene.grain_radius_m;
-    let pts: Vec<[f32; 3]> = sim
-        .grains()
-        .iter()
-        .map(|&h| sim.world.bodies[h].translation().into())
-        .collect();
+    let pts: Vec<[f32; 3]> = sim.grains().iter().map(|&h| sim.position_m(h).into()).collect();
     let n = pts.len() as f32;
     let (cx, cy) = pts.iter().fold((0.0, 0.0), |(x, y), p| (x + p[0] / n, y + p[1] / n));
     let mut r: Vec<f32> = pts.iter().map(|p| (p[0] - cx).hypot(p[1] - cy)).collect();
@@ -50,11 +47,14 @@ fn repose_deg(sim: &Sim) -> f32 {
 }
 
 #[test]
-#[ignore = "about a minute in release: cargo test --release -p granary-dem --test repose -- --ignored"]
+#[ignore = "about four minutes in release: cargo test --release -p granary-dem --test repose -- --ignored"]
 fn a_poured_heap_stands_near_the_materials_angle_of_repose() {
     // (material, grain_size, pour_rate g/s): about 1,500 grains each, poured for 1 s from 1 cm
     // onto concrete (a rough base, as the fixed-base measurement of the angle has it)
-    for (material, size, rate) in [("sugar", "4", "10"), ("rice", "1", "25")] {
+    for ((material, size, rate), shaped) in [("sugar", "4", "10"), ("rice", "1", "25")]
+        .into_iter()
+        .flat_map(|m| [(m, false), (m, true)])
+    {
         let mut v = ParamValues::default();
         for (id, x) in [
             ("grain_material", material),
@@ -67,13 +67,19 @@ fn a_poured_heap_stands_near_the_materials_angle_of_repose() {
             v.set_text(id, x).unwrap();
         }
         let settings = v.to_settings();
-        let mut sim = Sim::new(Scene::new(&settings), 1.0);
+        let scene = Scene::new(&settings);
+        let scene = if shaped { scene.own_shape() } else { scene };
+        let mut sim = Sim::new(scene, 1.0);
         sim.run_until(1.8);
         let c = sim.census();
         let measured = repose_deg(&sim);
         let table = settings.grain_material.data().repose_deg;
-        eprintln!("{material}: heap at {measured:.1} deg (table {table}), {c:?}");
+        let shape = sim.scene.shape.id();
+        eprintln!("{material} ({shape}): heap at {measured:.1} deg (table {table}), {c:?}");
         assert_eq!(c.lost, 0);
-        assert!((measured - table).abs() <= 10.0, "{material}: {measured} vs {table}");
+        assert!(
+            (measured - table).abs() <= 10.0,
+            "{material} ({shape}): {measured} vs {table}"
+        );
     }
 }
