@@ -76,7 +76,8 @@ pub const SETTLED_SPEED_M_S: f32 = 0.05;
 /// Wensrich & Katterfeld 2012, Powder Technology 217). Chosen so that poured heaps stand
 /// near the materials' angle of repose: without it cubes of sugar piled at 18 degrees and
 /// rice at 19 (about atan of their friction, 24 and 19), with 0.2 at 32 and 24 (the table: 35
-/// and 32; tests/repose.rs). One value for every shape.
+/// and 32; tests/repose.rs). One value for every shape but the disc
+/// (`GrainForm::resists_rolling`).
 pub const ROLLING_RESISTANCE: f32 = 0.2;
 /// The world's length unit for shaped grains, m: millimetres. parry's convex-shape queries
 /// (GJK, EPA) hold absolute tolerances (`eps_tol` = 10 f32 epsilons, 1.2e-6 of the length
@@ -532,7 +533,7 @@ impl Sim {
         let index: std::collections::HashMap<RigidBodyHandle, usize> =
             self.world.bodies.iter().enumerate().map(|(i, (h, _))| (h, i)).collect();
         self.world.step();
-        if self.form.turns() {
+        if self.form.resists_rolling() {
             self.resist_rolling();
         }
         let g = self.world.gravity * u;

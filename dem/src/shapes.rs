@@ -106,6 +106,14 @@ impl GrainForm {
     pub fn turns(&self) -> bool {
         self.shape != Shape::Sphere
     }
+
+    /// Whether its contacts resist its rolling (`Sim::resist_rolling`): every turning shape
+    /// but the disc. A disc's flat faces hold it in a heap, and the resisting torque, which
+    /// holds any tilt whose gravity torque is below it, stood a dropped disc on its rim (held
+    /// up to about 9 degrees from upright: sin = mu_r a / r).
+    pub fn resists_rolling(&self) -> bool {
+        self.turns() && self.shape != Shape::Disc
+    }
 }
 
 /// `n` points of the surface of `g` (body frame, m): along each of `n` directions of a
