@@ -160,8 +160,7 @@ impl CupResonator {
     ) {
         let [ml, mr] = modal;
         self.modal.process_buzz(forces, ml, mr, total);
-        self.dc.process(0, ml);
-        self.dc.process(1, mr);
+        self.dc.process_pair(ml, mr);
         if !self.air.modes().is_empty() {
             // the column radiates from the opening, one source: the grains' mid through it,
             // into both sides

@@ -257,6 +257,19 @@ impl DcBlocker {
         self.y1 = [0.0; 2];
     }
 
+    /// Filters both channels in place, side by side (each one's recursion waits on its last
+    /// sample; two in one loop overlap): the same samples as `process` on each.
+    pub fn process_pair(&mut self, l: &mut [f32], r: &mut [f32]) {
+        let ([mut xl, mut xr], [mut yl, mut yr]) = (self.x1, self.y1);
+        for (a, b) in l.iter_mut().zip(r.iter_mut()) {
+            let (ya, yb) = (*a - xl + self.r * yl, *b - xr + self.r * yr);
+            (xl, xr) = (*a, *b);
+            (*a, *b) = (ya, yb);
+            (yl, yr) = (ya, yb);
+        }
+        (self.x1, self.y1) = ([xl, xr], [yl, yr]);
+    }
+
     /// Filters channel `ch` in place.
     pub fn process(&mut self, ch: usize, x: &mut [f32]) {
         let (mut x1, mut y1) = (self.x1[ch], self.y1[ch]);
