@@ -13,10 +13,12 @@
 //!
 //! Grains: spheres of the material's volume (`Scene::new`), or each material's own shape
 //! (`Scene::own_shape`, `shapes`: rice, lentils, discs, beans, cubes, stones), free to turn,
-//! spawned at uniformly random orientations. A shaped grain lands, bounces and comes to rest
-//! as a rigid body of its shape does (tests/shapes.rs), but a heap of them creeps flat in
-//! rapier (docs/dem.md, "Shaped grains"), so the pours and the databank's sweep are of
-//! spheres.
+//! spawned at uniformly random orientations, in a world measured in millimetres
+//! (`SHAPED_UNIT_M`), their rolling resisted (`ROLLING_RESISTANCE`). A shaped grain lands,
+//! bounces and comes to rest as a rigid body of its shape does (tests/shapes.rs), and its
+//! heaps stand near the material's angle of repose but the lentils' (tests/repose.rs;
+//! docs/dem.md, "Shaped grains"). `granary-dem` pours the grains' own shapes; the databank's
+//! sweep stays on spheres (`bank::scene`).
 //!
 //! Choices (docs/dem.md says why): time step `DT_S`, `SOLVER_ITERATIONS` solver iterations,
 //! rapier's CCD on every grain, a sphere's rotations locked (rapier has no rolling resistance:
