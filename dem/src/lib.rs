@@ -466,7 +466,8 @@ impl Sim {
         b
     }
 
-    /// Where the body `h`'s centre of mass is, m.
+    /// Where the body `h`'s origin is, m: the grain's centre of mass (a shaped grain's
+    /// collider, a convex hull, has its own a hair off it: `RigidBody::center_of_mass`).
     pub fn position_m(&self, h: RigidBodyHandle) -> Vector {
         self.world.bodies[h].translation() * self.unit_m
     }
@@ -519,13 +520,19 @@ impl Sim {
     /// One step: pour, step the world, log the contacts that started.
     pub fn step(&mut self) {
         self.pour();
-        // the bodies' state before the solver acts on it, in metres
+        // the bodies' state before the solver acts on it, in metres: the centre of mass (a
+        // shaped grain's collider's, which its velocity is of: a hull's is a hair off the
+        // shape's), its velocity and spin
         let u = self.unit_m;
+        let turns = self.form.turns();
         let before: Vec<(Vector, Vector, Vector)> = self
             .world
             .bodies
             .iter()
-            .map(|(_, b)| (b.translation() * u, b.linvel() * u, b.angvel()))
+            .map(|(_, b)| {
+                let x = if turns { b.center_of_mass() } else { b.translation() };
+                (x * u, b.linvel() * u, b.angvel())
+            })
             .collect();
         let poses: Vec<Pose> = if self.form.turns() {
             self.world.bodies.iter().map(|(_, b)| *b.position()).collect()
@@ -571,11 +578,12 @@ impl Sim {
                 let n = if flip { m.data.normal } else { -m.data.normal };
                 for p in &m.points {
                     if best.is_none_or(|(d, _, _)| p.dist < d) {
-                        best = Some((p.dist * u, n, if flip { p.local_p2 } else { p.local_p1 }));
+                        best = Some((p.dist, n, if flip { p.local_p2 } else { p.local_p1 }));
                     }
                 }
             }
             let Some((dist, n, local)) = best else { continue };
+            let dist = dist * u;
             let state = |c: ColliderHandle| {
                 self.world.colliders[c]
                     .parent()
@@ -655,17 +663,15 @@ impl Sim {
     /// equivalent radius, `F_n` the contact's normal force and `mu_r` = `ROLLING_RESISTANCE`.
     /// Applied after the step as the step's torque impulse (`F_n dt` is the contact's normal
     /// impulse), against the grain's own spin rather than the pair's relative one (the same at
-    /// rest, where it matters); it slows the spin, never reverses it.
+    /// rest, where it matters); it slows the spin, never reverses its component along itself
+    /// (with unequal moments of inertia the impulse's change of spin is not quite along it).
     fn resist_rolling(&mut self) {
         let lever = ROLLING_RESISTANCE * self.scene.grain_radius_m / self.unit_m;
         let mut budget: std::collections::HashMap<RigidBodyHandle, f32> = std::collections::HashMap::new();
         for pair in self.world.narrow_phase.contact_pairs() {
-            let jn: f32 = pair
-                .manifolds()
-                .iter()
-                .flat_map(|m| m.points.iter())
-                .map(|p| p.data.impulse)
-                .sum();
+            // the solver's manifolds: a pair of several (a grain on two of the cup's
+            // triangles) is solved as their cluster, whose impulses the plain ones lack
+            let jn = pair.total_impulse_magnitude();
             if jn <= 0.0 {
                 continue;
             }

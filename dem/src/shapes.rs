@@ -32,8 +32,9 @@ pub struct GrainForm {
     pub shape: Shape,
     /// In the world's length unit (`GrainForm::new`'s `unit_m`).
     pub collider: SharedShape,
-    /// The least distance from the centre of mass to the surface, m: the height of the centre
-    /// over a floor the grain lies flat on (its half-thickness).
+    /// The least distance from the centre of mass to the surface points sampled, m: about the
+    /// height of the centre over a floor the grain lies flat on (its half-thickness; a hull's
+    /// face lies a hair nearer than its points).
     pub min_half_m: f32,
     /// The largest distance from the centre of mass to the surface, m.
     pub bounding_m: f32,
@@ -116,7 +117,7 @@ impl GrainForm {
     }
 }
 
-/// `n` points of the surface of `g` (body frame, m): along each of `n` directions of a
+/// `n` points of the surface of `g` (body frame, in the unit of `g`'s diameter): along each of `n` directions of a
 /// Fibonacci lattice on the sphere (Gonzalez 2010, "Measurement of areas on a sphere using
 /// Fibonacci and latitude-longitude lattices", eq. 2-3), the outermost crossing of the surface,
 /// found by marching in from beyond the shape and bisecting.

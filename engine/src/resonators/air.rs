@@ -524,6 +524,8 @@ impl AirBank {
     /// last sample; several of them in one loop overlap), their outputs added to each sample
     /// in the modes' order.
     pub fn process(&mut self, input: &[f32], out: &mut [f32]) {
+        const _: () = assert!(AIR_MODES == 3);
+        debug_assert!(self.n <= AIR_MODES);
         match self.n {
             0 => {}
             1 => self.run::<1>(input, out),

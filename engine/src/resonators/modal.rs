@@ -260,6 +260,7 @@ impl DcBlocker {
     /// Filters both channels in place, side by side (each one's recursion waits on its last
     /// sample; two in one loop overlap): the same samples as `process` on each.
     pub fn process_pair(&mut self, l: &mut [f32], r: &mut [f32]) {
+        debug_assert_eq!(l.len(), r.len());
         let ([mut xl, mut xr], [mut yl, mut yr]) = (self.x1, self.y1);
         for (a, b) in l.iter_mut().zip(r.iter_mut()) {
             let (ya, yb) = (*a - xl + self.r * yl, *b - xr + self.r * yr);
