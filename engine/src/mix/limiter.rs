@@ -142,8 +142,12 @@ impl Limiter {
         let m = l.len().min(r.len()).min(CHUNK);
         let (l, r) = (&mut l[..m], &mut r[..m]);
         let c = self.ceiling;
-        // non-finite input never reaches the output
-        for x in l.iter_mut().chain(r.iter_mut()) {
+        // non-finite input never reaches the output (a loop a channel: chained, the two did
+        // not vectorise)
+        for x in l.iter_mut() {
+            *x = if x.is_finite() { *x } else { 0.0 };
+        }
+        for x in r.iter_mut() {
             *x = if x.is_finite() { *x } else { 0.0 };
         }
         // the true peak from each sample to the next, stereo-linked; `l` and `r` become
@@ -329,10 +333,7 @@ impl TruePeak {
         let mut loud = [false; CHUNK / TP_GROUP];
         for (g, loud) in loud.iter_mut().enumerate().take(m.div_ceil(TP_GROUP)) {
             let (from, to) = (g * TP_GROUP, ((g + 1) * TP_GROUP).min(m) + held);
-            let top = bufs
-                .iter()
-                .flat_map(|b| &b[from..to])
-                .fold(0.0f32, |t, s| max(t, s.abs()));
+            let top = max(largest(&bufs[0][from..to]), largest(&bufs[1][from..to]));
             *loud = top * self.bound > quiet;
         }
         for ((x, buf), history) in [l, r].into_iter().zip(&bufs).zip(&mut self.history) {
@@ -360,6 +361,21 @@ impl TruePeak {
             history[..held].copy_from_slice(&buf[m..m + held]);
         }
     }
+}
+
+/// The largest magnitude in `x` (finite), 0 for none: eight running maxima side by side, then
+/// theirs (a maximum does not depend on the order it is taken in).
+#[inline(always)]
+fn largest(x: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let mut chunks = x.chunks_exact(8);
+    for c in &mut chunks {
+        for (l, &v) in lanes.iter_mut().zip(c) {
+            *l = max(*l, v.abs());
+        }
+    }
+    let tail = chunks.remainder().iter().fold(0.0f32, |t, v| max(t, v.abs()));
+    lanes.iter().fold(tail, |t, &l| max(t, l))
 }
 
 /// The sliding minimum's state over one chunk (see `Limiter::block`).
