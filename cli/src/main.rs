@@ -649,10 +649,18 @@ fn render_one(job: &mut render::Job, what: &str) -> Result<(), Failure> {
         eprintln!("granary: warning: the render is silent (every sample is zero)");
     }
     if l.max_gain_reduction_db > SQUASHED_DB {
+        // a contact file plays at the preset's output gain, the default's unless --preset
+        // names another: a simulated pour of a quieter preset is far too loud at the default's
+        let contacts_hint = if job.contacts.is_empty() {
+            ""
+        } else {
+            "; a contact file simulated for a preset (cargo xtask dem --preset ID) plays at that \
+             preset's level with --preset ID"
+        };
         eprintln!(
             "granary: warning: the limiter took up to {:.1} dB off the peaks (active on {:.0} % of the \
              samples): for a render it leaves alone, lower output_gain by about that much \
-             (--set output_gain=...)",
+             (--set output_gain=...){contacts_hint}",
             l.max_gain_reduction_db,
             100.0 * l.limiter_active
         );

@@ -61,6 +61,7 @@ fn the_example_renders_its_contacts_at_their_times() {
     // hits, and the report says so; the gain docs/contacts.md gives leaves it alone
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("the limiter took up to"), "{stderr}");
+    assert!(stderr.contains("with --preset ID"), "a contact file's hint: {stderr}");
     let o = granary()
         .args(["render", "--collisions"])
         .arg(example())
