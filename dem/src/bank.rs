@@ -244,13 +244,18 @@ pub fn scene(spec: &Spec) -> Scene {
 /// grains rest (at most
 /// `SETTLE_MAX_S` after the last lands). The simulation and its wall time, s.
 pub fn simulate(spec: &Spec) -> (Sim, f64) {
-    let scene = scene(spec);
+    simulate_scene(scene(spec), spec.pour_s)
+}
+
+/// `simulate` for a scene of one's own (a sweep's scene in other grains: `Scene::own_shape`),
+/// the spout pouring for `pour_s`.
+pub fn simulate_scene(scene: Scene, pour_s: f64) -> (Sim, f64) {
     let drop = scene.spout_m[2] - scene.bed_top_m().unwrap_or(0.0);
     // the last grain lands a fall after the spout closes (the exit speed helps: an upper bound)
     let fall_s = (2.0 * drop.max(0.0) / GRAVITY).sqrt() as f64;
-    let landed = spec.pour_s + fall_s + 0.05;
+    let landed = pour_s + fall_s + 0.05;
     let start = std::time::Instant::now();
-    let mut sim = Sim::new(scene, spec.pour_s);
+    let mut sim = Sim::new(scene, pour_s);
     sim.run_until(landed);
     // every grain's collisions until it rests: a steady pour's rate is the arrival rate times
     // the collisions one grain makes in its whole life (a glass bead from 0.38 m bounces for

@@ -117,12 +117,11 @@ impl GrainForm {
     }
 }
 
-/// `n` points of the surface of `g` (body frame, in the unit of `g`'s diameter): along each of `n` directions of a
-/// Fibonacci lattice on the sphere (Gonzalez 2010, "Measurement of areas on a sphere using
-/// Fibonacci and latitude-longitude lattices", eq. 2-3), the outermost crossing of the surface,
-/// found by marching in from beyond the shape and bisecting.
+/// `n` points of the surface of `g` (body frame, in the unit of `g`'s diameter): along each of
+/// `n` directions of a Fibonacci lattice on the sphere (Gonzalez 2010, "Measurement of areas on
+/// a sphere using Fibonacci and latitude-longitude lattices", eq. 2-3), the outermost crossing
+/// of the surface (`Shape::surface_radius`).
 pub fn surface_points(g: &Geometry, n: usize) -> Vec<Vector> {
-    let outer = 1.5 * g.diameter_m * 2.0;
     let golden = (1.0 + 5f64.sqrt()) / 2.0;
     (0..n)
         .map(|i| {
@@ -130,27 +129,10 @@ pub fn surface_points(g: &Geometry, n: usize) -> Vec<Vector> {
             let phi = std::f64::consts::TAU * i as f64 / golden;
             let s = (1.0 - z * z).sqrt();
             let u = [s * phi.cos(), s * phi.sin(), z];
-            let at = |r: f64| [u[0] * r, u[1] * r, u[2] * r];
-            let steps = 200;
-            let mut lo = 0.0;
-            for k in (0..steps).rev() {
-                let r = outer * k as f64 / steps as f64;
-                if g.inside(at(r)) {
-                    lo = r;
-                    break;
-                }
-            }
-            let mut hi = lo + outer / steps as f64;
-            for _ in 0..40 {
-                let mid = 0.5 * (lo + hi);
-                if g.inside(at(mid)) {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            let p = at(0.5 * (lo + hi));
-            Vector::new(p[0] as f32, p[1] as f32, p[2] as f32)
+            let r = g
+                .surface_radius(u)
+                .expect("every direction from the centre of mass meets the grain");
+            Vector::new((u[0] * r) as f32, (u[1] * r) as f32, (u[2] * r) as f32)
         })
         .collect()
 }

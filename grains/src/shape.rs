@@ -281,40 +281,42 @@ impl Shape {
     /// Radius of the bounding sphere about the centre of mass, m (seed 001 §4.2's `R`): the
     /// largest distance of a surface point, sampled on a fine direction grid and bisected.
     pub fn bounding_radius(&self) -> f64 {
-        let outer = self.geometry.enclosing_radius() * 2.5;
-        let mut best: f64 = 0.0;
         let (nt, np) = (90, 180);
+        let mut best: f64 = 0.0;
         for it in 0..=nt {
             let th = std::f64::consts::PI * it as f64 / nt as f64;
             for ip in 0..np {
                 let ph = 2.0 * std::f64::consts::PI * ip as f64 / np as f64;
                 let u = [th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()];
-                // the outermost surface crossing along u: bisect between the last inside
-                // sample and the next one outside, marching inwards from `outer`
-                let steps = 200;
-                let mut hit = None;
-                for s in (0..steps).rev() {
-                    let r = outer * s as f64 / steps as f64;
-                    if self.inside([u[0] * r, u[1] * r, u[2] * r]) {
-                        hit = Some(r);
-                        break;
-                    }
-                }
-                if let Some(mut lo) = hit {
-                    let mut hi = lo + outer / steps as f64;
-                    for _ in 0..40 {
-                        let mid = 0.5 * (lo + hi);
-                        if self.inside([u[0] * mid, u[1] * mid, u[2] * mid]) {
-                            lo = mid;
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                    best = best.max(hi);
+                if let Some(r) = self.surface_radius(u) {
+                    best = best.max(r);
                 }
             }
         }
         best
+    }
+
+    /// The outermost crossing of the surface along the unit direction `u` from the centre of
+    /// mass, m (just outside it: the upper end of the bisected bracket), or `None` where the
+    /// ray meets no inside sample: marching inwards from beyond the shape in 200 steps, then
+    /// bisecting between the last inside sample and the next one outside.
+    pub fn surface_radius(&self, u: [f64; 3]) -> Option<f64> {
+        let outer = self.geometry.enclosing_radius() * 2.5;
+        let steps = 200;
+        let mut lo = (0..steps)
+            .rev()
+            .map(|s| outer * s as f64 / steps as f64)
+            .find(|&r| self.inside([u[0] * r, u[1] * r, u[2] * r]))?;
+        let mut hi = lo + outer / steps as f64;
+        for _ in 0..40 {
+            let mid = 0.5 * (lo + hi);
+            if self.inside([u[0] * mid, u[1] * mid, u[2] * mid]) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(hi)
     }
 
     /// A grid step close to `dx` (m) that puts the grain's flat faces on cell faces: the cube's
