@@ -178,13 +178,24 @@ impl Limiter {
         // nothing limits, a shortcut that gives the same numbers (`hold_calm`)
         let start = self.pos;
         let mut sums = [0.0f64; CHUNK];
-        if !(self.shortcut && self.hold_calm(&need[..m], &mut sums[..m])) {
-            self.hold(&need[..m], &mut sums[..m]);
-        }
         let len = self.len;
         let mut gain = [0.0f32; CHUNK];
-        for (g, &s) in gain.iter_mut().zip(&sums[..m]) {
-            *g = (s / len as f64) as f32;
+        let calm = if self.shortcut {
+            self.hold_calm(&need[..m], &mut sums[..m])
+        } else {
+            None
+        };
+        if let Some(at) = calm {
+            // at most two sums, either side of a re-sum: one division each
+            gain[..at].fill((sums[0] / len as f64) as f32);
+            if at < m {
+                gain[at..m].fill((sums[at] / len as f64) as f32);
+            }
+        } else {
+            self.hold(&need[..m], &mut sums[..m]);
+            for (g, &s) in gain.iter_mut().zip(&sums[..m]) {
+                *g = (s / len as f64) as f32;
+            }
         }
         // the delay lines: each sample leaves its slot to the incoming one, which is a
         // swap, in pieces that do not wrap around the ring
@@ -251,16 +262,17 @@ impl Limiter {
         }
     }
 
-    /// `hold` where nothing limits, in a few steps a chunk instead of a chain a sample; false
-    /// (and nothing done) unless every need of the chunk is 1 and the state is at rest: every
+    /// `hold` where nothing limits, in a few steps a chunk instead of a chain a sample; nothing
+    /// done unless every need of the chunk is 1 and the state is at rest: every
     /// need in the window 1 (the block's own so far, `prefix`, and the last block's after
     /// this offset, `suffix`), every held gain in the average 1, and the release's dip too
     /// small to show in 1 - dip (f32). Then each sample's window minimum is 1, its held gain
     /// 1 and the running sum unchanged (1 in for 1 out: + 0.0 exactly) but at the re-sum,
     /// and the dip decays by the release alone: the same numbers `hold` makes, bit for bit
     /// (the limiter's test runs both against the brute-force one). Most of a calibrated
-    /// preset's time is here.
-    fn hold_calm(&mut self, need: &[f32], sums: &mut [f64]) -> bool {
+    /// preset's time is here. Returns where in the chunk the sum changes (at the re-sum; the
+    /// chunk's length if nowhere), `None` where it cannot stand in.
+    fn hold_calm(&mut self, need: &[f32], sums: &mut [f64]) -> Option<usize> {
         let m = need.len().min(sums.len());
         let (len, w) = (self.len, self.len + 1);
         let calm = smallest(&need[..m]) == 1.0
@@ -269,7 +281,7 @@ impl Limiter {
             && self.suffix[self.offset + 1] == 1.0
             && smallest(&self.avg_buf[..len]) == 1.0;
         if !calm {
-            return false;
+            return None;
         }
         // the window: needs of 1 in; each block that closes on the way leaves suffix minima
         // of 1 (its entries before this chunk were 1 too: `prefix`)
@@ -302,8 +314,9 @@ impl Limiter {
             let at = (period - first % period) as usize - 1;
             self.avg_sum = self.avg_buf.iter().map(|&x| x as f64).sum();
             sums[at..m].fill(self.avg_sum);
+            return Some(at);
         }
-        true
+        Some(m)
     }
 }
 
