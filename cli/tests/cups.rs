@@ -239,6 +239,7 @@ fn inspect_cup_prints_the_runtime_modes_as_json() {
         fill: 0.3,
         grain: "sugar".into(),
         sample_rate: 48_000.0,
+        closed: false,
         json: true,
     };
     let runtime = modes_of(&args.state().unwrap());

@@ -60,7 +60,7 @@ use crate::pour::gesture::{GestureInput, GestureState, GestureView};
 use crate::pour::scene::{PourScene, PourState, SceneInput};
 use crate::pour::{gesture, stream};
 use crate::resonators::body::RigidBody;
-use crate::resonators::cup::CupResonator;
+use crate::resonators::cup::{Air, CupResonator};
 use crate::resonators::modal::Mode;
 use crate::resonators::plate::{PlateBank, PlateMode, MAX_PLATE_MODES};
 use crate::resonators::sliding::Sliders;
@@ -807,10 +807,9 @@ impl Engine {
             s.listener_distance_m,
             s.listener_angle_deg,
             s.stereo_width,
-            // the air over the grains sounds through an open vessel: none in a pour onto the
-            // bare surface, and none yet in a shaken (closed) jar, whose air sounds through its
-            // lid and walls (not modelled: `resonators::air`)
-            !d.open && self.gesture() != Gesture::Shake,
+            // the air over the grains: none in a pour onto the bare surface; a shaken vessel
+            // is closed, its air sounding through its lid (`resonators::air::Lid`)
+            self.air_kind(),
         );
         let cup = CupState {
             material: s.cup_material,
@@ -827,6 +826,18 @@ impl Engine {
         let axis = d.cup.sector_dirs[0];
         let cos_theta = (l[0] * axis[0] + l[1] * axis[1]) / distance.max(1e-6);
         self.body.set(d.cup_sphere_radius_m, d.cup_mass_kg, distance, cos_theta);
+    }
+
+    /// The air the vessel holds (`resonators::cup::Air`): none over a pour onto the bare
+    /// surface, closed under a lid while it is shaken, else open.
+    fn air_kind(&self) -> Air {
+        if self.derived.open {
+            Air::None
+        } else if self.gesture() == Gesture::Shake {
+            Air::Closed
+        } else {
+            Air::Open
+        }
     }
 
     /// Listener position, m (origin: centre of the cup's inner floor): `listener_distance`

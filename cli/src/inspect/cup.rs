@@ -37,6 +37,10 @@ pub struct CupArgs {
     /// it are dropped).
     #[arg(long, default_value_t = 48_000.0)]
     pub sample_rate: f32,
+    /// The vessel closed under a twist-off lid, as a shake closes it: the air's resonances
+    /// are then the grains' sound through the lid (no direct sound passes).
+    #[arg(long)]
+    pub closed: bool,
     /// One JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -131,6 +135,10 @@ pub struct CupReport {
     pub diffuse: DiffuseOut,
     /// The air's resonances over the grains (`resonators::air`), for the `--grain` given.
     pub air: Vec<AirOut>,
+    /// Whether the vessel is closed under a lid (`--closed`), and the lid's own (0, 0) mode
+    /// in vacuo, Hz.
+    pub closed: bool,
+    pub lid_hz: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -213,7 +221,10 @@ impl CupArgs {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
         });
         let mut air = [AirMode::ZERO; AIR_MODES];
-        let n_air = air::for_cup(&cup, max_f as f64, &mut air);
+        let n_air = air::for_cup_to(&cup, self.closed, max_f as f64, &mut air);
+        let lid_hz = self
+            .closed
+            .then(|| air::Lid::twist_off(cup.cup.rim_radius as f64).fundamental_hz());
         let m = cup.cup.model();
         let el = cup.material.data().elastic;
         Ok(CupReport {
@@ -248,6 +259,8 @@ impl CupArgs {
                     peak: a.peak as f64,
                 })
                 .collect(),
+            closed: self.closed,
+            lid_hz,
         })
     }
 }
@@ -316,13 +329,21 @@ pub fn run(args: &CupArgs, out: &mut dyn Write) -> Result<(), String> {
     for b in &r.diffuse.bands {
         writeln!(out, "  band {:>8.0} Hz  T60 {:.3} s", b.centre_hz, b.t60_s).map_err(io)?;
     }
+    if let Some(lid) = r.lid_hz {
+        writeln!(
+            out,
+            "closed under a twist-off lid (0.2 mm tinplate, its own mode {lid:.0} Hz): the grains are heard through it alone"
+        )
+        .map_err(io)?;
+    }
     if r.air.is_empty() {
         writeln!(out, "air: no resonance over the grains").map_err(io)?;
     }
+    let against = if r.closed { "against" } else { "over" };
     for a in &r.air {
         writeln!(
             out,
-            "air: {:>8.1} Hz  Q {:.1}  peak {:+.1} dB over the grains' own sound",
+            "air: {:>8.1} Hz  Q {:.1}  peak {:+.1} dB {against} the grains' own sound",
             a.freq_hz,
             a.q,
             20.0 * a.peak.log10()

@@ -190,6 +190,19 @@ fn cone(f_hz: f64, r1: f64, r2: f64, l: f64) -> Matrix {
 /// rising, m, from the floor's edge to the rim) and whose bed is `bed` (`None`: a rigid
 /// floor). Module doc: the column's matrices, the opening's radiation, the bed's impedance.
 pub fn transfer(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, f_hz: f64) -> C {
+    transfer_to(wall, bed_z, bed, Top::Open, f_hz)
+}
+
+/// What closes the column at the rim: nothing (the opening radiates) or a lid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Top {
+    Open,
+    Lid(Lid),
+}
+
+/// `transfer` with the column's top `top`: open, H = U_mouth / Q; under a lid, H = U_lid / Q,
+/// the lid's volume velocity (which radiates as the opening's would) over the source's.
+pub fn transfer_to(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, top: Top, f_hz: f64) -> C {
     let one = C::new(1.0, 0.0);
     let zero = C::new(0.0, 0.0);
     let mut t: Matrix = [[one, zero], [zero, one]];
@@ -226,7 +239,12 @@ pub fn transfer(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, f_hz: f64) -> 
     let a = wall.last().map_or(0.04, |p| p[0]);
     let s_mouth = PI * a * a;
     let ka = omega / SPEED_OF_SOUND as f64 * a;
-    let zr = rho * SPEED_OF_SOUND as f64 / s_mouth * C::new(ka * ka / 4.0, END_CORRECTION * ka);
+    let zr = match top {
+        Top::Open => rho * SPEED_OF_SOUND as f64 / s_mouth * C::new(ka * ka / 4.0, END_CORRECTION * ka),
+        Top::Lid(lid) => {
+            lid.impedance(omega) + rho * SPEED_OF_SOUND as f64 / s_mouth * C::new(ka * ka / 2.0, 8.0 * ka / (3.0 * PI))
+        }
+    };
     let den = t[1][0] * zr + t[1][1];
     let h = one / den;
     let (Some(bed), Some(s_bed)) = (bed, area_bed) else {
@@ -241,6 +259,75 @@ pub fn transfer(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, f_hz: f64) -> 
             h * z_bed / (z_bed + z_up)
         }
         None => h,
+    }
+}
+
+/// A jar's lid, the closed vessel's top (issue 44): a clamped circular plate of the rim's
+/// radius, moved by the air under it in its fundamental (0, 0) mode, whose frequency is
+/// f01 = (10.2158 / (2 pi a^2)) sqrt(D / (rho h)), D = E h^3 / (12 (1 - nu^2)) (Leissa,
+/// *Vibration of Plates*, NASA SP-160, 1969, §2.1.1 and Table 2.1). For the air it is an
+/// equivalent piston: the mode taken as the clamped plate's static deflection
+/// w0 (1 - r^2/a^2)^2 (Timoshenko & Woinowsky-Krieger, *Theory of Plates and Shells*, 2nd ed.
+/// 1959, §62), which sweeps the volume w0 pi a^2 / 3 (the piston's area S = pi a^2 / 3) with
+/// the kinetic energy of a mass M = rho h pi a^2 / 5 at w0; its stiffness M (2 pi f01)^2 with
+/// a loss factor (hysteretic, K (1 + j eta)). Its acoustic impedance, pressure under it over
+/// the volume velocity it sweeps: Z = (j w M + K (1 + j eta) / (j w)) / S^2. Outside it
+/// radiates as a baffled piston of the rim's radius, Z_r = rho c / (pi a^2) ((ka)^2 / 2 +
+/// j 8 ka / (3 pi)) (Kinsler, Frey, Coppens & Sanders, *Fundamentals of Acoustics*, 4th ed.
+/// 2000, §7.5, low ka).
+///
+/// The lid every shaken vessel gets (`Lid::twist_off`): a twist-off lid of tinplate, steel
+/// 0.2 mm thick (tinplate for closures is 0.14-0.28 mm, EN 10202), loss factor 0.02 (an
+/// estimate for a lid with its sealing compound: bare steel's is about 1e-4). Under a lid the
+/// vessel's own walls pass far less (glass 3 mm is over ten times the lid's mass a unit area,
+/// and stiffer still below its ring frequency); they are left out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lid {
+    pub radius_m: f64,
+    pub thickness_m: f64,
+    /// Steel's density (kg/m^3), Young's modulus (Pa) and Poisson's ratio.
+    pub density: f64,
+    pub youngs_pa: f64,
+    pub poisson: f64,
+    pub loss_factor: f64,
+}
+
+/// Leissa (1969) Table 2.1: lambda^2 of the clamped circular plate's (0, 0) mode.
+const CLAMPED_DISC_LAMBDA2: f64 = 10.2158;
+
+impl Lid {
+    /// A tinplate twist-off lid over a rim of radius `radius_m` (the type's doc).
+    pub fn twist_off(radius_m: f64) -> Lid {
+        Lid {
+            radius_m: radius_m.max(1e-3),
+            thickness_m: 0.2e-3,
+            density: 7850.0,
+            youngs_pa: 2.0e11,
+            poisson: 0.3,
+            loss_factor: 0.02,
+        }
+    }
+
+    /// The (0, 0) mode's frequency in vacuo, Hz (Leissa Table 2.1).
+    pub fn fundamental_hz(&self) -> f64 {
+        let (a, h) = (self.radius_m, self.thickness_m);
+        let d = self.youngs_pa * h.powi(3) / (12.0 * (1.0 - self.poisson * self.poisson));
+        CLAMPED_DISC_LAMBDA2 / (2.0 * PI * a * a) * (d / (self.density * h)).sqrt()
+    }
+
+    /// The equivalent piston's area (m^2) and mass (kg): pi a^2 / 3 and rho h pi a^2 / 5.
+    pub fn piston(&self) -> (f64, f64) {
+        let area = PI * self.radius_m * self.radius_m;
+        (area / 3.0, self.density * self.thickness_m * area / 5.0)
+    }
+
+    /// The lid's acoustic impedance at `omega` (rad/s), Pa s / m^3 (the type's doc).
+    pub fn impedance(&self, omega: f64) -> C {
+        let (s, m) = self.piston();
+        let w01 = 2.0 * PI * self.fundamental_hz();
+        let k = m * w01 * w01;
+        let w = omega.max(1e-6);
+        C::new(k * self.loss_factor / w, w * m - k / w) / (s * s)
     }
 }
 
@@ -265,8 +352,20 @@ impl AirMode {
 /// into `out`; returns how many. A log-spaced scan, each peak refined by golden-section
 /// search and its bandwidth found where |H|^2 falls to half its peak's (bisection).
 pub fn air_modes(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, max_hz: f64, out: &mut [AirMode]) -> usize {
+    air_modes_to(wall, bed_z, bed, Top::Open, max_hz, out)
+}
+
+/// `air_modes` under `top` (`transfer_to`).
+pub fn air_modes_to(
+    wall: &[[f64; 2]],
+    bed_z: f64,
+    bed: Option<&Bed>,
+    top: Top,
+    max_hz: f64,
+    out: &mut [AirMode],
+) -> usize {
     let hi = max_hz.min(HIGHEST_HZ);
-    let mag = |f: f64| transfer(wall, bed_z, bed, f).norm();
+    let mag = |f: f64| transfer_to(wall, bed_z, bed, top, f).norm();
     let ratio = (hi / LOWEST_HZ).powf(1.0 / (SCAN - 1) as f64);
     let freq = |i: usize| LOWEST_HZ * ratio.powi(i as i32);
     let mut prev = [mag(freq(0)), mag(freq(1))];
@@ -276,8 +375,16 @@ pub fn air_modes(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, max_hz: f64, 
             break;
         }
         let next = mag(freq(i));
-        if prev[1] > prev[0] && prev[1] >= next && prev[1] > MIN_PEAK {
+        // a lid's resonance is sharper than the scan (Q 40-90): under a lid every local
+        // maximum is refined before it is held to `MIN_PEAK`; an open column's peaks are
+        // broad enough to be judged at the scan's points
+        let sharp = matches!(top, Top::Lid(_));
+        if prev[1] > prev[0] && prev[1] >= next && (prev[1] > MIN_PEAK || sharp) {
             let (f, peak) = golden_max(&mag, freq(i - 2), freq(i));
+            if peak <= MIN_PEAK {
+                prev = [prev[1], next];
+                continue;
+            }
             let half = peak / std::f64::consts::SQRT_2;
             let lo = edge(&mag, f, f / 4.0, half);
             let up = edge(&mag, f, (f * 4.0).min(2.0 * hi), half);
@@ -298,6 +405,12 @@ pub fn air_modes(wall: &[[f64; 2]], bed_z: f64, bed: Option<&Bed>, max_hz: f64, 
 /// (porosity 1 - `PACKING_FRACTION`). The engine's (`CupResonator::update`) and `granary
 /// inspect cup`'s.
 pub fn for_cup(state: &CupState, max_hz: f64, out: &mut [AirMode]) -> usize {
+    for_cup_to(state, false, max_hz, out)
+}
+
+/// `for_cup`, open or (`closed`) under the twist-off lid the shaken vessel is closed with
+/// (`Lid::twist_off` at the rim's radius).
+pub fn for_cup_to(state: &CupState, closed: bool, max_hz: f64, out: &mut [AirMode]) -> usize {
     let profile = state.cup.profile();
     let mut wall = [[0.0f64; 2]; MAX_PROFILE];
     for (w, p) in wall.iter_mut().zip(&profile[1..]) {
@@ -305,7 +418,12 @@ pub fn for_cup(state: &CupState, max_hz: f64, out: &mut [AirMode]) -> usize {
     }
     let bed_z = (state.fill.clamp(0.0, 1.0) * state.cup.depth) as f64;
     let bed = Bed::of_grains(bed_z, state.grain_diameter_m as f64, 1.0 - PACKING_FRACTION as f64);
-    air_modes(&wall[..profile.len() - 1], bed_z, Some(&bed), max_hz, out)
+    let top = if closed {
+        Top::Lid(Lid::twist_off(state.cup.rim_radius as f64))
+    } else {
+        Top::Open
+    };
+    air_modes_to(&wall[..profile.len() - 1], bed_z, Some(&bed), top, max_hz, out)
 }
 
 /// Fill levels the air's modes are computed at (`AirTable`): every 1/64 of the depth.
@@ -317,8 +435,9 @@ pub const FILL_GRID: usize = 64;
 /// quarter of its frequency) fades, its peak to 1, towards the side without it. So a pour
 /// computes its air 64 times at most, not at every change of its fill, and its pitch glides.
 pub struct AirTable {
-    /// The vessel the points were computed for (fill 0), and the band's top.
-    base: Option<(CupState, f64)>,
+    /// The vessel the points were computed for (fill 0), the band's top and whether it is
+    /// closed.
+    base: Option<(CupState, f64, bool)>,
     /// Two grid points: the index k (fill k / `FILL_GRID`), its modes and their count.
     points: [(usize, [AirMode; AIR_MODES], usize); 2],
 }
@@ -337,12 +456,13 @@ impl AirTable {
         }
     }
 
-    /// The modes at `state`'s fill (interpolated, see the type's doc) into `out`; how many.
-    pub fn modes(&mut self, state: &CupState, max_hz: f64, out: &mut [AirMode; AIR_MODES]) -> usize {
+    /// The modes at `state`'s fill (interpolated, see the type's doc) into `out`, open or
+    /// (`closed`) under the lid; how many.
+    pub fn modes(&mut self, state: &CupState, closed: bool, max_hz: f64, out: &mut [AirMode; AIR_MODES]) -> usize {
         let fill = state.fill.clamp(0.0, 1.0) as f64 * FILL_GRID as f64;
         let k = (fill.floor() as usize).min(FILL_GRID - 1);
         let t = fill - k as f64;
-        let base = (CupState { fill: 0.0, ..*state }, max_hz);
+        let base = (CupState { fill: 0.0, ..*state }, max_hz, closed);
         if self.base != Some(base) {
             self.base = Some(base);
             self.points[0].0 = usize::MAX;
@@ -363,7 +483,7 @@ impl AirTable {
                 ..*state
             };
             let mut modes = [AirMode::ZERO; AIR_MODES];
-            let n = for_cup(&at, max_hz, &mut modes);
+            let n = for_cup_to(&at, closed, max_hz, &mut modes);
             self.points[i] = (want, modes, n);
         }
         let (a, b) = (&self.points[0], &self.points[1]);
@@ -621,6 +741,71 @@ mod tests {
                     out[1].freq_hz
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_closed_cylinder_sounds_its_half_waves_under_a_stiff_lid() {
+        // a rigid floor and a lid stiff enough (5 mm of steel: its own mode near 8 kHz) to
+        // close the column: the pressure at the lid peaks at f = n c / (2 L)
+        for (a, l) in [(0.04, 0.10), (0.03, 0.14), (0.045, 0.08)] {
+            let lid = Lid {
+                thickness_m: 5e-3,
+                ..Lid::twist_off(a)
+            };
+            let wall = [[a, 0.0], [a, l]];
+            // the lid barely moves (|H| far under the engine's threshold): the peak of |H|
+            // within 15 % of each half wave, on a scan of 0.05 % steps
+            for k in 1..=2 {
+                let half = k as f64 * C0 / (2.0 * l);
+                if half > 0.8 * lid.fundamental_hz() {
+                    continue;
+                }
+                let (peak, _) = (0..600)
+                    .map(|i| half * 0.85 * 1.0005f64.powi(i))
+                    .map(|f| (f, transfer_to(&wall, 0.0, None, Top::Lid(lid), f).norm()))
+                    .fold((0.0, 0.0), |b, x| if x.1 > b.1 { x } else { b });
+                println!("closed cylinder a {a} m, L {l} m, n = {k}: {peak:.1} Hz, closed form {half:.1} Hz");
+                assert!((peak / half - 1.0).abs() < 0.03, "{peak} Hz against {half} Hz");
+            }
+        }
+    }
+
+    #[test]
+    fn a_lid_over_a_shallow_cavity_rings_as_a_mass_on_two_springs() {
+        // a cavity short against the wavelength is a compliance, C = V / (rho c^2), beside the
+        // lid's own, C_lid = S^2 / K: the lid's mass (and the air it carries outside, the
+        // baffled piston's 8 a / (3 pi) end) rings on both, f = sqrt((1/C_lid + 1/C) / M) / (2 pi)
+        // (the lumped panel-cavity system: Fahy & Gardonio, *Sound and Structural Vibration*,
+        // 2nd ed. 2007, §6.3); below it the lid passes the share C_lid / (C_lid + C) of the
+        // volume the source displaces
+        let rho = AIR_DENSITY as f64;
+        for (a, l) in [(0.04, 0.02), (0.031, 0.03), (0.05, 0.015)] {
+            let lid = Lid::twist_off(a);
+            let wall = [[a, 0.0], [a, l]];
+            let (s, m) = lid.piston();
+            let k = m * (2.0 * PI * lid.fundamental_hz()).powi(2);
+            let (c_lid, c_air) = (s * s / k, PI * a * a * l / (rho * C0 * C0));
+            let mass = m / (s * s) + rho * 8.0 / (3.0 * PI * PI * a);
+            let want = ((1.0 / c_lid + 1.0 / c_air) / mass).sqrt() / (2.0 * PI);
+            let mut out = [AirMode::ZERO; AIR_MODES];
+            let n = air_modes_to(&wall, 0.0, None, Top::Lid(lid), 8_000.0, &mut out);
+            assert!(n > 0);
+            let got = out[0].freq_hz as f64;
+            let low = transfer_to(&wall, 0.0, None, Top::Lid(lid), 80.0).norm();
+            let share = c_lid / (c_lid + c_air);
+            println!(
+                "lid a {a} m over {l} m: {got:.1} Hz (lumped {want:.1} Hz, in vacuo {:.1} Hz), Q {:.1}, |H| at 80 Hz {low:.4} (share {share:.4})",
+                lid.fundamental_hz(),
+                out[0].q
+            );
+            assert!((got / want - 1.0).abs() < 0.02, "{got} Hz against {want} Hz");
+            // at 80 Hz a little above the static share (the resonance's rise, (f / f0)^2)
+            let rise = 1.0 / (1.0 - (80.0 / want).powi(2));
+            assert!(
+                (low / (share * rise) - 1.0).abs() < 0.02,
+                "{low} against {share} x {rise}"
+            );
         }
     }
 

@@ -17,7 +17,17 @@ use crate::resonators::nonlinear::Nonlinear;
 /// material, shape, size, fill level, grain density and diameter, and the listener's
 /// distance, angle and the stereo width; and whether the cup is there to hold air (a pour
 /// onto the bare surface has none).
-pub type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32, bool);
+pub type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32, Air);
+
+/// The air a vessel holds over its grains (`CupKey`'s last): none (a pour onto the bare
+/// surface), an open column that radiates through its opening, or a closed one that sounds
+/// through its lid (a shaken jar: `air::Lid`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Air {
+    None,
+    Open,
+    Closed,
+}
 
 pub struct CupResonator {
     sample_rate: f32,
@@ -127,10 +137,11 @@ impl CupResonator {
         self.diffuse.set(&params, |lo, hi| {
             modes.iter().filter(|m| m.freq_hz >= lo && m.freq_hz < hi).count()
         });
-        // the air above the grains (none in a pour onto the bare surface)
+        // the air above the grains (none in a pour onto the bare surface), open or under a lid
         let mut air = [AirMode::ZERO; AIR_MODES];
-        let n_air = if key.9 && self.air_on {
-            self.air_table.modes(cup, max_f as f64, &mut air)
+        let closed = key.9 == Air::Closed;
+        let n_air = if key.9 != Air::None && self.air_on {
+            self.air_table.modes(cup, closed, max_f as f64, &mut air)
         } else {
             0
         };
