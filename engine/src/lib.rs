@@ -43,7 +43,7 @@ mod stages;
 use crate::base::materials::{PACKING_FRACTION, SPEED_OF_SOUND};
 use crate::base::window::{self, Collision, CollisionKind, WINDOW};
 use crate::base::{ftz, materials, simd};
-use crate::control::choices::Gesture;
+use crate::control::choices::{CupShape, Gesture};
 use crate::control::performance::{Performance, Press};
 use crate::derived::cups;
 use crate::derived::cups::{CupState, CUP_BUSES, SURFACE_BUS};
@@ -829,12 +829,17 @@ impl Engine {
     }
 
     /// The air the vessel holds (`resonators::cup::Air`): none over a pour onto the bare
-    /// surface, closed under a lid while it is shaken, else open.
+    /// surface; while it is shaken, a jar's under its lid, and none for a vessel that has no
+    /// lid (what closes a shaken mug or bowl is not modelled); else open.
     fn air_kind(&self) -> Air {
         if self.derived.open {
             Air::None
         } else if self.gesture() == Gesture::Shake {
-            Air::Closed
+            if self.derived.cup.shape == CupShape::Jar {
+                Air::Closed
+            } else {
+                Air::None
+            }
         } else {
             Air::Open
         }

@@ -192,12 +192,13 @@ fn a_shaken_jar_sounds_its_air_through_its_lid() {
     let cup = granary_engine::derived::cups::Cup::for_settings(&v.to_settings());
     let lid = granary_engine::resonators::air::Lid::twist_off(cup.rim_radius as f64).fundamental_hz();
     let mut open = [granary_engine::resonators::air::AirMode::ZERO; granary_engine::resonators::air::AIR_MODES];
+    let settings = v.to_settings();
     let state = granary_engine::derived::cups::CupState {
-        material: granary_engine::base::materials::CupMaterial::Glass,
+        material: settings.cup_material,
         cup,
-        fill: 0.35,
-        grain_density: 1.5e3,
-        grain_diameter_m: 2.8e-3,
+        fill: settings.fill,
+        grain_density: settings.grain_material.data().elastic.density,
+        grain_diameter_m: 2.0 * settings.grain_radius_m(),
     };
     let n = granary_engine::resonators::air::for_cup(&state, 20_000.0, &mut open);
     println!(
@@ -205,4 +206,11 @@ fn a_shaken_jar_sounds_its_air_through_its_lid() {
         open[..n].iter().map(|m| m.freq_hz.round()).collect::<Vec<_>>()
     );
     assert!(f / lid > 0.995 && f / lid < 1.03, "{f} Hz against the lid's {lid} Hz");
+    // and an open jar's air would not pass that check
+    assert!(
+        open[..n]
+            .iter()
+            .all(|m| !(m.freq_hz as f64 / lid > 0.995 && (m.freq_hz as f64) / lid < 1.03)),
+        "the open jar's air is where the lid's is"
+    );
 }

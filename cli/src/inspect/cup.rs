@@ -37,8 +37,8 @@ pub struct CupArgs {
     /// it are dropped).
     #[arg(long, default_value_t = 48_000.0)]
     pub sample_rate: f32,
-    /// The vessel closed under a twist-off lid, as a shake closes it: the air's resonances
-    /// are then the grains' sound through the lid (no direct sound passes).
+    /// The vessel closed under a twist-off lid, as a shaken jar is: the air's resonances are
+    /// then those of the column under the lid, which radiates them.
     #[arg(long)]
     pub closed: bool,
     /// One JSON object instead of text.
@@ -332,7 +332,7 @@ pub fn run(args: &CupArgs, out: &mut dyn Write) -> Result<(), String> {
     if let Some(lid) = r.lid_hz {
         writeln!(
             out,
-            "closed under a twist-off lid (0.2 mm tinplate, its own mode {lid:.0} Hz): the grains are heard through it alone"
+            "closed under a twist-off lid (0.2 mm tinplate, its own mode {lid:.0} Hz): the air sounds through it"
         )
         .map_err(io)?;
     }

@@ -20,8 +20,8 @@ use crate::resonators::nonlinear::Nonlinear;
 pub type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32, Air);
 
 /// The air a vessel holds over its grains (`CupKey`'s last): none (a pour onto the bare
-/// surface), an open column that radiates through its opening, or a closed one that sounds
-/// through its lid (a shaken jar: `air::Lid`).
+/// surface, or a shaken vessel without a lid), an open column that radiates through its
+/// opening, or a closed one that sounds through its lid (a shaken jar: `air::Lid`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Air {
     None,
