@@ -37,8 +37,9 @@ pub struct CupArgs {
     /// it are dropped).
     #[arg(long, default_value_t = 48_000.0)]
     pub sample_rate: f32,
-    /// The vessel closed under a twist-off lid, as a shaken jar is: the air's resonances are
-    /// then those of the column under the lid, which radiates them.
+    /// The vessel closed under a twist-off lid, as a shaken jar is (the engine closes only a
+    /// jar; here any shape, to compare): the air's resonances are then those of the column
+    /// under the lid, which radiates them.
     #[arg(long)]
     pub closed: bool,
     /// One JSON object instead of text.
