@@ -24,13 +24,13 @@ fn values(set: &[(&str, &str)]) -> ParamValues {
 }
 
 /// The grains stem and the air's sound (the cup stem with the air less the cup stem without
-/// it), mid of left and right, for a pour of `values` following `curve` for `seconds`.
-fn grains_and_air(v: &ParamValues, curve: &str, seconds: f64) -> (Vec<f64>, Vec<f64>) {
+/// it), mid of left and right, for `values` following `curve` for `seconds`.
+fn grains_and_air(v: &ParamValues, curve: PourCurve, seconds: f64) -> (Vec<f64>, Vec<f64>) {
     let opts = RenderOptions {
         seconds,
         sample_rate: FS as f32,
         block_size: 512,
-        pour: Some(PourCurve::parse(curve).unwrap()),
+        pour: Some(curve),
     };
     let with = Renderer::pour(v, &opts).collect();
     let without = Renderer::pour(v, &opts).air(false).collect();
@@ -104,7 +104,11 @@ fn the_air_resonance_rises_as_a_mug_and_a_tall_glass_fill() {
         ),
     ] {
         let v = values(set);
-        let (grains, air) = grains_and_air(&v, &format!("0:{rate},20:{rate},20.01:0"), 20.0);
+        let (grains, air) = grains_and_air(
+            &v,
+            PourCurve::parse(&format!("0:{rate},20:{rate},20.01:0")).unwrap(),
+            20.0,
+        );
         let seg = (2.0 * FS) as usize;
         let mut found = Vec::new();
         for s in 0..10 {
@@ -146,7 +150,7 @@ fn finer_grains_damp_the_air_more() {
     let mut bands = Vec::new();
     for size in ["0.5", "1", "4"] {
         let v = values(&[("fill", "0.3"), ("grain_size", size), ("auto_fill", "off")]);
-        let (grains, air) = grains_and_air(&v, "0:20,4:20,4.01:0", 4.0);
+        let (grains, air) = grains_and_air(&v, PourCurve::parse("0:20,4:20,4.01:0").unwrap(), 4.0);
         let h = transfer(&grains[(0.5 * FS) as usize..], &air[(0.5 * FS) as usize..]);
         let (f, q) = peak(&h, 200.0, 4_000.0);
         println!(
@@ -168,31 +172,15 @@ fn a_shaken_jar_sounds_its_air_through_its_lid() {
     // lid's own mode, which the air beneath stiffens by under 3 % (`air::tests`, the lumped
     // lid and cavity), not at an open jar's quarter wave
     let v = preset::find("shaking_a_jar_of_rice").unwrap().values;
-    let opts = RenderOptions {
-        seconds: 3.0,
-        sample_rate: FS as f32,
-        block_size: 512,
-        pour: Some(
-            PourCurve::parse_for("0:60,2.5:60,2.51:0", granary_engine::control::choices::Gesture::Shake).unwrap(),
-        ),
-    };
-    let with = Renderer::pour(&v, &opts).collect();
-    let without = Renderer::pour(&v, &opts).air(false).collect();
-    let mid = |x: &[Vec<f32>; 2]| -> Vec<f64> {
-        x[0].iter()
-            .zip(&x[1])
-            .map(|(l, r)| 0.5 * (*l as f64 + *r as f64))
-            .collect()
-    };
-    let (a, b) = (mid(&with.cup), mid(&without.cup));
-    let air: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
+    let shake = PourCurve::parse_for("0:60,2.5:60,2.51:0", granary_engine::control::choices::Gesture::Shake).unwrap();
+    let (grains, air) = grains_and_air(&v, shake, 3.0);
     assert!(air.iter().any(|&x| x != 0.0), "no air under the lid");
-    let h = transfer(&mid(&with.grains), &air);
+    let h = transfer(&grains, &air);
     let (f, q) = peak(&h, 150.0, 5_000.0);
-    let cup = granary_engine::derived::cups::Cup::for_settings(&v.to_settings());
-    let lid = granary_engine::resonators::air::Lid::twist_off(cup.rim_radius as f64).fundamental_hz();
-    let mut open = [granary_engine::resonators::air::AirMode::ZERO; granary_engine::resonators::air::AIR_MODES];
     let settings = v.to_settings();
+    let cup = granary_engine::derived::cups::Cup::for_settings(&settings);
+    let lid = granary_engine::resonators::air::Lid::over(&cup).fundamental_hz();
+    let mut open = [granary_engine::resonators::air::AirMode::ZERO; granary_engine::resonators::air::AIR_MODES];
     let state = granary_engine::derived::cups::CupState {
         material: settings.cup_material,
         cup,

@@ -223,9 +223,7 @@ impl CupArgs {
         });
         let mut air = [AirMode::ZERO; AIR_MODES];
         let n_air = air::for_cup_to(&cup, self.closed, max_f as f64, &mut air);
-        let lid_hz = self
-            .closed
-            .then(|| air::Lid::twist_off(cup.cup.rim_radius as f64).fundamental_hz());
+        let lid_hz = self.closed.then(|| air::Lid::over(&cup.cup).fundamental_hz());
         let m = cup.cup.model();
         let el = cup.material.data().elastic;
         Ok(CupReport {

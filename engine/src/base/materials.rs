@@ -37,6 +37,13 @@ pub const PACKING_FRACTION: f32 = 0.6;
 /// (`gesture`) and a hand-held container's fits (`stream`).
 pub const AVALANCHE_SPAN_DEG: f32 = 2.0;
 
+/// A thin plate's bending stiffness D = E h^3 / (12 (1 - nu^2)), N m (Leissa, *Vibration of
+/// Plates*, 1969, eq. 1.3): the table tops' (`Plate::bending_stiffness`) and a jar's lid's
+/// (`resonators::air::Lid`).
+pub fn bending_stiffness(youngs_pa: f64, thickness_m: f64, poisson: f64) -> f64 {
+    youngs_pa * thickness_m.powi(3) / (12.0 * (1.0 - poisson.powi(2)))
+}
+
 /// Elastic solid: Young's modulus, Poisson's ratio, density.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Elastic {

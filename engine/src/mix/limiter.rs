@@ -460,34 +460,32 @@ impl TruePeak {
     }
 }
 
-/// The smallest of `x` (needs and gains: finite, at most 1), 1 for none: eight running minima
-/// side by side, then theirs (as `largest`).
+/// The smallest of `x` (needs and gains: finite, at most 1), 1 for none (`fold_lanes`).
 #[inline(always)]
 fn smallest(x: &[f32]) -> f32 {
-    let mut lanes = [1.0f32; 8];
-    let mut chunks = x.chunks_exact(8);
-    for c in &mut chunks {
-        for (l, &v) in lanes.iter_mut().zip(c) {
-            *l = min(*l, v);
-        }
-    }
-    let tail = chunks.remainder().iter().fold(1.0f32, |t, &v| min(t, v));
-    lanes.iter().fold(tail, |t, &l| min(t, l))
+    fold_lanes(x, 1.0, min)
 }
 
-/// The largest magnitude in `x` (finite), 0 for none: eight running maxima side by side, then
-/// theirs (a maximum does not depend on the order it is taken in).
+/// The largest magnitude in `x` (finite), 0 for none (`fold_lanes`).
 #[inline(always)]
 fn largest(x: &[f32]) -> f32 {
-    let mut lanes = [0.0f32; 8];
+    fold_lanes(x, 0.0, |t, v| max(t, v.abs()))
+}
+
+/// `x` folded by `op` from `init`: eight running folds side by side, then theirs (for a
+/// minimum or a maximum, which do not depend on the order they are taken in; `op` applied
+/// to two lanes' results must be their fold, as `max(t, |l|)` is for `l >= 0`).
+#[inline(always)]
+fn fold_lanes(x: &[f32], init: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut lanes = [init; 8];
     let mut chunks = x.chunks_exact(8);
     for c in &mut chunks {
         for (l, &v) in lanes.iter_mut().zip(c) {
-            *l = max(*l, v.abs());
+            *l = op(*l, v);
         }
     }
-    let tail = chunks.remainder().iter().fold(0.0f32, |t, v| max(t, v.abs()));
-    lanes.iter().fold(tail, |t, &l| max(t, l))
+    let tail = chunks.remainder().iter().fold(init, |t, &v| op(t, v));
+    lanes.iter().fold(tail, |t, &l| op(t, l))
 }
 
 /// The sliding minimum's state over one chunk (see `Limiter::block`).
@@ -794,13 +792,8 @@ mod tests {
                     }
                     assert!(state(&lim) == state(&slow), "{sample_rate} Hz, span {span:?}");
                 });
-                for (t, (a, b)) in l.iter().zip(&r).zip(sl.iter().zip(&sr)).enumerate() {
-                    assert_eq!(
-                        (a.0.to_bits(), a.1.to_bits()),
-                        (b.0.to_bits(), b.1.to_bits()),
-                        "{sample_rate} Hz, drift {drift}, sample {t}"
-                    );
-                }
+                let without: Vec<(f32, f32)> = sl.into_iter().zip(sr).collect();
+                same_bits(&without, &l, &r, sample_rate);
                 if drift == 0.0 {
                     same_bits(&reference(&input, sample_rate, 0.9), &l, &r, sample_rate);
                 }

@@ -36,9 +36,9 @@
 //! of fill), in about 300 evaluations of `transfer`: no allocation, a fraction of a
 //! millisecond.
 
-use crate::base::materials::{AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
+use crate::base::materials::{bending_stiffness, AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
 use crate::base::svf::Svf;
-use crate::derived::cups::{CupState, MAX_PROFILE};
+use crate::derived::cups::{Cup, CupState, MAX_PROFILE};
 use crate::fft::Complex64 as C;
 use std::f64::consts::PI;
 
@@ -309,10 +309,21 @@ impl Lid {
         }
     }
 
+    /// The twist-off lid over `cup`'s rim (the engine's, `for_cup_to`, and `granary inspect
+    /// cup --closed`'s).
+    pub fn over(cup: &Cup) -> Lid {
+        Lid::twist_off(cup.rim_radius as f64)
+    }
+
+    /// Its bending stiffness D, N m (`materials::bending_stiffness`).
+    pub fn bending_stiffness(&self) -> f64 {
+        bending_stiffness(self.youngs_pa, self.thickness_m, self.poisson)
+    }
+
     /// The (0, 0) mode's frequency in vacuo, Hz (Leissa Table 2.1).
     pub fn fundamental_hz(&self) -> f64 {
         let (a, h) = (self.radius_m, self.thickness_m);
-        let d = self.youngs_pa * h.powi(3) / (12.0 * (1.0 - self.poisson * self.poisson));
+        let d = self.bending_stiffness();
         CLAMPED_DISC_LAMBDA2 / (2.0 * PI * a * a) * (d / (self.density * h)).sqrt()
     }
 
@@ -371,21 +382,18 @@ pub fn air_modes_to(
     let freq = |i: usize| LOWEST_HZ * ratio.powi(i as i32);
     let mut prev = [mag(freq(0)), mag(freq(1))];
     let mut n = 0;
+    // a lid's resonance is sharper than the scan (Q 45-110): under a lid every local maximum
+    // is refined before it is held to `MIN_PEAK`; an open column's peaks are broad enough to
+    // be judged at the scan's points
+    let sharp = matches!(top, Top::Lid(_));
     for i in 2..SCAN {
         if n == out.len() {
             break;
         }
         let next = mag(freq(i));
-        // a lid's resonance is sharper than the scan (Q 45-110): under a lid every local
-        // maximum is refined before it is held to `MIN_PEAK`; an open column's peaks are
-        // broad enough to be judged at the scan's points
-        let sharp = matches!(top, Top::Lid(_));
-        if prev[1] > prev[0] && prev[1] >= next && (prev[1] > MIN_PEAK || sharp) {
-            let (f, peak) = golden_max(&mag, freq(i - 2), freq(i));
-            if sharp && peak <= MIN_PEAK {
-                prev = [prev[1], next];
-                continue;
-            }
+        let candidate = prev[1] > prev[0] && prev[1] >= next && (prev[1] > MIN_PEAK || sharp);
+        let refined = candidate.then(|| golden_max(&mag, freq(i - 2), freq(i)));
+        if let Some((f, peak)) = refined.filter(|&(_, peak)| !sharp || peak > MIN_PEAK) {
             let half = peak / std::f64::consts::SQRT_2;
             let lo = edge(&mag, f, f / 4.0, half);
             let up = edge(&mag, f, (f * 4.0).min(2.0 * hi), half);
@@ -420,7 +428,7 @@ pub fn for_cup_to(state: &CupState, closed: bool, max_hz: f64, out: &mut [AirMod
     let bed_z = (state.fill.clamp(0.0, 1.0) * state.cup.depth) as f64;
     let bed = Bed::of_grains(bed_z, state.grain_diameter_m as f64, 1.0 - PACKING_FRACTION as f64);
     let top = if closed {
-        Top::Lid(Lid::twist_off(state.cup.rim_radius as f64))
+        Top::Lid(Lid::over(&state.cup))
     } else {
         Top::Open
     };
@@ -780,7 +788,7 @@ mod tests {
         for a in [0.031, 0.05, 0.08] {
             let lid = Lid::twist_off(a);
             let h = lid.thickness_m;
-            let d = lid.youngs_pa * h.powi(3) / (12.0 * (1.0 - lid.poisson * lid.poisson));
+            let d = lid.bending_stiffness();
             let n = 20_000;
             let (mut strain, mut kinetic) = (0.0, 0.0);
             for i in 0..n {

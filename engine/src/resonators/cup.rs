@@ -15,8 +15,7 @@ use crate::resonators::nonlinear::Nonlinear;
 
 /// What the cup's modes, diffuse bands and distance gain depend on (`CupResonator::update`):
 /// material, shape, size, fill level, grain density and diameter, and the listener's
-/// distance, angle and the stereo width; and whether the cup is there to hold air (a pour
-/// onto the bare surface has none).
+/// distance, angle and the stereo width; and the air it holds (`Air`).
 pub type CupKey = (CupMaterial, CupShape, f32, f32, f32, f32, f32, f32, f32, Air);
 
 /// The air a vessel holds over its grains (`CupKey`'s last): none (a pour onto the bare

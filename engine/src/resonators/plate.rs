@@ -26,7 +26,7 @@
 //! `Plate::modes` computes the modes once per surface and listener (`Engine::derive`);
 //! `PlateBank` rings them, driven by the surface's force each window (`Engine::sound_surface`).
 
-use crate::base::materials::{Plate, AIR_DENSITY, SPEED_OF_SOUND};
+use crate::base::materials::{self, Plate, AIR_DENSITY, SPEED_OF_SOUND};
 use std::f64::consts::PI;
 
 /// Modes a plate rings at most (the lowest).
@@ -57,7 +57,7 @@ impl Plate {
     /// Bending stiffness D = E h^3 / (12 (1 - nu^2)), N m (Leissa 1969 eq. 1.3).
     pub fn bending_stiffness(&self) -> f64 {
         let e = self.elastic;
-        e.youngs_pa as f64 * (self.thickness_m as f64).powi(3) / (12.0 * (1.0 - (e.poisson as f64).powi(2)))
+        materials::bending_stiffness(e.youngs_pa as f64, self.thickness_m as f64, e.poisson as f64)
     }
 
     /// Mass per area rho h, kg/m^2.
