@@ -196,8 +196,8 @@ pub struct Engine {
     radiation_key: RadiationKey,
     statistics: CellStatistics,
     stream: stream::StreamParams,
-    /// The running box of a grouped cell's mean push, samples (`push::mean_push_box`).
-    push_box: usize,
+    /// The shapes of a grouped cell's mean push at the sample rate (`push::MeanPush`).
+    mean_push: push::MeanPush,
     /// The cup's modes and diffuse field (`resonators::cup`).
     cup: CupResonator,
     /// The stems' gains and the main output's limiter.
@@ -264,7 +264,7 @@ impl Engine {
         // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
         let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
         let max_delay = (limits::LISTENER_DISTANCE_M.1 * 1.2 / SPEED_OF_SOUND * sample_rate) as usize;
-        // room for the latest pulse, or a window's mean push smoothed (`mean_push_force`)
+        // room for the latest pulse, or a window's mean push smoothed (`push::MeanPush`)
         let reach = kernels.taps().max(MEAN_PUSH_LEN - WINDOW);
         let ring = (GENERATOR_LEAD + WINDOW + max_delay + reach + 2).next_power_of_two();
         let window_s = WINDOW as f32 / sample_rate;
@@ -300,7 +300,7 @@ impl Engine {
             radiation_key: RadiationKey::new(settings.surface_material, 0.0, 0.0),
             statistics: CellStatistics::Model,
             stream: stream::StreamParams::default(),
-            push_box: push::mean_push_box(sample_rate),
+            mean_push: push::MeanPush::new(sample_rate),
             cup: CupResonator::new(sample_rate, settings.seed, isa),
             mix: Mix::new(sample_rate, LIMITER_CEILING),
             performance: Performance::default(),
@@ -926,7 +926,6 @@ impl Engine {
             c,
             base: self.clock + GENERATOR_LEAD as u64,
             mask: self.mask,
-            push_box: self.push_box,
         }
     }
 
@@ -1099,8 +1098,8 @@ impl Engine {
             pending,
             pushed_at_once,
             &params,
-            window_s,
             &mut self.group_push,
+            &self.mean_push,
             cup_ring,
         );
         // injected collisions, then the gestures' impacts (`gesture::draw_burst`), after the

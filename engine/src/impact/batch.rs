@@ -26,9 +26,6 @@ pub(crate) struct RenderParams {
     /// The ring index (unwrapped) of the window's time 0.
     pub(crate) base: u64,
     pub(crate) mask: usize,
-    /// The running box a grouped cell's mean push is smoothed with, samples
-    /// (`push::mean_push_box`, at the sample rate).
-    pub(crate) push_box: usize,
 }
 
 impl RenderParams {

@@ -29,7 +29,7 @@ const GROUP_PUSH_TAU_S: f32 = 0.3;
 /// units its draws carried (so a pour's first windows are not pulled towards zero).
 ///
 /// And per bus, the force the last window's mean push ended at (N), so the next one joins
-/// it (`mean_push_force`).
+/// it (`MeanPush`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct GroupPush {
     pushed: [[f32; CUP_BUSES + 1]; window::CELLS.len()],
@@ -38,15 +38,15 @@ pub(crate) struct GroupPush {
 }
 
 /// Samples on each side of a window boundary over which a window's mean push is joined to
-/// the last one's (`mean_push_force`): half a window's eighth, 0.33 ms at 48 kHz.
+/// the last one's (`MeanPush`): half a window's eighth, 0.33 ms at 48 kHz.
 const MEAN_PUSH_JOIN: usize = 16;
-/// The longest running box `mean_push_force` smooths with, samples (a half-millisecond
+/// The longest running box `MeanPush` smooths with, samples (a half-millisecond
 /// pulse's at 768 kHz is 205).
 const MEAN_PUSH_MAX_BOX: usize = 256;
-/// The longest force `mean_push_force` writes, samples.
+/// The longest force `MeanPush` writes, samples.
 pub(crate) const MEAN_PUSH_LEN: usize = MEAN_PUSH_JOIN + WINDOW + 2 * (MEAN_PUSH_MAX_BOX - 1);
 
-/// The running box `mean_push_force` smooths with twice at `sample_rate`, samples: the
+/// The running box `MeanPush` smooths with twice at `sample_rate`, samples: the
 /// triangle of two boxes of h has the variance (h² − 1)/6 of the longest pulse the kernels
 /// render (`kernels::MAX_DURATION_S`, a half-sine of duration D spreads its area with
 /// variance D²(1/4 − 2/π²), PAN eq. 6), what a pile's pushes through the bed last
@@ -57,9 +57,9 @@ pub(crate) fn mean_push_box(sample_rate: f32) -> usize {
     ((6.0 * variance + 1.0).sqrt().round() as usize).clamp(1, MEAN_PUSH_MAX_BOX)
 }
 
-/// The force of a window's mean push (`add_group_means`), N, into `out`; returns the
-/// samples written, from `MEAN_PUSH_JOIN + h - 1` before the window's first (h, the box:
-/// `mean_push_box`), and where the window's ramp ends (N, the next window's `last_end`).
+/// A window's mean push (`add_group_means`) as a force, N, at one sample rate: three
+/// shapes computed once (`new`, the only place that allocates), which `add_to` weighs and
+/// adds to a ring each window.
 ///
 /// Many collisions' pushes add up to their rate times their mean pulse, so the force
 /// follows the collisions' density over the window: the impulse `ramp` (N s per window
@@ -72,46 +72,96 @@ pub(crate) fn mean_push_box(sample_rate: f32) -> usize {
 /// a running box of h samples twice: every window by the same kernel, so the windows'
 /// sum is the whole force's, smoothed (unsmoothed, the corner where a clump of sand lands
 /// clicked in the cup, where reference quality does not).
-fn mean_push_force(
-    ramp: [f32; 2],
-    last_end: f32,
-    sample_rate: f32,
+///
+/// All of that is linear in the ramp's start d0 and end d1 (N) and the join's half step
+/// (d0 − `last_end`)/2, and the boxes are the same every window: so the smoothed force
+/// is d0 `start` + d1 `end` + ((d0 − `last_end`)/2) `join`, the three shapes the ramps'
+/// two halves and the join's triangles take through the two boxes (in f64, then f32).
+#[derive(Debug, Clone)]
+pub(crate) struct MeanPush {
+    /// The running box, samples (`mean_push_box`).
     h: usize,
-    out: &mut [f32; MEAN_PUSH_LEN],
-) -> (usize, f32) {
-    let per_sample = sample_rate / WINDOW as f32;
-    let [d0, d1] = ramp.map(|d| d * per_sample);
-    let len = MEAN_PUSH_JOIN + WINDOW + 2 * (h - 1);
-    out[..len].fill(0.0);
-    let (before, window) = out[..MEAN_PUSH_JOIN + WINDOW].split_at_mut(MEAN_PUSH_JOIN);
-    for (j, f) in window.iter_mut().enumerate() {
-        let x = (j as f32 + 0.5) / WINDOW as f32;
-        *f = d0 + (d1 - d0) * x;
+    /// Force per window impulse per sample, 1/s: the sample rate over the window's length.
+    per_sample: f32,
+    /// What the measured push keeps of its memory over a window (`GROUP_PUSH_TAU_S`).
+    keep: f32,
+    start: Box<[f32]>,
+    end: Box<[f32]>,
+    join: Box<[f32]>,
+}
+
+impl MeanPush {
+    pub(crate) fn new(sample_rate: f32) -> Self {
+        let h = mean_push_box(sample_rate);
+        let len = MEAN_PUSH_JOIN + WINDOW + 2 * (h - 1);
+        let shape = |f: &dyn Fn(usize) -> f64| -> Box<[f32]> {
+            let mut x: Vec<f64> = (0..len).map(f).collect();
+            running_box(&mut x, h);
+            running_box(&mut x, h);
+            x.into_iter().map(|v| v as f32).collect()
+        };
+        // sample i's place in the window (its first at MEAN_PUSH_JOIN), centred
+        let at = |i: usize| (i as f64 - MEAN_PUSH_JOIN as f64 + 0.5) / WINDOW as f64;
+        let in_window = |i: usize| (MEAN_PUSH_JOIN..MEAN_PUSH_JOIN + WINDOW).contains(&i);
+        // the join's triangles: +w before the boundary, −w after, w falling from the boundary
+        let join = |i: usize| {
+            let (s, sign) = if i < MEAN_PUSH_JOIN {
+                (MEAN_PUSH_JOIN - 1 - i, 1.0)
+            } else {
+                (i - MEAN_PUSH_JOIN, -1.0)
+            };
+            if s < MEAN_PUSH_JOIN {
+                sign * (1.0 - (s as f64 + 0.5) / MEAN_PUSH_JOIN as f64)
+            } else {
+                0.0
+            }
+        };
+        MeanPush {
+            h,
+            per_sample: sample_rate / WINDOW as f32,
+            keep: (-(WINDOW as f32 / sample_rate) / GROUP_PUSH_TAU_S).exp(),
+            start: shape(&|i| if in_window(i) { 1.0 - at(i) } else { 0.0 }),
+            end: shape(&|i| if in_window(i) { at(i) } else { 0.0 }),
+            join: shape(&join),
+        }
     }
-    let half_step = 0.5 * (d0 - last_end);
-    for s in 0..MEAN_PUSH_JOIN {
-        // samples s + 0.5 before and after the boundary
-        let w = half_step * (1.0 - (s as f32 + 0.5) / MEAN_PUSH_JOIN as f32);
-        before[MEAN_PUSH_JOIN - 1 - s] = w;
-        window[s] -= w;
+
+    /// The samples the force spans, from `MEAN_PUSH_JOIN + h - 1` before the window's first.
+    fn len(&self) -> usize {
+        self.start.len()
     }
-    running_box(&mut out[..len], h);
-    running_box(&mut out[..len], h);
-    (len, d1)
+
+    /// The weights of `start`, `end` and `join` for `ramp` after a window that ended at
+    /// `last_end`, N, and where this window's ramp ends (N, the next window's `last_end`).
+    fn weights(&self, ramp: [f32; 2], last_end: f32) -> ([f32; 3], f32) {
+        let [d0, d1] = ramp.map(|d| d * self.per_sample);
+        ([d0, d1, 0.5 * (d0 - last_end)], d1)
+    }
+
+    /// Adds the force of `weights` from its sample `from` on to `out`, sample by sample.
+    fn add(&self, [d0, d1, half_step]: [f32; 3], from: usize, out: &mut [f32]) {
+        let to = from + out.len();
+        let shapes = self.start[from..to]
+            .iter()
+            .zip(&self.end[from..to])
+            .zip(&self.join[from..to]);
+        for (o, ((a, b), c)) in out.iter_mut().zip(shapes) {
+            *o += d0 * a + d1 * b + half_step * c;
+        }
+    }
 }
 
 /// `x[n] <- (x[n] + x[n-1] + ... + x[n-h+1]) / h` in place: a running box of `h` samples
-/// (at most `MEAN_PUSH_MAX_BOX`; the samples before the first are zero), its sum kept
-/// running.
-fn running_box(x: &mut [f32], h: usize) {
+/// (the samples before the first are zero), its sum kept running.
+fn running_box(x: &mut [f64], h: usize) {
     if h <= 1 {
         return;
     }
-    let scale = 1.0 / h as f32;
+    let scale = 1.0 / h as f64;
     // the last h inputs, the oldest at `head`
-    let mut last = [0.0f32; MEAN_PUSH_MAX_BOX];
+    let mut last = vec![0.0f64; h];
     let mut head = 0;
-    let mut sum = 0.0f32;
+    let mut sum = 0.0f64;
     for v in x.iter_mut() {
         sum += *v - last[head];
         last[head] = *v;
@@ -128,16 +178,16 @@ fn running_box(x: &mut [f32], h: usize) {
 /// one mean-push unit of the cell's draws measured over the past windows (`GroupPush`, from
 /// the draws in `pending`, `collision::cup_push`, and from those rendered at once,
 /// `pushed_at_once`), following the cells' density over the window and joined to the last
-/// window's (`mean_push_force`), after the cup's (or the surface's) travel time. Reference
-/// quality adds nothing unless a cell reaches its ceiling
-/// (`generator::REFERENCE_RENDERED_PER_CELL_PER_S`). Allocation-free.
+/// window's (`mean_push`, the shapes at the sample rate), after the cup's (or the
+/// surface's) travel time. Reference quality adds nothing unless a cell reaches its
+/// ceiling (`generator::REFERENCE_RENDERED_PER_CELL_PER_S`). Allocation-free.
 pub(crate) fn add_group_means(
     means: &[GroupMean; window::CELLS.len()],
     pending: &[Collision],
     pushed_at_once: [[f32; CUP_BUSES + 1]; window::CELLS.len()],
     params: &RenderParams,
-    window_s: f32,
     group_push: &mut GroupPush,
+    mean_push: &MeanPush,
     cup_ring: &mut [Vec<f32>],
 ) {
     if means.iter().all(|m| m.missing <= 0.0) && group_push.last_end.iter().all(|&f| f == 0.0) {
@@ -151,7 +201,7 @@ pub(crate) fn add_group_means(
             pushed[c.cell][bus] += impulse;
         }
     }
-    let keep = (-window_s / GROUP_PUSH_TAU_S).exp();
+    let keep = mean_push.keep;
     // the missing impulse per bus, N s, over all cells, times the density at the window's
     // start and end
     let mut ramp = [[0.0f32; 2]; CUP_BUSES + 1];
@@ -186,19 +236,20 @@ pub(crate) fn add_group_means(
         } else {
             k.cup_delay
         };
-        let mut force = [0.0f32; MEAN_PUSH_LEN];
-        let (len, end) = mean_push_force(r, *last_end, k.sample_rate, params.push_box, &mut force);
+        let (weights, end) = mean_push.weights(r, *last_end);
         *last_end = end;
         // the ring index of the force's first sample, the join and the boxes' delay before
         // the window's: not yet read out (`params.base` is `GENERATOR_LEAD` ahead of the
         // reading; a travel shorter than the join and the boxes shifts the force later)
         let delay = delay.round().max(0.0) as u64;
-        let lead = ((MEAN_PUSH_JOIN + params.push_box - 1) as u64).min(delay + GENERATOR_LEAD as u64 - 1);
-        let start = params.base + delay - lead;
+        let lead = ((MEAN_PUSH_JOIN + mean_push.h - 1) as u64).min(delay + GENERATOR_LEAD as u64 - 1);
+        let first = (params.base + delay - lead) as usize & params.mask;
         let ring = &mut cup_ring[bus];
-        for (j, f) in force[..len].iter().enumerate() {
-            ring[(start + j as u64) as usize & params.mask] += f;
-        }
+        // up to the ring's end, then on from its start
+        let len = mean_push.len();
+        let before_wrap = len.min(ring.len() - first);
+        mean_push.add(weights, 0, &mut ring[first..first + before_wrap]);
+        mean_push.add(weights, before_wrap, &mut ring[..len - before_wrap]);
     }
 }
 
@@ -206,41 +257,42 @@ pub(crate) fn add_group_means(
 mod tests {
     use super::*;
 
-    /// Consecutive windows' mean pushes (`mean_push_force`) as `add_group_means` writes
-    /// them, each after the last: the force over the windows, from the first's join on.
+    /// One window's mean push for `ramp` after one that ended at `last_end`, as
+    /// `add_group_means` adds it, and where it ends.
+    fn force(shape: &MeanPush, ramp: [f32; 2], last_end: f32) -> (Vec<f32>, f32) {
+        let (weights, end) = shape.weights(ramp, last_end);
+        let mut out = vec![0.0f32; shape.len()];
+        shape.add(weights, 0, &mut out);
+        (out, end)
+    }
+
+    /// Consecutive windows' mean pushes as `add_group_means` writes them, each after the
+    /// last: the force over the windows, from the first's join on.
     fn stream(ramps: &[[f32; 2]], fs: f32) -> Vec<f32> {
+        let shape = MeanPush::new(fs);
         let mut out = vec![0.0f32; WINDOW * (ramps.len() + 1) + MEAN_PUSH_LEN];
         let mut last_end = 0.0;
         for (n, &r) in ramps.iter().enumerate() {
-            let mut force = [f32::NAN; MEAN_PUSH_LEN];
-            let (len, end) = mean_push_force(r, last_end, fs, mean_push_box(fs), &mut force);
+            let (f, end) = force(&shape, r, last_end);
             last_end = end;
-            for (j, f) in force[..len].iter().enumerate() {
-                out[n * WINDOW + j] += f;
+            for (o, f) in out[n * WINDOW..].iter_mut().zip(f) {
+                *o += f;
             }
         }
         out
     }
 
-    #[test]
-    fn the_mean_push_keeps_its_impulse_follows_the_ramp_and_joins_the_windows_smoothly() {
-        let fs = 48_000.0f32;
-        let h = mean_push_box(fs);
-        // a half-millisecond half-sine's variance, D²(1/4 − 2/π²), against the boxes'
-        let d = 24.0f64;
-        let want = d * d * (0.25 - 2.0 / (std::f64::consts::PI * std::f64::consts::PI));
-        assert_eq!(h, 13);
-        assert!((((h * h) as f64 - 1.0) / 6.0 - want).abs() < 2.0, "{h}");
-        // one window alone: its impulse, N s, is the ramp's mean, and the plain version (the
-        // ramp and its join from zero convolved with the triangle of half-width h, weights
-        // (h - |d|) / h²) is what it writes
-        let ramp = [0.3f32, 1.7];
-        let mut force = [0.0f32; MEAN_PUSH_LEN];
-        let (len, end) = mean_push_force(ramp, 0.0, fs, h, &mut force);
-        assert_eq!(end, 1.7 * fs / WINDOW as f32);
-        let impulse: f64 = force[..len].iter().map(|&f| f as f64).sum::<f64>() / fs as f64;
-        assert!((impulse - 1.0).abs() < 1e-5, "{impulse}");
+    /// `MeanPush`'s window for `ramp` after none at `fs` against its definition: impulse
+    /// kept, and the raw ramp and join convolved with the two boxes' triangle.
+    fn plain_window(ramp: [f32; 2], fs: f32) {
+        let (force, end) = force(&MeanPush::new(fs), ramp, 0.0);
+        assert_eq!(end, ramp[1] * fs / WINDOW as f32);
+        let impulse: f64 = force.iter().map(|&f| f as f64).sum::<f64>() / fs as f64;
+        let mean = 0.5 * (ramp[0] + ramp[1]) as f64;
+        assert!((impulse - mean).abs() < 1e-5 * mean, "{fs}: {impulse}");
         let per_sample = (fs / WINDOW as f32) as f64;
+        let h = mean_push_box(fs) as i64;
+        assert_eq!(force.len() as i64, MEAN_PUSH_JOIN as i64 + WINDOW as i64 + 2 * (h - 1));
         let raw = |i: i64| -> f64 {
             // sample i of the join and window (the window's first at MEAN_PUSH_JOIN)
             let j = MEAN_PUSH_JOIN as i64;
@@ -262,16 +314,46 @@ mod tests {
                 0.0
             }
         };
-        let h = h as i64;
-        for (n, &f) in force[..len].iter().enumerate() {
+        for (n, &f) in force.iter().enumerate() {
             let plain: f64 = (1 - h..h)
                 .map(|k| raw(n as i64 - (h - 1) - k) * (h - k.abs()) as f64 / (h * h) as f64)
                 .sum();
-            assert!((f as f64 - plain).abs() < 1e-4 * per_sample, "{n}: {f} vs {plain}");
+            assert!(
+                (f as f64 - plain).abs() < 1e-4 * per_sample,
+                "{fs} Hz, {n}: {f} vs {plain}"
+            );
         }
+    }
+
+    #[test]
+    fn the_mean_push_keeps_its_impulse_follows_the_ramp_and_joins_the_windows_smoothly() {
+        let fs = 48_000.0f32;
+        let h = mean_push_box(fs);
+        // a half-millisecond half-sine's variance, D²(1/4 − 2/π²), against the boxes'
+        let d = 24.0f64;
+        let want = d * d * (0.25 - 2.0 / (std::f64::consts::PI * std::f64::consts::PI));
+        assert_eq!(h, 13);
+        assert!((((h * h) as f64 - 1.0) / 6.0 - want).abs() < 2.0, "{h}");
+        // one window alone, at 48 kHz and at the highest rate: its impulse, N s, is the
+        // ramp's mean, and the plain version (the ramp and its join from zero convolved with
+        // the triangle of half-width h, weights (h - |d|) / h²) is what it writes
+        let ramp = [0.3f32, 1.7];
+        for fs in [fs, 768_000.0] {
+            plain_window(ramp, fs);
+        }
+        // added in two parts (where a ring wraps) it is the same
+        let shape = MeanPush::new(fs);
+        let (whole, _) = force(&shape, ramp, 0.5);
+        let (weights, _) = shape.weights(ramp, 0.5);
+        let mut parts = vec![0.0f32; shape.len()];
+        let (a, b) = parts.split_at_mut(57);
+        shape.add(weights, 0, a);
+        shape.add(weights, 57, b);
+        assert_eq!(whole, parts);
+        let per_sample = (fs / WINDOW as f32) as f64;
         // a steady force over windows is steady: no ripple where they join
         let steady = stream(&[[1.0, 1.0]; 6], fs);
-        let lead = MEAN_PUSH_JOIN + h as usize - 1;
+        let lead = MEAN_PUSH_JOIN + h - 1;
         for (i, &f) in steady[lead + WINDOW..lead + 5 * WINDOW].iter().enumerate() {
             assert!((f as f64 / per_sample - 1.0).abs() < 1e-5, "{i}: {f}");
         }
@@ -288,14 +370,7 @@ mod tests {
             "{}",
             fastest as f64 / per_sample
         );
-        let mut unjoined = [0.0f32; MEAN_PUSH_LEN];
-        mean_push_force(
-            [2.0, 2.0],
-            2.0 * per_sample as f32,
-            fs,
-            mean_push_box(fs),
-            &mut unjoined,
-        );
+        let (unjoined, _) = force(&shape, [2.0, 2.0], 2.0 * per_sample as f32);
         let jump = unjoined.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0f32, f32::max);
         assert!((jump as f64) > 2.0 * per_sample / 15.0, "{}", jump as f64 / per_sample);
         // the windows' impulses add up: 1 + 1 + 2 + 2 N s
