@@ -229,6 +229,9 @@ pub struct Engine {
     /// over the last windows (`GroupPush`, `add_group_means`); empty at a reset and at a
     /// pour's start.
     group_push: GroupPush,
+    /// The bank's lookup the generator draws from (`statistics` = bank), kept while what it
+    /// depends on (`CellStatistics::lookup_key`: the selection, the fill's step) stays.
+    bank_cache: Option<((bank::Selection, u32), bank::Lookup)>,
     /// The notes, the modulation and the keyswitched gesture (`control::performance`).
     performance: Performance,
     /// The gestures' mechanics (`gesture`); an avalanche asked for (`choices::AVALANCHE_KEY`).
@@ -317,6 +320,7 @@ impl Engine {
             stats: Stats::default(),
             cell_collisions: [0; window::CELLS.len()],
             group_push: GroupPush::default(),
+            bank_cache: None,
             gestures: GestureState::default(),
             avalanche_request: false,
             gesture_playing: false,
@@ -1047,6 +1051,12 @@ impl Engine {
             self.max_per_cell
         };
         let statistics = self.statistics;
+        // the bank's lookup, again only when the fill has left its step
+        let key = statistics.lookup_key(&pour);
+        if key.is_some() && self.bank_cache.as_ref().map(|c| c.0) != key {
+            self.bank_cache = key.zip(statistics.lookup(&pour));
+        }
+        let lookup = key.and(self.bank_cache.as_ref().map(|c| &c.1));
         let params = self.render_params();
         self.pending_params = params;
         let ctx = RenderContext {
@@ -1066,6 +1076,7 @@ impl Engine {
             max_per_cell,
             reference,
             statistics,
+            lookup,
         };
         // the collisions each rendered one stands for (a cell's collisions share a weight, so
         // the float-to-integer conversion is made once a cell)
@@ -1385,5 +1396,64 @@ mod tests {
         }
         assert_eq!(fft::forward(n).len(), n);
         assert_eq!(fft::inverse(n).len(), n);
+    }
+
+    /// Runs `blocks` blocks of 256 samples of `engine`, calling `after` with each block's index.
+    fn run(engine: &mut Engine, blocks: usize, mut after: impl FnMut(&mut Engine, usize)) {
+        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 256]);
+        for block in 0..blocks {
+            feed::render_blocks(engine, &mut out, 256, std::iter::empty());
+            after(engine, block);
+        }
+    }
+
+    /// The bank's lookup the generator draws from is kept between windows (`bank_cache`)
+    /// only while what it depends on stays: after every block of a jar filling, it is the
+    /// lookup made afresh for the pour as it stands, made again only when the fill leaves
+    /// its step; at a fill held still, a new fall height (a new place in the bank) makes it
+    /// again at once.
+    #[test]
+    fn the_kept_bank_lookup_is_the_pours() {
+        use crate::control::choices::{CupShape, Statistics, TriggerMode};
+        let settings = Settings {
+            statistics: Statistics::Bank,
+            trigger_mode: TriggerMode::Continuous,
+            pour_rate_g_s: 40.0,
+            cup_shape: Some(CupShape::Jar),
+            ..Settings::default()
+        };
+        let fresh = |e: &Engine| e.statistics.lookup(&e.pour);
+        let kept = |e: &Engine| e.bank_cache.as_ref().map(|c| c.1);
+        let mut engine = Engine::new(settings, 48_000.0, 256);
+        let (mut made, mut last) = (0, None);
+        run(&mut engine, 400, |e, block| {
+            assert!(kept(e).is_some() && kept(e) == fresh(e), "block {block}");
+            made += usize::from(kept(e) != last);
+            last = kept(e);
+        });
+        let fill = engine.pour_state().fill;
+        assert!(fill > 0.01, "the jar fills: {fill}");
+        // 800 windows: the lookup made again as the fill crossed its steps, not every window
+        assert!(
+            (2..200).contains(&made),
+            "made {made} times over 800 windows, fill {fill}"
+        );
+        // held still: the fill does not move, the place in the bank does
+        let still = Settings {
+            auto_fill: false,
+            fill: 0.4,
+            ..settings
+        };
+        let mut engine = Engine::new(still, 48_000.0, 256);
+        run(&mut engine, 50, |_, _| {});
+        let before = kept(&engine);
+        engine.set_settings(&Settings {
+            fall_height_m: 0.05,
+            ..still
+        });
+        run(&mut engine, 2, |e, block| {
+            assert!(kept(e) == fresh(e), "after the change, block {block}");
+        });
+        assert_ne!(kept(&engine), before, "a new fall height, a new lookup");
     }
 }

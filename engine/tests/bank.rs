@@ -4,6 +4,7 @@
 
 use granary_engine::control::choices::CupShape;
 use granary_engine::control::params::ParamValues;
+use granary_engine::generator::{bank_fill_step, BANK_FILL_STEPS};
 use granary_engine::render::{render, RenderOptions};
 use granary_engine::statistics::bank::Family;
 use granary_engine::{Engine, Outputs, PourTarget, Settings, Statistics, TriggerMode};
@@ -75,7 +76,7 @@ fn a_pour_from_the_bank_is_heard_and_differs_from_the_model() {
 }
 
 /// The engine's lookup is the pour's: its family, the material's restitution and friction, the pour's
-/// current fill and the fall height setting.
+/// current fill (to a thousandth) and the fall height setting.
 #[test]
 fn the_engine_looks_up_its_pour() {
     let settings = Settings {
@@ -102,7 +103,10 @@ fn the_engine_looks_up_its_pour() {
     assert_eq!(l.asked, Family::Cup(CupShape::Jar));
     assert_eq!(l.restitution.asked, settings.grain_material.data().restitution);
     assert_eq!(l.friction.asked, settings.grain_material.friction());
-    assert_eq!(l.fill.asked, engine.pour_state().fill);
+    // the pour's fill to its step (`generator::BANK_FILL_STEPS`)
+    let fill = engine.pour_state().fill;
+    assert_eq!(l.fill.asked, bank_fill_step(fill) as f32 / BANK_FILL_STEPS);
+    assert!((l.fill.asked - fill).abs() <= 0.5 / BANK_FILL_STEPS, "{fill}");
     assert!(l.fill.asked > 0.0, "the jar fills as it is poured");
     assert_eq!(l.fall_height_m.asked, 0.2);
     let mut surface = settings;

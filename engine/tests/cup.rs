@@ -135,6 +135,7 @@ fn every_cells_collisions_lie_inside_the_cup() {
                     max_per_cell: u32::MAX,
                     reference: false,
                     statistics: CellStatistics::Model,
+                    lookup: None,
                 };
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
                 let mut seen = [0usize; CELLS.len()];

@@ -713,11 +713,23 @@ impl CellStatistics {
     }
 
     /// The bank's statistics for a window of `state` (`Bank::lookup_at`; no allocation), or
-    /// `None` for the model.
+    /// `None` for the model: at the fill to a thousandth (`bank_fill_step`), so a caller
+    /// may keep a lookup while the fill stays in its step (`Engine` does).
     pub fn lookup(&self, state: &PourState) -> Option<Lookup> {
         match self {
             CellStatistics::Model => None,
-            CellStatistics::Bank { bank, selection } => Some(bank.lookup_at(selection, state.fill)),
+            CellStatistics::Bank { bank, selection } => {
+                Some(bank.lookup_at(selection, bank_fill_step(state.fill) as f32 / BANK_FILL_STEPS))
+            }
+        }
+    }
+
+    /// What a bank's lookup for `state` depends on (`lookup`): the settings' selection and
+    /// the fill's step; `None` for the model.
+    pub fn lookup_key(&self, state: &PourState) -> Option<(Selection, u32)> {
+        match self {
+            CellStatistics::Model => None,
+            CellStatistics::Bank { selection, .. } => Some((*selection, bank_fill_step(state.fill))),
         }
     }
 }
@@ -776,9 +788,21 @@ pub enum NormalMode {
     RandomBelow(f32),
 }
 
+/// Steps of the fill the bank is looked up at (`CellStatistics::lookup`): a thousandth of
+/// the cup's depth, a tenth of a millimetre in a 10 cm cup, where the bank's fill axis is
+/// interpolated between entries a tenth of the depth and more apart. The fill moves a little
+/// every window of a pour; a lookup is 8 corners of 8 cells' histograms mixed (10 KB), so
+/// the engine reuses it while the fill stays in its step.
+pub const BANK_FILL_STEPS: f32 = 1000.0;
+
+/// The step of `fill` (0..1) the bank is looked up at (`BANK_FILL_STEPS`).
+pub fn bank_fill_step(fill: f32) -> u32 {
+    (fill.clamp(0.0, 1.0) * BANK_FILL_STEPS).round() as u32
+}
+
 /// What the generator needs besides the pour state; constant over a window.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GeneratorSetup {
+pub struct GeneratorSetup<'a> {
     pub geometry: Geometry,
     /// Coefficient of restitution of the grains.
     pub restitution: f32,
@@ -793,6 +817,9 @@ pub struct GeneratorSetup {
     pub reference: bool,
     /// The hand-written model, or a bank's measured statistics (thesis 7.1).
     pub statistics: CellStatistics,
+    /// The bank's statistics for this window (`statistics.lookup`), when the caller keeps
+    /// them; `None`: looked up here (and nothing for the model).
+    pub lookup: Option<&'a Lookup>,
 }
 
 /// The mean push a grouped cell's window leaves out, for the engine to add as a smooth force
@@ -843,16 +870,22 @@ pub fn generate(
         max_per_cell,
         reference,
         statistics,
+        lookup,
     } = *setup;
     let mut total = [0u64; 4];
-    // the bank's statistics (once a window), and the cells that draw from them
-    let lookup = statistics.lookup(state);
+    // the bank's statistics (the caller's, or looked up once a window), and the cells that
+    // draw from them
+    let looked_up = match lookup {
+        Some(_) => None,
+        None => statistics.lookup(state),
+    };
+    let lookup: Option<&Lookup> = lookup.or(looked_up.as_ref());
     let heap = Heap::new(
         state,
         geometry,
         lookup.is_none().then_some((&shapes.reach, restitution)),
     );
-    let banked: [Option<&CellLookup>; CELLS.len()] = match &lookup {
+    let banked: [Option<&CellLookup>; CELLS.len()] = match lookup {
         Some(l) => CELLS.map(|cell| banked(cell, state, l)),
         None => [None; CELLS.len()],
     };
@@ -864,7 +897,7 @@ pub fn generate(
         None if lookup.is_some() && CELLS[i] == Cell::Settling => None,
         None => cell_pdf(CELLS[i], state, geometry, &heap, restitution, window_s),
     });
-    let window_shapes = lookup.as_ref().map(|l| WindowShapes::new(shapes, l, &banked, state));
+    let window_shapes = lookup.map(|l| WindowShapes::new(shapes, l, &banked, state));
     let (speed_shapes, angle_shapes, cuts, speed_m2) = match &window_shapes {
         Some(w) => (&w.speed, &w.angle, &w.cut, &w.speed_m2),
         None => (&shapes.speed, &shapes.angle, &shapes.cut, &shapes.speed_m2),
@@ -958,7 +991,7 @@ pub fn generate(
             };
         }
         // a banked cell draws each normal's angle for the collision's speed bin
-        let angle_by_speed = match (&lookup, banked[cell_index]) {
+        let angle_by_speed = match (lookup, banked[cell_index]) {
             (Some(l), Some(b)) if b.rate > 0.0 => Some((&b.angle_by_speed, l.angle_range)),
             _ => None,
         };
@@ -1652,7 +1685,7 @@ mod tests {
 
     /// The tests' generator setup: `geometry()`, 128-sample windows at 48 kHz, physical
     /// normals, every collision rendered (no budget), realtime quality.
-    fn setup(statistics: CellStatistics, restitution: f32) -> GeneratorSetup {
+    fn setup(statistics: CellStatistics, restitution: f32) -> GeneratorSetup<'static> {
         GeneratorSetup {
             geometry: geometry(),
             restitution,
@@ -1661,6 +1694,7 @@ mod tests {
             max_per_cell: u32::MAX,
             reference: false,
             statistics,
+            lookup: None,
         }
     }
 
