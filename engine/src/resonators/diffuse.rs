@@ -157,8 +157,16 @@ pub struct DiffuseResonator {
     input_gain: [Lane; GROUPS],
     output_gain: [Lane; GROUPS],
     centre: [f32; MAX_BANDS],
-    /// Noise generators, one xorshift32 per band and channel (never zero).
+    /// Noise generators, one xorshift32 per band and channel (never zero). A group of
+    /// bands past `count` is not run and its noise not drawn: its states are those of
+    /// `noise_at[g]` samples since the reseed, and `set` brings them to `clock` when the
+    /// group runs again (`jump`), so every band's noise is the same function of the samples
+    /// since the reseed whether or not it ran.
     noise: [[[u32; LANES]; GROUPS]; 2],
+    /// Samples since the last reseed.
+    clock: u64,
+    /// For each group not run, the sample its noise states are at.
+    noise_at: [u64; GROUPS],
     /// The instruction set `process` runs in (`simd`).
     isa: Isa,
 }
@@ -176,6 +184,8 @@ impl DiffuseResonator {
             output_gain: [[0.0; LANES]; GROUPS],
             centre: [0.0; MAX_BANDS],
             noise: [[[1; LANES]; GROUPS]; 2],
+            clock: 0,
+            noise_at: [0; GROUPS],
             isa,
         };
         d.reseed(seed);
@@ -197,6 +207,8 @@ impl DiffuseResonator {
         for lane in self.noise.iter_mut().flatten().flatten() {
             *lane = rng.random::<u32>() | 1;
         }
+        self.clock = 0;
+        self.noise_at = [0; GROUPS];
     }
 
     /// Centres of the bands that take energy from the cup's force now (those above the
@@ -291,6 +303,18 @@ impl DiffuseResonator {
                 s.clear_band(b);
             }
         }
+        // groups that stop running keep their noise where it is; those that start again
+        // catch up with the samples they missed
+        let (was, now) = (self.count.div_ceil(LANES), live.div_ceil(LANES));
+        for g in now..was {
+            self.noise_at[g] = self.clock;
+        }
+        for g in was..now {
+            let missed = self.clock - self.noise_at[g];
+            for lane in self.noise.iter_mut().flat_map(|c| c[g].iter_mut()) {
+                *lane = jump(*lane, missed);
+            }
+        }
         self.count = live;
     }
 
@@ -316,21 +340,9 @@ impl DiffuseResonator {
                 sum[k] += amp * self.synthesis[c].tick(band, noise);
             }
         }
-        self.advance_idle_noise();
+        self.clock += 1;
         let [l, r] = sums;
         ((l[0] + l[2]) + (l[1] + l[3]), (r[0] + r[2]) + (r[1] + r[3]))
-    }
-
-    /// Advances the noise of the lanes `count` leaves out by one sample, so every band's noise
-    /// is the same function of the samples since the last reseed, whether or not the band ran
-    /// (a band that joins later sounds as it would in a new engine).
-    #[inline(always)]
-    fn advance_idle_noise(&mut self) {
-        for g in self.count.div_ceil(LANES)..GROUPS {
-            for c in 0..2 {
-                uniform(&mut self.noise[c][g]);
-            }
-        }
     }
 
     /// A span: total cup force in (N), pressure (L, R) written to `out_l` / `out_r` (Pa),
@@ -375,8 +387,8 @@ impl DiffuseResonator {
             }
             out_l[t] = (l[0] + l[2]) + (l[1] + l[3]);
             out_r[t] = (r[0] + r[2]) + (r[1] + r[3]);
-            self.advance_idle_noise();
         }
+        self.clock += len as u64;
     }
 }
 
@@ -419,6 +431,62 @@ fn uniform_one(state: &mut u32) -> f32 {
     *state = x;
     // 23 random mantissa bits in [2, 4), shifted to [-1, 1)
     f32::from_bits((x >> 9) | 0x4000_0000) - 3.0
+}
+
+/// xorshift32's step (`uniform_one`) on the state alone. It is linear over the bits (GF(2)):
+/// the state after it is the sum (xor) of what it makes of each set bit.
+const fn xorshift(mut x: u32) -> u32 {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    x
+}
+
+/// A linear map of the 32 state bits given by the images of the bits: `x` taken through it.
+const fn apply(map: &[u32; 32], x: u32) -> u32 {
+    let mut y = 0;
+    let mut i = 0;
+    while i < 32 {
+        if (x >> i) & 1 == 1 {
+            y ^= map[i];
+        }
+        i += 1;
+    }
+    y
+}
+
+/// xorshift32's step taken 2^k times, for k = 0..63, as linear maps (each the one before
+/// applied twice): built by the compiler.
+const JUMPS: [[u32; 32]; 64] = {
+    let mut maps = [[0u32; 32]; 64];
+    let mut i = 0;
+    while i < 32 {
+        maps[0][i] = xorshift(1 << i);
+        i += 1;
+    }
+    let mut k = 1;
+    while k < 64 {
+        let mut i = 0;
+        while i < 32 {
+            maps[k][i] = apply(&maps[k - 1], maps[k - 1][i]);
+            i += 1;
+        }
+        k += 1;
+    }
+    maps
+};
+
+/// The xorshift32 state `x` after `n` steps, exactly (Haramoto et al. 2008's jump ahead for
+/// linear generators: the step's matrix to the power n, by its binary digits).
+fn jump(mut x: u32, n: u64) -> u32 {
+    let mut k = 0;
+    while k < 64 && n >> k != 0 {
+        if (n >> k) & 1 == 1 {
+            x = apply(&JUMPS[k], x);
+        }
+        k += 1;
+    }
+    x
 }
 
 /// `uniform_one` in every lane.
@@ -469,6 +537,66 @@ mod tests {
             modal_density_per_hz: 0.01,
             distance_m: 0.5,
         }
+    }
+
+    /// The jump ahead is the generator stepped: for any state and count of steps (none, a
+    /// few, a window's, past 2^32), `jump` gives what stepping one at a time does.
+    #[test]
+    fn the_noise_jumps_ahead_as_it_steps() {
+        let step_by = |mut x: u32, n: u64| {
+            for _ in 0..n {
+                x = xorshift(x);
+            }
+            x
+        };
+        for x in [1u32, 0xDEAD_BEEF, 0x8000_0001, 0x1234_5679] {
+            for n in [0u64, 1, 2, 3, 31, 128, 1_000, 123_457, 3_000_001] {
+                assert_eq!(jump(x, n), step_by(x, n), "state {x:#x}, {n} steps");
+            }
+            // the period is 2^32 - 1: that many steps return the state
+            assert_eq!(jump(x, (1 << 32) - 1), x, "{x:#x}");
+            assert_eq!(jump(jump(x, 5_000), 7_000), jump(x, 12_000));
+        }
+    }
+
+    /// A group of bands that stops running while the modes cover it, and runs again when they
+    /// move back, draws the noise it would have drawn had it run all along: after 30,000
+    /// samples with few bands then more, every noise state is that of a resonator that had
+    /// the more bands from the start; `process` and `tick` alike.
+    #[test]
+    fn bands_that_run_again_take_up_their_noise_where_it_would_be() {
+        let fs = 48_000.0;
+        let (few, many) = (params(12_000.0, 0.01), params(1_500.0, 0.01));
+        let mut all_along = DiffuseResonator::new(fs, 7, Isa::detect());
+        all_along.set(&many, |_, _| 0);
+        let mut paused = DiffuseResonator::new(fs, 7, Isa::detect());
+        paused.set(&few, |_, _| 0);
+        let (mut scalar_all, mut scalar_paused) = (
+            DiffuseResonator::new(fs, 7, Isa::detect()),
+            DiffuseResonator::new(fs, 7, Isa::detect()),
+        );
+        scalar_all.set(&many, |_, _| 0);
+        scalar_paused.set(&few, |_, _| 0);
+        assert!(
+            paused.count.div_ceil(LANES) < all_along.count.div_ceil(LANES),
+            "no group paused"
+        );
+        let force = vec![0.0f32; 30_000];
+        let (mut l, mut r) = (vec![0.0f32; 30_000], vec![0.0f32; 30_000]);
+        for (d, chunk) in [(&mut all_along, 300), (&mut paused, 97)] {
+            for ((f, l), r) in force.chunks(chunk).zip(l.chunks_mut(chunk)).zip(r.chunks_mut(chunk)) {
+                d.process(f, l, r);
+            }
+        }
+        for _ in 0..30_000 {
+            scalar_all.tick(0.0);
+            scalar_paused.tick(0.0);
+        }
+        paused.set(&many, |_, _| 0);
+        scalar_paused.set(&many, |_, _| 0);
+        assert_eq!(paused.noise, all_along.noise);
+        assert_eq!(scalar_paused.noise, all_along.noise);
+        assert_eq!(scalar_all.noise, all_along.noise);
     }
 
     #[test]
