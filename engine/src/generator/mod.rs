@@ -790,9 +790,9 @@ pub enum NormalMode {
 
 /// Steps of the fill the bank is looked up at (`CellStatistics::lookup`): a thousandth of
 /// the cup's depth, a tenth of a millimetre in a 10 cm cup, where the bank's fill axis is
-/// interpolated between entries a tenth of the depth and more apart. The fill moves a little
-/// every window of a pour; a lookup is 8 corners of 8 cells' histograms mixed (10 KB), so
-/// the engine reuses it while the fill stays in its step.
+/// interpolated between entries 0.3 of the depth apart (`granary_dem::bank::FILLS`). The
+/// fill moves a little every window of a pour; a lookup mixes up to 32 corners of 8 cells'
+/// histograms (10 KB), so the engine reuses it while the fill stays in its step.
 pub const BANK_FILL_STEPS: f32 = 1000.0;
 
 /// The step of `fill` (0..1) the bank is looked up at (`BANK_FILL_STEPS`).
