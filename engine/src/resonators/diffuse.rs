@@ -456,8 +456,8 @@ const fn apply(map: &[u32; 32], x: u32) -> u32 {
 }
 
 /// xorshift32's step taken 2^k times, for k = 0..63, as linear maps (each the one before
-/// applied twice): built by the compiler.
-const JUMPS: [[u32; 32]; 64] = {
+/// applied twice): built by the compiler (a `static`: one table, read in place).
+static JUMPS: [[u32; 32]; 64] = {
     let mut maps = [[0u32; 32]; 64];
     let mut i = 0;
     while i < 32 {
@@ -597,6 +597,61 @@ mod tests {
         assert_eq!(paused.noise, all_along.noise);
         assert_eq!(scalar_paused.noise, all_along.noise);
         assert_eq!(scalar_all.noise, all_along.noise);
+    }
+
+    /// The same through everything that moves the groups between running and not: bands that
+    /// ran and stop (the modes cover them), several `set`s at one sample, `tick` and `process`
+    /// in uneven spans, a reseed and a reset while a group is paused; each time a resonator
+    /// that ran every band all along holds the same noise once the paused one runs them again
+    /// (a review's test: forgetting where a group stopped passes the one above, not this).
+    #[test]
+    fn paused_groups_keep_their_noise_through_stops_reseeds_and_resets() {
+        let fs = 48_000.0;
+        let (few, mid, many) = (params(12_000.0, 0.01), params(5_000.0, 0.01), params(1_500.0, 0.01));
+        let (mut all_along, mut paused) = (
+            DiffuseResonator::new(fs, 7, Isa::detect()),
+            DiffuseResonator::new(fs, 7, Isa::detect()),
+        );
+        for d in [&mut all_along, &mut paused] {
+            d.set(&many, |_, _| 0);
+        }
+        let run = |d: &mut DiffuseResonator, n: usize, chunk: usize| {
+            let force = vec![0.0f32; n];
+            let (mut l, mut r) = (vec![0.0f32; n], vec![0.0f32; n]);
+            for ((f, l), r) in force.chunks(chunk).zip(l.chunks_mut(chunk)).zip(r.chunks_mut(chunk)) {
+                d.process(f, l, r);
+            }
+        };
+        run(&mut all_along, 1_000, 128);
+        run(&mut paused, 1_000, 37);
+        // the groups that ran stop, and run again after spans and ticks
+        paused.set(&few, |_, _| 0);
+        run(&mut paused, 777, 50);
+        for _ in 0..333 {
+            paused.tick(0.0);
+        }
+        run(&mut all_along, 1_110, 128);
+        for p in [&mid, &few, &mid] {
+            paused.set(p, |_, _| 0);
+        }
+        run(&mut paused, 500, 64);
+        run(&mut all_along, 500, 64);
+        paused.set(&many, |_, _| 0);
+        assert_eq!(paused.noise, all_along.noise, "after stopping and running again");
+        // a reseed, and a reset, while paused
+        type Restart = fn(&mut DiffuseResonator);
+        let restarts: [(&str, Restart); 2] = [("reseed", |d| d.reseed(9)), ("reset", |d| d.reset(3))];
+        for (what, restart) in restarts {
+            paused.set(&few, |_, _| 0);
+            run(&mut paused, 300, 64);
+            run(&mut all_along, 300, 64);
+            restart(&mut all_along);
+            restart(&mut paused);
+            run(&mut paused, 900, 64);
+            run(&mut all_along, 900, 64);
+            paused.set(&many, |_, _| 0);
+            assert_eq!(paused.noise, all_along.noise, "after a {what} while paused");
+        }
     }
 
     #[test]
