@@ -424,17 +424,16 @@ impl Kernel for Process<'_> {
 /// so the lanes of `uniform` run as one vector; its 2^32 - 1 period is 25 hours at 48 kHz).
 #[inline(always)]
 fn uniform_one(state: &mut u32) -> f32 {
-    let mut x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
+    let x = xorshift(*state);
     *state = x;
     // 23 random mantissa bits in [2, 4), shifted to [-1, 1)
     f32::from_bits((x >> 9) | 0x4000_0000) - 3.0
 }
 
-/// xorshift32's step (`uniform_one`) on the state alone. It is linear over the bits (GF(2)):
-/// the state after it is the sum (xor) of what it makes of each set bit.
+/// xorshift32's step (Marsaglia 2003), which `uniform_one` draws with and `JUMPS` takes
+/// ahead. It is linear over the bits (GF(2)): the state after it is the sum (xor) of what it
+/// makes of each set bit.
+#[inline(always)]
 const fn xorshift(mut x: u32) -> u32 {
     x ^= x << 13;
     x ^= x >> 17;
