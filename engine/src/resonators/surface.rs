@@ -148,7 +148,7 @@ impl Radiation {
             scratch: vec![C::default(); scratch_len],
             fwd,
             inv,
-            hist: vec![0.0; 2 * HISTORY + GROUP],
+            hist: vec![0.0; 2 * HISTORY + GROUP_AVX512],
             pos: 0,
             quiet: usize::MAX / 2,
         }
@@ -329,11 +329,21 @@ impl Radiation {
 const HISTORY: usize = 4096;
 /// The longest block `Radiation::process` takes (the generator's window).
 pub const BLOCK: usize = crate::base::window::WINDOW;
-/// Output samples computed together (their sums held in registers across the taps).
+/// Output samples computed together (their sums held in registers across the taps): in the
+/// AVX-512 copy, whose 32 registers hold a whole window's 128 sums (8 vectors; the sums'
+/// chains of additions then overlap enough to keep the adders busy: 1.10x the default
+/// preset's speed over 32 at a time, side by side), else 32 (4 AVX vectors, 8 SSE ones).
 const GROUP: usize = 32;
+const GROUP_AVX512: usize = 128;
 /// The filter's tail is cut where less than this share of its energy is left (−80 dB).
 const TAIL: f64 = 1e-8;
-const _: () = assert!(HISTORY.is_power_of_two() && HISTORY >= MAX_TAPS + BLOCK && BLOCK.is_multiple_of(GROUP));
+const _: () = assert!(
+    HISTORY.is_power_of_two()
+        && HISTORY >= MAX_TAPS + BLOCK
+        && BLOCK.is_multiple_of(GROUP)
+        && BLOCK.is_multiple_of(GROUP_AVX512)
+        && GROUP_AVX512 >= GROUP
+);
 
 /// `Radiation::process` as a `simd::Kernel`.
 struct Filter<'a> {
@@ -344,6 +354,7 @@ struct Filter<'a> {
 
 impl Kernel for Filter<'_> {
     type Output = ();
+    const HAS_AVX512: bool = true;
     #[inline(always)]
     fn run<T: Target>(self, _: T) {
         let Filter { r, force, out } = self;
@@ -356,21 +367,32 @@ impl Kernel for Filter<'_> {
         }
         let base = r.pos + HISTORY - n;
         let (taps, hist) = (&r.taps[..len], &r.hist[..]);
-        // `GROUP` outputs at a time, each the sum over the taps in order (as the scalar
-        // reference: products and sums unfused, in the same order)
-        let mut t0 = 0;
-        while t0 < n {
-            let m = (n - t0).min(GROUP);
-            let mut acc = [0.0f32; GROUP];
-            for (k, &h) in taps.iter().enumerate() {
-                let x = &hist[base + t0 - k..base + t0 - k + GROUP];
-                for j in 0..GROUP {
-                    acc[j] += h * x[j];
-                }
-            }
-            out[t0..t0 + m].copy_from_slice(&acc[..m]);
-            t0 += m;
+        if T::AVX512 {
+            convolve::<GROUP_AVX512>(taps, hist, base, out);
+        } else {
+            convolve::<GROUP>(taps, hist, base, out);
         }
+    }
+}
+
+/// `out[t]` = the sum over the taps in order of tap k times `hist[base + t - k]`, `G` outputs
+/// at a time (as the scalar reference: products and sums unfused, in the same order; `hist`
+/// holds `G` samples past `base + out.len()`, read and dropped by a last short group).
+#[inline(always)]
+fn convolve<const G: usize>(taps: &[f32], hist: &[f32], base: usize, out: &mut [f32]) {
+    let n = out.len();
+    let mut t0 = 0;
+    while t0 < n {
+        let m = (n - t0).min(G);
+        let mut acc = [0.0f32; G];
+        for (k, &h) in taps.iter().enumerate() {
+            let x = &hist[base + t0 - k..base + t0 - k + G];
+            for j in 0..G {
+                acc[j] += h * x[j];
+            }
+        }
+        out[t0..t0 + m].copy_from_slice(&acc[..m]);
+        t0 += m;
     }
 }
 
