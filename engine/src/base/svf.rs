@@ -22,6 +22,12 @@ impl Svf {
         }
     }
 
+    /// The coefficients `[a1, a2, a3]` of `tick` (g = tan(π f / fs), k = 1/Q: a1 =
+    /// 1 / (1 + g (g + k)), a2 = g a1, a3 = g² a1).
+    pub fn coefficients(&self) -> [f32; 3] {
+        [self.a1, self.a2, self.a3]
+    }
+
     /// One sample `x` through the filter of state `state`: its band-pass output (v1, unit
     /// gain at the peak times 1/k) and its low-pass output (v2).
     #[inline(always)]
