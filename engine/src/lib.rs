@@ -1232,11 +1232,15 @@ impl Engine {
 
     /// Renders the pending collisions up to index `upto` (they land after this window).
     fn render_pending(&mut self, upto: usize) {
+        let upto = upto.min(self.pending.len());
+        if self.pending_done >= upto {
+            // nothing to render: the set-up below is not free (a batch's lanes)
+            return;
+        }
         let ctx = RenderContext {
             kernels: &self.kernels,
             p: self.pending_params,
         };
-        let upto = upto.min(self.pending.len());
         // every lane is written by each `prepare_into`, so one set-up serves every batch
         let mut prepared = Prepared::default();
         for batch in self.pending[self.pending_done.min(upto)..upto].chunks(BATCH) {
