@@ -22,7 +22,10 @@
 //! (`generator::lanes::finish_lanes`), the renderer's batched set-up
 //! (`batch::RenderContext::prepare_into`) and its pass into the rings
 //! (`RenderContext::render_batch`, into whose AVX copy the kernels' `std::arch` pass
-//! `kernels::splat_avx_in` is inlined). The first three and the kernels' pass each sit
+//! `kernels::splat_avx_in` is inlined), the surface's radiation filter
+//! (`surface::Radiation::process`), and the engine's span as a whole (`Engine::span`: the
+//! mix, the limiter and the cup's small filters, plain code compiled for AVX; its copies do
+//! the same operations, so the same bits). The first three and the kernels' pass each sit
 //! beside a plain scalar version, and a test runs every copy this CPU has
 //! (`Isa::available`) against it; the renderer's copies are tested against each other
 //! (`batch`), and a test renders a pour through the whole engine in every copy.

@@ -234,6 +234,7 @@ impl SphereFilter {
     /// the four). Without feedback (`feedback_negligible`) each channel is a two-tap FIR
     /// over the span, which runs as packed SIMD; otherwise both recursions run in one loop,
     /// so they overlap in the CPU. The state stays that of the recursion either way.
+    #[inline(always)]
     pub fn process_pair(filters: &mut [SphereFilter; 2], input: [&[f32]; 2], output: [&mut [f32]; 2]) {
         let n = input[0]
             .len()

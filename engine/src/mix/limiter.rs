@@ -140,6 +140,7 @@ impl Limiter {
     /// Limits a span in place (`l` and `r` of equal length; any length). The samples do
     /// not depend on how a signal is cut into spans: every step below is per sample, in
     /// sample order, or elementwise.
+    #[inline(always)]
     pub fn process_span(&mut self, l: &mut [f32], r: &mut [f32]) {
         let n = l.len().min(r.len());
         let mut done = 0;
@@ -151,6 +152,7 @@ impl Limiter {
     }
 
     /// `process_span` over at most `CHUNK` samples.
+    #[inline(always)]
     fn chunk(&mut self, l: &mut [f32], r: &mut [f32]) {
         let m = l.len().min(r.len()).min(CHUNK);
         let (l, r) = (&mut l[..m], &mut r[..m]);

@@ -59,6 +59,7 @@ impl Mix {
     /// sample by sample, into `grains` and `cup` (left, right) and, summed with the surface
     /// and the friction stems, into `main`, which the limiter then holds under its ceiling.
     /// A sample that is not finite is 0 in every output.
+    #[inline(always)]
     pub fn span(
         &mut self,
         targets: &[f32; 5],

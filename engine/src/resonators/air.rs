@@ -815,6 +815,7 @@ impl AirBank {
     /// Adds the air's sound for the grains' sound `input` to `out` (both the span's length),
     /// a block (`AirBlock`) at a time: the samples are the same however the signal is cut
     /// into spans.
+    #[inline(always)]
     pub fn process(&mut self, input: &[f32], out: &mut [f32]) {
         if self.n == 0 {
             return;

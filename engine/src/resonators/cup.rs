@@ -160,6 +160,7 @@ impl CupResonator {
     /// `diffuse`; the grains' sound (`grains`, left and right) through the air's resonances,
     /// added to `modal` (the air is the vessel's: the cup stem). All slices of the span's
     /// length.
+    #[inline(always)]
     pub fn process(
         &mut self,
         forces: &[&[f32]; CUP_BUSES],
