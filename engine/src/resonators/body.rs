@@ -129,7 +129,10 @@ impl RigidBody {
     pub fn process(&mut self, accel: &[f32], out: &mut [f32]) {
         // at rest and not pushed (all but a shake's slams): nothing to add
         let at_rest = self.last_u == 0.0 && self.filter.is_at_rest();
-        if self.radius_m <= 0.0 || (at_rest && accel.iter().all(|&a| a == 0.0)) {
+        // every sample ±0 (NaN is not): the bits without the sign OR-ed over the window
+        // (packed SIMD, no early exit)
+        let silent = || accel.iter().fold(0u32, |a, &x| a | (x.to_bits() << 1)) == 0;
+        if self.radius_m <= 0.0 || (at_rest && silent()) {
             return;
         }
         let (near, far) = (self.near, self.far);

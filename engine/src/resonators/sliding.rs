@@ -15,6 +15,8 @@ pub struct Sliders {
     sliding: [Sliding; VOICES.len()],
     /// The materials each voice slides on each other (`Voice::pair`), for the settings.
     pairs: [FrictionPairData; VOICES.len()],
+    /// `pairs` changed since the voices last took them.
+    new_pairs: bool,
     /// From a voice's pressure at `REFERENCE_DISTANCE_M` to the listener's.
     distance_gain: f32,
 }
@@ -30,6 +32,7 @@ impl Sliders {
                 .collect(),
             sliding: [Sliding::default(); VOICES.len()],
             pairs,
+            new_pairs: false,
             distance_gain: 0.0,
         }
     }
@@ -38,6 +41,7 @@ impl Sliders {
     /// window (`window`).
     pub fn set_pairs(&mut self, grain: GrainMaterial, surface: FrictionMaterial) {
         self.pairs = VOICES.map(|v| v.pair(grain, surface));
+        self.new_pairs = true;
     }
 
     /// At rest, the junctions reseeded from `seed`.
@@ -49,11 +53,14 @@ impl Sliders {
     }
 
     /// A window's sliding contacts (`gesture::GestureOutput::sliding`), the pairs of the
-    /// settings, and the listener `cup_distance_m` from the cup.
+    /// settings (when they changed: the voices keep theirs otherwise), and the listener `cup_distance_m` from the cup.
     pub fn window(&mut self, sliding: [Sliding; VOICES.len()], cup_distance_m: f32) {
         self.sliding = sliding;
-        for (f, &pair) in self.voices.iter_mut().zip(&self.pairs) {
-            f.set_pair(pair);
+        if self.new_pairs {
+            for (f, &pair) in self.voices.iter_mut().zip(&self.pairs) {
+                f.set_pair(pair);
+            }
+            self.new_pairs = false;
         }
         self.distance_gain = REFERENCE_DISTANCE_M / cup_distance_m.max(0.05);
     }

@@ -314,13 +314,18 @@ impl Radiation {
     #[inline(always)]
     fn record(&mut self, force: &[f32], out_len: usize) -> usize {
         let n = force.len().min(out_len).min(BLOCK);
-        for &x in &force[..n] {
-            let p = self.pos;
-            self.hist[p] = x;
-            self.hist[p + HISTORY] = x;
-            self.pos = (p + 1) & (HISTORY - 1);
-            self.quiet = if x == 0.0 { self.quiet.saturating_add(1) } else { 0 };
+        // the block in two pieces where it wraps, each into both copies of the history
+        let (p, first) = (self.pos, n.min(HISTORY - self.pos));
+        for (from, to, len) in [(0, p, first), (first, 0, n - first)] {
+            self.hist[to..to + len].copy_from_slice(&force[from..from + len]);
+            self.hist[to + HISTORY..to + HISTORY + len].copy_from_slice(&force[from..from + len]);
         }
+        self.pos = (p + n) & (HISTORY - 1);
+        // samples since the last that is not ±0 (NaN is not)
+        self.quiet = match force[..n].iter().rposition(|&x| x != 0.0) {
+            Some(last) => n - 1 - last,
+            None => self.quiet.saturating_add(n),
+        };
         n
     }
 }
@@ -399,6 +404,47 @@ fn convolve<const G: usize>(taps: &[f32], hist: &[f32], base: usize, out: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The history holds the input as a ring, mirrored, through many wraps, and `quiet`
+    /// counts the samples since the last that was not ±0 (NaN counts as a sample).
+    #[test]
+    fn the_history_is_the_input_in_order() {
+        let mut r = Radiation::new(48_000.0, Isa::baseline());
+        let mut all = Vec::new();
+        let mut rng = 0x2545_f491u32;
+        for block in 0..150 {
+            let len = [BLOCK, 1, 37, 100, 128][block % 5];
+            let force: Vec<f32> = (0..len)
+                .map(|i| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 17;
+                    rng ^= rng << 5;
+                    match (block / 7) % 3 {
+                        0 => 0.0,
+                        1 if i % 40 == 3 => -0.0,
+                        1 if i == len / 2 && block % 2 == 0 => f32::NAN,
+                        _ => rng as f32 / u32::MAX as f32 - 0.5,
+                    }
+                })
+                .collect();
+            assert_eq!(r.record(&force, usize::MAX), len);
+            all.extend_from_slice(&force);
+            let last = r.pos + HISTORY - 1;
+            for k in 0..HISTORY.min(all.len()) {
+                let want = all[all.len() - 1 - k].to_bits();
+                assert_eq!(r.hist[last - k].to_bits(), want, "block {block}, {k} back");
+                assert_eq!(r.hist[(last - k) % HISTORY].to_bits(), want, "the mirror");
+            }
+            let zeros = all.iter().rev().take_while(|&&x| x == 0.0).count();
+            let want = if zeros == all.len() {
+                usize::MAX / 2 + zeros
+            } else {
+                zeros
+            };
+            assert_eq!(r.quiet, want, "block {block}");
+        }
+        assert!(all.len() > 2 * HISTORY);
+    }
 
     /// Every copy of the filter's loop gives the scalar reference's bits, on input with
     /// silent gaps (and a last block shorter than the others).
