@@ -170,6 +170,8 @@ pub struct Engine {
     body_on: bool,
     body_ring: Vec<f32>,
     body_sound: [f32; WINDOW],
+    /// A span's buffers (`span`).
+    span_buffers: SpanBuffers,
     plate_dc: resonators::modal::DcBlocker,
     plate_delay_s: f32,
     ground: [f32; WINDOW],
@@ -286,6 +288,7 @@ impl Engine {
             body_on: true,
             body_ring: vec![0.0; ring],
             body_sound: [0.0; WINDOW],
+            span_buffers: SpanBuffers::default(),
             plate_dc: resonators::modal::DcBlocker::new(sample_rate),
             plate_delay_s: 0.0,
             ground: [0.0; WINDOW],
@@ -1309,10 +1312,17 @@ impl Engine {
         let len = main[0].len();
         let start = (self.clock as usize) & self.mask;
         let range = start..start + len;
-        let mut pressure = [[0.0f32; WINDOW]; 2];
+        let SpanBuffers {
+            pressure,
+            rubbing,
+            total,
+            modal,
+            diffuse,
+            ground,
+        } = &mut self.span_buffers;
         {
             let [ring_l, ring_r] = &mut self.grains_ring;
-            let [p_l, p_r] = &mut pressure;
+            let [p_l, p_r] = pressure;
             let (ring_l, ring_r) = (&mut ring_l[range.clone()], &mut ring_r[range.clone()]);
             SphereFilter::process_pair(&mut self.sphere_filter, [ring_l, ring_r], [p_l, p_r]);
             ring_l.fill(0.0);
@@ -1320,21 +1330,19 @@ impl Engine {
         }
         // the sliding contacts (`gesture::VOICES`): their sound at the listener, and the
         // friction force of the ones on the cup onto its buses, before the modes read them
-        let mut rubbing = [0.0f32; WINDOW];
+        rubbing[..len].fill(0.0);
         self.sliders
             .render(&mut rubbing[..len], &mut self.cup_ring, range.clone());
-        let mut total = [0.0f32; WINDOW];
+        total[..len].fill(0.0);
         for ring in &self.cup_ring[..CUP_BUSES] {
             for (t, f) in total.iter_mut().zip(&ring[range.clone()]) {
                 *t += f;
             }
         }
-        let mut modal = [[0.0f32; WINDOW]; 2];
-        let mut diffuse = [[0.0f32; WINDOW]; 2];
         {
             let forces: [&[f32]; CUP_BUSES] = std::array::from_fn(|b| &self.cup_ring[b][range.clone()]);
-            let [ml, mr] = &mut modal;
-            let [dl, dr] = &mut diffuse;
+            let [ml, mr] = modal;
+            let [dl, dr] = diffuse;
             self.cup.process(
                 &forces,
                 &mut total[..len],
@@ -1348,14 +1356,13 @@ impl Engine {
         }
         // the cup's jolts as one body (`sound_body`, computed for the whole window at its start)
         let offset = WINDOW - (self.next_window - self.clock) as usize;
-        for m in &mut modal {
+        for m in modal.iter_mut() {
             for (y, x) in m[..len].iter_mut().zip(&self.body_sound[offset..offset + len]) {
                 *y += x;
             }
         }
         // the ground's sound at the listener (mono: the surface's own sound comes from where
         // the grains land, a small patch), computed for the whole window at its start
-        let mut ground = [0.0f32; WINDOW];
         ground[..len].copy_from_slice(&self.ground[offset..offset + len]);
         self.mix.span(
             targets,
@@ -1380,6 +1387,36 @@ impl Engine {
             surface_r.copy_from_slice(&ground[..len]);
         }
         self.clock += len as u64;
+    }
+}
+
+/// A span's buffers (`Engine::span`), kept in the engine so that a span does not zero them
+/// on the stack each time (they were 2 % of a quiet pour's time): each is written over the
+/// span's length before it is read, or cleared to it where it gathers.
+struct SpanBuffers {
+    /// The grains' sound (L, R), from the rings through the sphere filters.
+    pressure: [[f32; WINDOW]; 2],
+    /// The sliding contacts' sound (gathered).
+    rubbing: [f32; WINDOW],
+    /// The buses' force summed (gathered), the diffuse resonator's input.
+    total: [f32; WINDOW],
+    /// The cup's modes (L, R) and its diffuse field (L, R).
+    modal: [[f32; WINDOW]; 2],
+    diffuse: [[f32; WINDOW]; 2],
+    /// The ground's sound (copied from the window's).
+    ground: [f32; WINDOW],
+}
+
+impl Default for SpanBuffers {
+    fn default() -> Self {
+        SpanBuffers {
+            pressure: [[0.0; WINDOW]; 2],
+            rubbing: [0.0; WINDOW],
+            total: [0.0; WINDOW],
+            modal: [[0.0; WINDOW]; 2],
+            diffuse: [[0.0; WINDOW]; 2],
+            ground: [0.0; WINDOW],
+        }
     }
 }
 
