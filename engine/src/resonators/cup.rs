@@ -147,11 +147,14 @@ impl CupResonator {
         self.air.set(&air[..n_air]);
     }
 
-    /// The modal bank's work at a window boundary (denormals out, the glide's control step).
+    /// The modal bank's work at a window boundary (denormals out, the glide's control step),
+    /// and a share of the air's next grid point.
     pub fn window(&mut self) {
         self.modal.flush_denormals();
         self.air.flush_denormals();
         self.modal.control();
+        // the air at the fill's next grid point, a little a window (`AirTable::advance`)
+        self.air_table.advance();
     }
 
     /// One span: the force on each bus (`forces`) through the modes into `modal` (left,
