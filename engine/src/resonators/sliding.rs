@@ -98,3 +98,35 @@ impl Sliders {
 fn seed_of(seed: u64, k: usize) -> u64 {
     seed ^ (0x6672_6963_7469_6f6e_u64.wrapping_mul(k as u64 + 1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::materials::SurfaceMaterial;
+
+    /// New settings' materials reach every voice at the next window, and a window without
+    /// new settings leaves them; `Sliders::new`'s are the voices' from the start.
+    #[test]
+    fn new_materials_reach_the_voices_at_the_next_window() {
+        let (grain, cup) = (GrainMaterial::Sugar, CupMaterial::Ceramic);
+        let mut s = Sliders::new(48_000.0, 1, grain, cup);
+        let voices = |s: &Sliders| s.voices.iter().map(|f| *f.pair()).collect::<Vec<_>>();
+        let first = voices(&s);
+        assert_eq!(
+            first,
+            VOICES.map(|v| v.pair(grain, FrictionMaterial::Cup(cup))).to_vec()
+        );
+        let none = [Sliding::default(); VOICES.len()];
+        s.window(none, 0.5);
+        assert_eq!(voices(&s), first);
+        let (grain, surface) = (GrainMaterial::Rice, FrictionMaterial::Surface(SurfaceMaterial::Wood));
+        s.set_pairs(grain, surface);
+        assert_eq!(voices(&s), first, "not before the window");
+        s.window(none, 0.5);
+        let second = voices(&s);
+        assert_eq!(second, VOICES.map(|v| v.pair(grain, surface)).to_vec());
+        assert_ne!(second, first);
+        s.window(none, 0.5);
+        assert_eq!(voices(&s), second);
+    }
+}
