@@ -257,6 +257,13 @@ pub fn madd<T: Target>(a: f32, b: f32, c: f32) -> f32 {
     }
 }
 
+/// Whether every sample of `x` is ±0 (NaN and the infinities are not): the bits without the
+/// sign OR-ed over the slice, a lane loop with no early exit (packed SIMD).
+#[inline(always)]
+pub fn all_zero(x: &[f32]) -> bool {
+    x.iter().fold(0u32, |a, &v| a | (v.to_bits() << 1)) == 0
+}
+
 /// `dst[k] += gain * src[k]` over the shorter slice: a lane loop, compiled into the copy
 /// of the kernel that calls it (`batch::RenderContext::render_batch`).
 #[inline(always)]

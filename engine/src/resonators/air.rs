@@ -586,28 +586,22 @@ impl AirTable {
             self.last_k = None;
             self.falling = false;
         }
-        // a step down keeps the point it leaves as the upper one (slot 0 would take the new
-        // lower point over it)
-        if self.points[0].0 == k + 1 {
+        // a point the table holds goes to its slot (the fill moved one step, either way), so
+        // that the one computed next replaces the point the fill has left
+        if self.points[1].0 == k || self.points[0].0 == k + 1 {
             self.points.swap(0, 1);
         }
         for (i, want) in [k, k + 1].into_iter().enumerate() {
             if self.points[i].0 == want {
                 continue;
             }
-            // the other slot may hold it (the fill moved one step)
-            let other = 1 - i;
-            if self.points[other].0 == want {
-                self.points.swap(0, 1);
-                continue;
-            }
             let mut modes = [AirMode::ZERO; AIR_MODES];
-            let n = match self.next.take() {
-                Some((at, column, mut scan)) if at == want => {
+            let n = match self.next.take_if(|n| n.0 == want) {
+                Some((_, column, mut scan)) => {
                     while !scan.step(&|f| column.mag(f)) {}
                     scan.finish(&mut modes)
                 }
-                _ => for_cup_to(&grid_state(state, want), closed, max_hz, &mut modes),
+                None => for_cup_to(&grid_state(state, want), closed, max_hz, &mut modes),
             };
             self.points[i] = (want, modes, n);
         }
@@ -873,16 +867,8 @@ impl AirBlock {
     #[inline(always)]
     fn outputs(&self, s: &[f32; AIR_SLOTS], x: &[f32; AIR_BLOCK]) -> [f32; AIR_BLOCK] {
         let mut y = [0.0f32; AIR_BLOCK];
-        for (w, &v) in self.from_state.iter().zip(s) {
-            for (y, &w) in y.iter_mut().zip(w) {
-                *y += w * v;
-            }
-        }
-        for (w, &v) in self.from_input.iter().zip(x) {
-            for (y, &w) in y.iter_mut().zip(w) {
-                *y += w * v;
-            }
-        }
+        add_columns(&mut y, &self.from_state, s);
+        add_columns(&mut y, &self.from_input, x);
         y
     }
 
@@ -891,11 +877,7 @@ impl AirBlock {
     #[inline(always)]
     fn next_state(&self, s: &[f32; AIR_SLOTS], x: &[f32; AIR_BLOCK]) -> [f32; AIR_SLOTS] {
         let mut next = [0.0f32; AIR_SLOTS];
-        for (w, &v) in self.drive.iter().zip(x) {
-            for (n, &w) in next.iter_mut().zip(w) {
-                *n += w * v;
-            }
-        }
+        add_columns(&mut next, &self.drive, x);
         // each slot's mode's first and second slot
         let first: [f32; AIR_SLOTS] = std::array::from_fn(|k| s[k & !1]);
         let second: [f32; AIR_SLOTS] = std::array::from_fn(|k| s[k | 1]);
@@ -903,6 +885,17 @@ impl AirBlock {
             next[k] += self.carry[0][k] * first[k] + self.carry[1][k] * second[k];
         }
         next
+    }
+}
+
+/// `acc[j] += columns[i][j] * v[i]`, a column at a time in order (each sum's terms in the
+/// order of `i`): a matrix times a vector, added, the lanes of `acc` side by side.
+#[inline(always)]
+fn add_columns<const N: usize, const M: usize>(acc: &mut [f32; N], columns: &[[f32; N]; M], v: &[f32; M]) {
+    for (column, &v) in columns.iter().zip(v) {
+        for (a, &w) in acc.iter_mut().zip(column) {
+            *a += w * v;
+        }
     }
 }
 
@@ -1179,9 +1172,7 @@ mod tests {
             let (mut table, mut rng, mut ahead) = (AirTable::new(), 0x9e37_79b9u32, [0; 2]);
             let mut last = 0.0;
             for fill in fills {
-                rng ^= rng << 13;
-                rng ^= rng >> 17;
-                rng ^= rng << 5;
+                rng = crate::resonators::diffuse::xorshift(rng);
                 for _ in 0..rng % 21 {
                     table.advance();
                 }

@@ -129,10 +129,7 @@ impl RigidBody {
     pub fn process(&mut self, accel: &[f32], out: &mut [f32]) {
         // at rest and not pushed (all but a shake's slams): nothing to add
         let at_rest = self.last_u == 0.0 && self.filter.is_at_rest();
-        // every sample ±0 (NaN is not): the bits without the sign OR-ed over the window
-        // (packed SIMD, no early exit)
-        let silent = || accel.iter().fold(0u32, |a, &x| a | (x.to_bits() << 1)) == 0;
-        if self.radius_m <= 0.0 || (at_rest && silent()) {
+        if self.radius_m <= 0.0 || (at_rest && crate::base::simd::all_zero(accel)) {
             return;
         }
         let (near, far) = (self.near, self.far);

@@ -434,7 +434,7 @@ fn uniform_one(state: &mut u32) -> f32 {
 /// ahead. It is linear over the bits (GF(2)): the state after it is the sum (xor) of what it
 /// makes of each set bit.
 #[inline(always)]
-const fn xorshift(mut x: u32) -> u32 {
+pub(crate) const fn xorshift(mut x: u32) -> u32 {
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;

@@ -27,7 +27,7 @@
 use crate::derived::cups::{floor_coverage, wall_bus, CupState, CUP_BUSES, FLOOR_BUS, RIM_BUS, WALL_RINGS};
 
 use crate::base::materials::{AIR_DENSITY, PACKING_FRACTION, SPEED_OF_SOUND};
-use crate::base::simd::{madd, Isa, Kernel, Target};
+use crate::base::simd::{all_zero, madd, Isa, Kernel, Target};
 use crate::resonators::diffuse::{coincidence_frequency, plate_modal_density, DiffuseParams};
 use crate::resonators::nonlinear::{buzz_force, coupling_force, coupling_gain, glide, stretch, Nonlinear};
 use std::f64::consts::PI;
@@ -606,9 +606,8 @@ impl ModalBank {
         let mut active = [0usize; CUP_BUSES];
         let mut buses = 0;
         for (b, f) in force.iter().enumerate() {
-            // any non-zero sample (-0.0 counts as zero, NaN as non-zero): the bits without
-            // the sign, OR-ed over the span (packed SIMD, no early exit)
-            if f[..n].iter().fold(0u32, |a, &x| a | (x.to_bits() << 1)) != 0 {
+            // any sample not ±0 (NaN counts)
+            if !all_zero(&f[..n]) {
                 active[buses] = b;
                 buses += 1;
             }

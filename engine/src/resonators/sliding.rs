@@ -53,7 +53,8 @@ impl Sliders {
     }
 
     /// A window's sliding contacts (`gesture::GestureOutput::sliding`), the pairs of the
-    /// settings (when they changed: the voices keep theirs otherwise), and the listener `cup_distance_m` from the cup.
+    /// settings (when they changed: the voices keep theirs otherwise), and the listener
+    /// `cup_distance_m` from the cup.
     pub fn window(&mut self, sliding: [Sliding; VOICES.len()], cup_distance_m: f32) {
         self.sliding = sliding;
         if self.new_pairs {

@@ -416,9 +416,7 @@ mod tests {
             let len = [BLOCK, 1, 37, 100, 128][block % 5];
             let force: Vec<f32> = (0..len)
                 .map(|i| {
-                    rng ^= rng << 13;
-                    rng ^= rng >> 17;
-                    rng ^= rng << 5;
+                    rng = crate::resonators::diffuse::xorshift(rng);
                     match (block / 7) % 3 {
                         0 => 0.0,
                         1 if i % 40 == 3 => -0.0,
