@@ -137,3 +137,47 @@ fn inspect_bank_refuses_a_moment_outside_the_pour_and_bad_settings() {
         stderr(&out)
     );
 }
+
+#[test]
+fn inspect_bank_looks_a_larger_cup_up_as_the_similar_pour_into_the_banks() {
+    // the sugar mug at twice its size: by Froude similarity the bank's mug with grains and
+    // fall half as large (docs/dem.md, "The cup's size"); onto the surface no scale
+    let v = inspect(&[
+        "--preset",
+        "sugar_ceramic_mug",
+        "--set",
+        "cup_size=2",
+        "--set",
+        "grain_size=4",
+    ]);
+    assert_eq!(v["scale"], 2.0);
+    let (d, _, d_clamped) = axis(&v, "grain_diameter_m");
+    let (h, _, _) = axis(&v, "fall_height_m");
+    // 4 x 0.5 mm sugar from 15 cm into the 2x mug: 1 mm from 7.5 cm into the bank's
+    assert!((d - 0.001).abs() < 1e-9, "{d} m");
+    assert!((h - 0.075).abs() < 1e-6, "{h} m");
+    assert!(d_clamped, "1 mm is under the bank's smallest grains");
+    let (r, _, _) = axis(&v, "restitution");
+    let (mu, _, _) = axis(&v, "friction");
+    let (fill, _, _) = axis(&v, "fill");
+    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, mu, d, fill, h);
+    for (c, cell) in v["cells"].as_array().unwrap().iter().zip(&lookup.cells) {
+        assert_eq!(c["rate_per_grain"].as_f64().unwrap() as f32, cell.rate, "{c}");
+    }
+    let out = granary(&[
+        "inspect",
+        "bank",
+        "--preset",
+        "sugar_ceramic_mug",
+        "--set",
+        "cup_size=2",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("scale") && l.contains("Froude similarity")),
+        "{text}"
+    );
+    let surface = inspect(&["--preset", "sand_onto_concrete", "--set", "cup_size=2"]);
+    assert_eq!(surface["scale"], 1.0);
+}

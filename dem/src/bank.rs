@@ -25,6 +25,7 @@ use granary_engine::base::materials::{GrainMaterial, GRAVITY};
 use granary_engine::control::choices::{CupShape, Shape};
 use granary_engine::control::params::ParamValues;
 use granary_engine::derived::cups::{Cup, RINGS};
+use granary_engine::derived::BANK_CUP_SIZE;
 use serde::{Deserialize, Serialize};
 
 /// The file's format name and version.
@@ -214,6 +215,8 @@ pub fn values(spec: &Spec) -> ParamValues {
     set(&mut v, "auto_fill", "false".into());
     set(&mut v, "fall_height", (100.0 * spec.fall_height_m).to_string());
     set(&mut v, "aim", "0".into());
+    // the cup a pour `Derived::bank_scale` times larger is looked up as similar to
+    set(&mut v, "cup_size", BANK_CUP_SIZE.to_string());
     set(&mut v, "pour_rate", (spec.grains_per_s * grain_kg * 1e3).to_string());
     set(&mut v, "seed", spec.seed.to_string());
     match spec.cup {
@@ -238,6 +241,33 @@ pub fn impact_speed(scene: &Scene) -> f32 {
 /// shape (the shipped bank's sweep is of spheres; docs/dem.md, "Shaped grains").
 pub fn scene(spec: &Spec) -> Scene {
     Scene::with_grain_size(&values(spec).to_settings(), spec.grain_size).with_shape(Shape::Sphere)
+}
+
+/// The scene similar to `spec`'s with every length `scale` times as long (Froude
+/// similarity, as the engine looks a larger cup up: `Bank::select` in granary-engine): the
+/// cup `scale` times the bank's size, the grains `scale` times larger falling `scale` times
+/// further, as many of them poured over `sqrt(scale)` times as long. The scene and how long
+/// its spout pours, s. A `scale` that takes the cup outside the `cup_size` setting's range
+/// (0.5 to 2.5 times the bank's) panics.
+pub fn similar_scene(spec: &Spec, scale: f32) -> (Scene, f64) {
+    let large = Spec {
+        grain_size: spec.grain_size * scale,
+        fall_height_m: spec.fall_height_m * scale,
+        grains_per_s: spec.grains_per_s / scale.sqrt(),
+        pour_s: spec.pour_s * (scale as f64).sqrt(),
+        ..*spec
+    };
+    // the flow set on the scene: it may be beyond the `pour_rate` setting's range
+    let mut v = values(&Spec {
+        grains_per_s: 0.0,
+        ..large
+    });
+    let size = BANK_CUP_SIZE * scale;
+    v.set_text("cup_size", &size.to_string())
+        .unwrap_or_else(|e| panic!("cup_size={size}: {e}"));
+    let scene = Scene::with_grain_size(&v.to_settings(), large.grain_size).with_shape(Shape::Sphere);
+    let flow_kg_s = large.grains_per_s * scene.grain_kg;
+    (scene.with_flow(flow_kg_s), large.pour_s)
 }
 
 /// Simulates one run of `spec` (its `seed`): the pour, until all but `SETTLED_SHARE` of its

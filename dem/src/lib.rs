@@ -156,6 +156,22 @@ impl Scene {
         }
     }
 
+    /// The same scene with the spout pouring `flow_kg_s`, even beyond the `pour_rate`
+    /// setting's range (`bank::similar_scene`: a pour in a larger cup pours more): the
+    /// stream's exit speed follows the flow as in `with_grain_size`.
+    pub fn with_flow(mut self, flow_kg_s: f32) -> Scene {
+        let stream = StreamParams::new(
+            0.0,
+            flow_kg_s,
+            &self.settings.grain_material.data(),
+            self.grain_radius_m,
+            self.grain_density,
+        );
+        self.exit_speed_m_s = (GRAVITY * stream.spout_m).sqrt();
+        self.flow_kg_s = flow_kg_s;
+        self
+    }
+
     /// The same scene with grains of `shape` (of the same volume and mass).
     pub fn with_shape(mut self, shape: Shape) -> Scene {
         self.shape = shape;

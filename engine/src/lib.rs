@@ -761,7 +761,8 @@ impl Engine {
     }
 
     /// The shipped bank, looked up for this pour's family (`bank::Family::of`), grains'
-    /// restitution, friction and diameter, and spout height above the rim.
+    /// restitution, friction and diameter, and spout height above the rim, in a cup of
+    /// `Derived::bank_scale` times the bank's size (Froude similarity: `Bank::select`).
     fn bank_statistics(&self) -> CellStatistics {
         let s = &self.settings;
         CellStatistics::bank(
@@ -771,6 +772,7 @@ impl Engine {
             s.grain_material.friction(),
             2.0 * s.grain_radius_m(),
             s.fall_height_m,
+            self.derived.bank_scale,
         )
     }
 
@@ -1007,6 +1009,7 @@ impl Engine {
             auto_fill: s.auto_fill,
             open: d.open,
             repose_tan: d.repose_tan,
+            life_scale: d.life_scale,
         };
         self.scene.set_stream(self.stream);
         self.pour = self.scene.step(&input);

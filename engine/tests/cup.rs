@@ -210,6 +210,7 @@ fn scene_input(shape: CupShape, size: f32, fall_height_m: f32) -> SceneInput {
         auto_fill: true,
         open: false,
         repose_tan: 0.6,
+        life_scale: size.sqrt(),
     }
 }
 
@@ -362,4 +363,58 @@ fn changing_only_the_grain_size_rebuilds_the_cups_modes() {
         before.iter().zip(&after).any(|(b, a)| a < &(0.99 * b)),
         "{before:?} vs {after:?}"
     );
+}
+
+/// The lifetime profile's arrivals in a cup `life_scale`^2 times the databank's run
+/// `life_scale` times slower (Froude similarity: `SceneInput::life_scale`): after the spout
+/// closes, a lifetime bin holds the arrivals of the part of its span still after the last
+/// one, so the bin of 0.5 to 1 s after their arrival is half empty when its middle, 0.75 s
+/// times the scale, is past the last arrival: 0.375 s later in a cup 2.25 times the bank's
+/// (scale 1.5) than at the bank's size.
+#[test]
+fn a_larger_cups_lifetime_bins_reach_further_back() {
+    let window_s = WINDOW as f32 / 48_000.0;
+    let emptied = |life_scale: f32| {
+        let input = SceneInput {
+            life_scale,
+            ..scene_input(CupShape::Bowl, 1.0, 0.15)
+        };
+        let mut scene = PourScene::new(window_s);
+        scene.reset(0.0, 1);
+        scene.set_command(0.0, 0.01);
+        let steady = (4.0 * life_scale / window_s) as usize + 200;
+        let mut last = PourState::default();
+        for _ in 0..steady {
+            last = scene.step(&input);
+        }
+        // every bin holds the steady arrivals, however far back it reaches
+        let arrivals = last.arrivals_end;
+        for (k, &a) in last.arrived_ago.iter().enumerate() {
+            assert!(
+                (a - arrivals).abs() < 0.02 * arrivals,
+                "bin {k}: {a} of {arrivals} grains/s"
+            );
+        }
+        scene.set_command(steady as f32 * window_s, 0.0);
+        let mut since_stop = 0;
+        loop {
+            let s = scene.step(&input);
+            since_stop += 1;
+            if s.arrived_ago[7] < 0.5 * arrivals {
+                return since_stop as f32 * window_s;
+            }
+            assert!(since_stop < 4000, "bin 7 never half emptied");
+        }
+    };
+    let (at_1, at_1_5) = (emptied(1.0), emptied(1.5));
+    // the bin's middle, 0.75 s, times the scale (the stream's smoothing delays both alike)
+    let later = at_1_5 - at_1;
+    assert!(
+        (later - 0.375).abs() < 2.0 * window_s,
+        "{at_1} s and {at_1_5} s after the stop"
+    );
+    // the record reaches back far enough for the largest cup
+    let (_, largest) = granary_engine::control::settings::limits::CUP_SIZE;
+    let bank = granary_engine::derived::BANK_CUP_SIZE;
+    assert!(granary_engine::pour::scene::MAX_LIFE_SCALE.powi(2) >= largest / bank);
 }

@@ -28,6 +28,7 @@ fn input(material: GrainMaterial) -> SceneInput {
         auto_fill: false,
         open: false,
         repose_tan: 0.6,
+        life_scale: 1.0,
     }
 }
 

@@ -89,9 +89,15 @@ pub struct BankReport {
     /// The grains' friction on each other (dynamic; `used`: the frictions used at the two
     /// restitutions bracketing the grains', as weighted).
     pub friction: AxisReport,
-    /// The grains' diameter, m.
+    /// The pour's length scale over the bank's scenes: the cup's size over the banked cups'
+    /// (1 onto the surface). By Froude similarity the grains' diameter and the fall height
+    /// below are asked at the pour's over this (`Bank::select`; docs/dem.md, "The cup's
+    /// size").
+    pub scale: f64,
+    /// The grains' diameter, m (the pour's over `scale`).
     pub grain_diameter_m: AxisReport,
     pub fill: AxisReport,
+    /// The spout's height above the rim, m (the pour's over `scale`).
     pub fall_height_m: AxisReport,
     pub impact_speed_m_s: f64,
     pub arrivals_per_s: f64,
@@ -153,6 +159,7 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
         family_fallback: lookup.fell_back(),
         restitution: lookup.restitution.into(),
         friction: lookup.friction.into(),
+        scale: lookup.scale as f64,
         grain_diameter_m: lookup.grain_diameter_m.into(),
         fill: lookup.fill.into(),
         fall_height_m: lookup.fall_height_m.into(),
@@ -185,6 +192,14 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
         r.family.clone()
     };
     writeln!(out, "{:<16}{family}", "family").map_err(io)?;
+    if r.scale != 1.0 {
+        writeln!(
+            out,
+            "{:<16}{:.3}: the cup is {:.3} times the bank's, so the grains and the fall are asked {:.3} times smaller (Froude similarity)",
+            "scale", r.scale, r.scale, r.scale
+        )
+        .map_err(io)?;
+    }
     for (name, a, unit) in [
         ("restitution", r.restitution, ""),
         ("friction", r.friction, ""),

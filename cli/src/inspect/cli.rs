@@ -46,8 +46,9 @@ pub enum InspectCommand {
     /// body axis's far-field dipole coefficient D_i, m³ (a sphere's: a³/2, seed 002 eq. 16).
     Grain(Box<super::grain::GrainArgs>),
     /// The collision databank's lookup at a moment of a preset's pour (thesis 7.1): the
-    /// family, the restitution, fill and fall height asked and used (clamped to the bank's
-    /// grid), and per cell the rate per arriving grain, the collisions a second and their
+    /// family, the restitution, friction, grain diameter, fill and fall height asked and used
+    /// (clamped to the bank's grid; a cup larger than the bank's asked as the similar pour
+    /// into it), and per cell the rate per arriving grain, the collisions a second and their
     /// mean speed, as the generator draws them with `statistics` = bank.
     Bank(Box<super::bank::BankArgs>),
 }

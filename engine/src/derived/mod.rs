@@ -51,7 +51,21 @@ pub struct Derived {
     /// Linear gains of the grains, cup, surface and friction stems and the output (the
     /// `*_level_db` settings).
     pub gains: [f32; 5],
+    /// The pour's length scale over the collision databank's scenes (`BANK_CUP_SIZE`): the
+    /// cup's size over the banked cups' for a pour into a cup, 1 onto the surface. By Froude
+    /// similarity (docs/dem.md, "The cup's size") the bank is looked up with the grains and
+    /// the fall this much smaller (`statistics::bank::Bank::select`) and its lifetime
+    /// profile read `life_scale` times slower (`pour::scene::SceneInput::life_scale`).
+    pub bank_scale: f32,
+    /// The square root of `bank_scale`: times scale as the square root of lengths under
+    /// gravity.
+    pub life_scale: f32,
 }
+
+/// The cup size every scene of the collision databank is simulated at (granary-dem's
+/// `bank::values`): a pour into a cup `cup_size` large is looked up as a similar one into a
+/// cup of this size (`Derived::bank_scale`).
+pub const BANK_CUP_SIZE: f32 = 1.0;
 
 impl Derived {
     pub fn new(s: &Settings) -> Derived {
@@ -61,6 +75,7 @@ impl Derived {
         let a = s.grain_radius_m();
         let db = |x: f32| 10f32.powf(x / 20.0);
         let cup = Cup::for_settings(s);
+        let bank_scale = if open { 1.0 } else { cup.size / BANK_CUP_SIZE };
         Derived {
             cup,
             cup_mass_kg: cup.mass_kg(s.cup_material),
@@ -82,6 +97,8 @@ impl Derived {
             listener_across_m: s.listener_distance_m * th.sin(),
             listener_up_m: s.listener_distance_m * th.cos(),
             stream_radius_m: (8.0 * a).max(0.004),
+            bank_scale,
+            life_scale: bank_scale.sqrt(),
             gains: [
                 db(s.grains_level_db),
                 db(s.cup_level_db),

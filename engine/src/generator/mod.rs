@@ -699,7 +699,8 @@ pub enum CellStatistics {
 impl CellStatistics {
     /// The bank's cells of `family`, for grains of coefficient of restitution
     /// `restitution`, `friction` and `grain_diameter_m`, the spout `fall_height_m` above
-    /// the rim: the settings' part of the lookup, made once (`Bank::select`).
+    /// the rim, in a scene `scale` times the bank's (`Derived::bank_scale`): the settings'
+    /// part of the lookup, made once (`Bank::select`).
     pub fn bank(
         bank: &'static Bank,
         family: Family,
@@ -707,8 +708,9 @@ impl CellStatistics {
         friction: f32,
         grain_diameter_m: f32,
         fall_height_m: f32,
+        scale: f32,
     ) -> CellStatistics {
-        let selection = bank.select(family, restitution, friction, grain_diameter_m, fall_height_m);
+        let selection = bank.select(family, restitution, friction, grain_diameter_m, fall_height_m, scale);
         CellStatistics::Bank { bank, selection }
     }
 
@@ -1785,6 +1787,7 @@ mod tests {
             0.5,
             0.002,
             fall_height_m,
+            1.0,
         )
     }
 

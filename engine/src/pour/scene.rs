@@ -56,7 +56,17 @@ pub struct SceneInput {
     /// where the cup's floor would be and the spout stays where it is.
     pub open: bool,
     pub repose_tan: f32,
+    /// How much slower a grain's life runs here than in the collision databank's similar
+    /// scene (`Derived::life_scale`, the square root of the length scale; at most
+    /// `MAX_LIFE_SCALE`): `PourState::arrived_ago` averages the arrivals over the lifetime
+    /// bins' edges times this.
+    pub life_scale: f32,
 }
+
+/// The largest `SceneInput::life_scale`: the square root of the largest cup size over the
+/// databank's (`limits::CUP_SIZE`, `BANK_CUP_SIZE`). The arrivals' record reaches this much
+/// past the last lifetime edge.
+pub const MAX_LIFE_SCALE: f32 = 1.6;
 
 /// The scene's state at one window boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -84,8 +94,8 @@ pub struct PourState {
     /// onto the surface).
     pub overflow: f32,
     /// Grains that arrived per second, on average, between `bank::LIFE_EDGES_S[k]` and
-    /// `[k + 1]` seconds before the window's middle (entry 0: this window's mean): what a
-    /// databank's lifetime profile weighs (`generator::bank_pdf`).
+    /// `[k + 1]` seconds times `SceneInput::life_scale` before the window's middle (entry 0:
+    /// this window's mean): what a databank's lifetime profile weighs (`generator::bank_pdf`).
     pub arrived_ago: [f32; LIFE_BINS],
 }
 
@@ -113,7 +123,8 @@ pub struct PourScene {
     stream: StreamParams,
     unsteady: Unsteady,
     /// Grains arrived since the reset at the last window boundaries, the newest the end of
-    /// the window last stepped (ring buffer, fixed capacity: `LIFE_EDGES_S`'s last edge;
+    /// the window last stepped (ring buffer, fixed capacity: `LIFE_EDGES_S`'s last edge
+    /// times `MAX_LIFE_SCALE`;
     /// `arrived_head` is where the next goes).
     arrived: Vec<f64>,
     arrived_head: usize,
@@ -143,7 +154,7 @@ impl PourScene {
             trickle_end: 0.0,
             stream: StreamParams::default(),
             unsteady: Unsteady::new(0),
-            arrived: vec![0.0; (LIFE_EDGES_S[LIFE_BINS] / window_s).ceil() as usize + 3],
+            arrived: vec![0.0; (MAX_LIFE_SCALE * LIFE_EDGES_S[LIFE_BINS] / window_s).ceil() as usize + 3],
             arrived_head: 0,
         };
         scene.reset(0.0, 0);
@@ -344,8 +355,9 @@ impl PourScene {
         self.arrived_head = (self.arrived_head + 1) % len;
         let half = 0.5 * self.window_s;
         let mut arrived_ago = [arrivals; LIFE_BINS];
+        let scale = input.life_scale.clamp(1.0 / MAX_LIFE_SCALE, MAX_LIFE_SCALE);
         for (k, a) in arrived_ago.iter_mut().enumerate().skip(1) {
-            let (near, far) = (LIFE_EDGES_S[k], LIFE_EDGES_S[k + 1]);
+            let (near, far) = (scale * LIFE_EDGES_S[k], scale * LIFE_EDGES_S[k + 1]);
             *a = ((self.arrived_by(half + near) - self.arrived_by(half + far)) / (far - near) as f64) as f32;
         }
         let decay = (-self.window_s / SETTLE_TIME_S).exp();

@@ -355,6 +355,9 @@ pub struct Lookup {
     pub fill: Axis,
     /// The spout's height above the rim, m.
     pub fall_height_m: Axis,
+    /// The pour's length scale over the bank's scenes (`Bank::select`): the grains'
+    /// diameter and the fall height above are asked at the pour's over this.
+    pub scale: f32,
     /// As `Bank::speed_range` and `Bank::angle_range`.
     pub speed_range: (f32, f32),
     pub angle_range: (f32, f32),
@@ -372,6 +375,7 @@ pub struct Selection {
     friction: Axis,
     grain_diameter_m: Axis,
     fall_height_m: Axis,
+    scale: f32,
     /// The grains' sizes (grid leaves) with their weights, and the fall heights'.
     sizes: [(usize, f32); 8],
     heights: [(usize, f32); 2],
@@ -605,13 +609,29 @@ impl Bank {
         fill: f32,
         fall_height_m: f32,
     ) -> Lookup {
-        let selection = self.select(family, restitution, friction, grain_diameter_m, fall_height_m);
+        let selection = self.select(family, restitution, friction, grain_diameter_m, fall_height_m, 1.0);
         self.lookup_at(&selection, fill)
     }
 
     /// The part of `lookup` that the settings alone fix: the family used, and the tree's
     /// descent to the grains' sizes (restitution, friction, the diameter's logarithm) and to
     /// the fall height. The engine makes it when the settings change (`CellStatistics`).
+    ///
+    /// `scale` is the pour's length scale over the bank's scenes (`Derived::bank_scale`: a
+    /// cup `scale` times the banked cups' size; 1 onto the surface, and where it is not a
+    /// positive number). The bank's scenes are rigid grains under gravity with a constant
+    /// restitution and Coulomb friction, so a pour whose every length is `scale` times
+    /// another's is the other's with every time `sqrt(scale)` times longer and every speed
+    /// `sqrt(scale)` times faster (Froude similarity: by Buckingham's Π theorem, 1914, the
+    /// only numbers such dynamics depend on are the restitution, the friction, the ratios of
+    /// the lengths and v^2 / (g L); the simulation's stiff contacts, granary-dem's
+    /// `CONTACT_HZ`, add a time far shorter than a grain's flights). So the
+    /// collisions per arriving grain and the speeds over the impact speed sqrt(2 g h) are the
+    /// similar scene's, with grains of `grain_diameter_m / scale` falling `fall_height_m /
+    /// scale` into the bank's cup, and a grain's life is `sqrt(scale)` times the similar
+    /// one's (`SceneInput::life_scale`). granary-dem's simulations agree: in a cup twice the
+    /// bank's, the collisions a grain within 3 % of the similar scene's and the energy per
+    /// grain within 1 to 3 % (docs/dem.md, "The cup's size").
     pub fn select(
         &self,
         family: Family,
@@ -619,7 +639,10 @@ impl Bank {
         friction: f32,
         grain_diameter_m: f32,
         fall_height_m: f32,
+        scale: f32,
     ) -> Selection {
+        let scale = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
+        let (grain_diameter_m, fall_height_m) = (grain_diameter_m / scale, fall_height_m / scale);
         let used = if self.grids[family.index()].is_some() {
             family
         } else if self.grids[Family::Cup(CupShape::Mug).index()].is_some() {
@@ -634,6 +657,7 @@ impl Bank {
             friction: Axis::default(),
             grain_diameter_m: Axis::default(),
             fall_height_m: Axis::default(),
+            scale,
             sizes: [(0, 0.0); 8],
             heights: [(0, 0.0); 2],
         };
@@ -688,6 +712,7 @@ impl Bank {
             grain_diameter_m: selection.grain_diameter_m,
             fill: Axis::default(),
             fall_height_m: selection.fall_height_m,
+            scale: selection.scale,
             speed_range: self.speed_range,
             angle_range: self.angle_range,
             cells: [CellLookup::ZERO; BANKED_CELLS],
@@ -1655,6 +1680,42 @@ pub(crate) mod tests {
         let l = b.lookup(Family::Cup(CupShape::Bowl), 0.5, MU, D2, 0.0, 0.1);
         assert!(l.fell_back() && l.family == MUG);
         assert_eq!(l.cells, b.lookup(MUG, 0.5, MU, D2, 0.0, 0.1).cells);
+    }
+
+    /// A pour `scale` times the bank's is looked up as the similar one: grains and fall
+    /// `scale` times smaller (Froude similarity, `Bank::select`), the scale reported; a
+    /// scale that is not a positive number is 1.
+    #[test]
+    fn a_scaled_pour_is_looked_up_as_the_similar_pour() {
+        let b = shipped();
+        let (e, mu) = (0.5, 0.35);
+        for family in Family::ALL {
+            for (d, h, fill) in [(0.0056, 0.44, 0.3), (0.005, 0.3, 0.7), (0.0036, 0.2, 0.0)] {
+                let scaled = b.lookup_at(&b.select(family, e, mu, d, h, 2.0), fill);
+                let similar = b.lookup(family, e, mu, 0.5 * d, fill, 0.5 * h);
+                assert_eq!(scaled.cells, similar.cells, "{} {d} {h}", family.id());
+                assert_eq!(
+                    (scaled.grain_diameter_m, scaled.fall_height_m),
+                    (similar.grain_diameter_m, similar.fall_height_m)
+                );
+                assert_eq!((scaled.scale, similar.scale), (2.0, 1.0));
+            }
+        }
+        // against an unscaled lookup of the same numbers, the scale moves the rates
+        let mug = Family::Cup(CupShape::Mug);
+        let (scaled, plain) = (
+            b.lookup_at(&b.select(mug, e, mu, 0.0056, 0.44, 2.0), 0.3),
+            b.lookup(mug, e, mu, 0.0056, 0.3, 0.44),
+        );
+        assert_ne!(scaled.cells, plain.cells);
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            let l = b.lookup_at(&b.select(mug, e, mu, 0.0028, 0.2, bad), 0.3);
+            assert_eq!(
+                (l.scale, l.cells),
+                (1.0, b.lookup(mug, e, mu, 0.0028, 0.3, 0.2).cells),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
