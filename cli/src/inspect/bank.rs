@@ -209,6 +209,8 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
     ] {
         let note = if a.clamped {
             "   outside the bank's range: nearest entry used"
+        } else if name == "fill" && r.family == "surface" {
+            "   (onto the surface the bank's entries start bare and hold the heap they build)"
         } else {
             ""
         };

@@ -722,7 +722,15 @@ impl Bank {
         };
         let (sizes, wh) = (selection.sizes, selection.heights);
         let (a_fill, wf) = place(&g.axes[0], fill);
-        out.fill = a_fill;
+        out.fill = match used {
+            // onto the surface the bank's entries start on bare ground and hold the heap
+            // their run builds: the fill is not an axis there, and nothing is clamped
+            Family::Surface => Axis {
+                clamped: false,
+                ..a_fill
+            },
+            Family::Cup(_) => a_fill,
+        };
         let (nf, nh) = (g.axes[0].len(), g.axes[1].len());
         let corners = sizes
             .into_iter()
@@ -1673,9 +1681,15 @@ pub(crate) mod tests {
         assert_eq!(l.cells[0].rate, b.lookup(MUG, 0.5, MU, D2, 0.5, 0.1).cells[0].rate);
         let l = b.lookup(MUG, f32::NAN, MU, D2, 0.3, 0.2);
         assert!(l.restitution.clamped && l.restitution.used == 0.5 && !l.fill.clamped);
-        // the surface family has fill 0 only
+        // the surface family has fill 0 only, its entries' heaps growing in their runs: not
+        // a clamp
         let l = b.lookup(Family::Surface, 0.5, MU, D2, 0.3, 0.1);
-        assert_eq!((l.fill.used, l.fill.clamped, l.restitution.clamped), (0.0, true, false));
+        assert_eq!(
+            (l.fill.used, l.fill.clamped, l.restitution.clamped),
+            (0.0, false, false)
+        );
+        assert!(!l.clamped());
+        assert_eq!(l.cells, b.lookup(Family::Surface, 0.5, MU, D2, 0.0, 0.1).cells);
         // a family the bank lacks: the mug's entries, said so
         let l = b.lookup(Family::Cup(CupShape::Bowl), 0.5, MU, D2, 0.0, 0.1);
         assert!(l.fell_back() && l.family == MUG);
