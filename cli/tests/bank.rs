@@ -117,7 +117,7 @@ fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
     // 0.2 mm sand: smaller than the bank's grains
     assert!(line("grain diameter").contains(note), "{text}");
     // onto the surface the heap grows in the bank's runs: its fill is not clamped
-    assert_eq!(axis(&v, "fill").2, false);
+    assert!(!axis(&v, "fill").2);
     assert!(!line("fill").contains(note) && line("fill").contains("heap"), "{text}");
 }
 
