@@ -243,6 +243,19 @@ pub fn scene(spec: &Spec) -> Scene {
     Scene::with_grain_size(&values(spec).to_settings(), spec.grain_size).with_shape(Shape::Sphere)
 }
 
+/// `spec` with every length `scale` times as long but the cup's (`similar_scene` pours it
+/// into a cup `scale` times the bank's): grains `scale` times larger, falling `scale` times
+/// further, as many poured over `sqrt(scale)` times as long.
+pub fn similar_spec(spec: &Spec, scale: f32) -> Spec {
+    Spec {
+        grain_size: spec.grain_size * scale,
+        fall_height_m: spec.fall_height_m * scale,
+        grains_per_s: spec.grains_per_s / scale.sqrt(),
+        pour_s: spec.pour_s * (scale as f64).sqrt(),
+        ..*spec
+    }
+}
+
 /// The scene similar to `spec`'s with every length `scale` times as long (Froude
 /// similarity, as the engine looks a larger cup up: `Bank::select` in granary-engine): the
 /// cup `scale` times the bank's size, the grains `scale` times larger falling `scale` times
@@ -250,13 +263,7 @@ pub fn scene(spec: &Spec) -> Scene {
 /// its spout pours, s. A `scale` that takes the cup outside the `cup_size` setting's range
 /// (0.5 to 2.5 times the bank's) panics.
 pub fn similar_scene(spec: &Spec, scale: f32) -> (Scene, f64) {
-    let large = Spec {
-        grain_size: spec.grain_size * scale,
-        fall_height_m: spec.fall_height_m * scale,
-        grains_per_s: spec.grains_per_s / scale.sqrt(),
-        pour_s: spec.pour_s * (scale as f64).sqrt(),
-        ..*spec
-    };
+    let large = similar_spec(spec, scale);
     // the flow set on the scene: it may be beyond the `pour_rate` setting's range
     let mut v = values(&Spec {
         grains_per_s: 0.0,
@@ -365,7 +372,8 @@ pub fn merge(parts: &[Entry]) -> Entry {
 }
 
 /// How many of `spec`'s runs `entry` already holds (`--reuse`): its runs when it is the same
-/// scene with no more runs than `spec` asks, of the same grains each; else 0.
+/// scene with no more runs than `spec` asks, of the same grains each (to one grain a run:
+/// the spout's flow is set in g/s, so 2 mm coffee beans' thousand are 1,001); else 0.
 pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
     let mut v = ParamValues::default();
     let known = v.set_text("grain_material", spec.grain).is_ok();
@@ -379,7 +387,8 @@ pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
         && entry.fall_height_m == spec.fall_height_m
         && entry.pour_s == spec.pour_s
         && entry.runs <= spec.runs
-        && entry.grains == entry.runs as usize * per_run;
+        // the flow in g/s rounds: a run may pour a grain more or fewer than it asks
+        && entry.grains.abs_diff(entry.runs as usize * per_run) <= entry.runs as usize;
     if same {
         entry.runs
     } else {
@@ -561,26 +570,37 @@ impl BankFile {
 }
 
 /// The swept axes (docs/dem.md, "The sweep"): every cup shape and the pour onto the surface;
-/// three grains standing for the restitutions and frictions of the table (sugar: 0.5 and
-/// 0.45, glass beads 0.85 and 0.4, rice 0.5 and 0.35; each at 2 and 4 mm); fills of the
+/// six grains standing for the restitutions and frictions of the table (sugar: 0.5 and
+/// 0.45, glass beads 0.85 and 0.4, rice 0.5 and 0.35, gravel 0.5 and 0.6, coffee beans 0.4
+/// and 0.35, lentils 0.45 and 0.32; each at 2 and 4 mm); fills of the
 /// pre-filled bed; five fall heights over the factory presets' 8 to 40 cm (a grain's
 /// collisions per grain poured fall faster than linearly with the fall: at 15 and 30 cm only,
 /// a pour onto the surface from 22 cm had 11 % fewer on its pile than the interpolation).
 ///
-/// Friction is an axis only at sugar's restitution, where rice is: a grain that slides more
+/// Friction is an axis at sugar's restitution, where rice and gravel are: a grain that slides more
 /// easily runs off the spot it lands on, so rice's collisions shift from the impact zone to
 /// the pile and the wall (in a jar on a bed at 0.3, from 30 cm, seed 1: the impact zone 8.1 a
 /// grain poured against sugar's 11.4, the pile 13.1 against 10.1, the wall 0.43 against 0.16,
 /// the same 21.7 in all cells), and rice
 /// looked up as sugar had a third more on its pile than its own simulation (the §6.2 check).
+/// Gravel (friction 0.6) bounds the table's frictions at that restitution from above (sand
+/// 0.55, gravel), coffee beans (restitution 0.4) and lentils (0.45, friction 0.32) its
+/// restitutions from below.
 /// Each grain's factor on its material's diameter for the 2 mm size (`SIZES` scales it).
-pub const GRAINS: [(&str, f32); 3] = [("sugar", 4.0), ("glass_beads_2mm", 1.0), ("rice", 2.0 / 2.8)];
+pub const GRAINS: [(&str, f32); 6] = [
+    ("sugar", 4.0),
+    ("glass_beads_2mm", 1.0),
+    ("rice", 2.0 / 2.8),
+    ("gravel", 2.0 / 6.0),
+    ("coffee_beans", 2.0 / 7.0),
+    ("lentils", 2.0 / 3.9),
+];
 /// Runs an entry, per grain of `GRAINS`: a glass bead bounces out of the cup, and one
 /// 1,000-grain run is not enough to say how often (four seeds of the bowl at fill 0.3 made
 /// 3.0, 2.3, 1.9 and 2.4 table collisions a bead poured; the wall's lowest ring ±15 %, the
 /// impact zone ±8 %): three runs. Sugar and rice stay where they land (sugar's rates in the
-/// §6.2 check within 4 to 8 % with one run).
-pub const RUNS: [u32; 3] = [1, 3, 1];
+/// §6.2 check within 4 to 8 % with one run), and so do the others (restitution 0.5 at most).
+pub const RUNS: [u32; 6] = [1, 3, 1, 1, 1, 1];
 pub const FILLS: [f32; 4] = [0.0, 0.3, 0.6, 0.9];
 pub const FALLS_M: [f32; 5] = [0.08, 0.15, 0.22, 0.3, 0.4];
 /// Grains poured a second and the pour's length: 1,000 grains a run.
@@ -594,9 +614,16 @@ pub const POUR_S: f64 = 0.5;
 /// grain poured in the impact zone and on the pile together at 2, 2.8 and 4 mm, the impact
 /// zone's 8.0, 12.4 and 11.8: the means of four, two and one seeds; interpolated
 /// between 2 and 4 mm, its impact zone in the §6.2 check was 16 % under its simulation's).
-/// A 1 mm size would cost about four times a 2 mm one (a bed of four times the grains,
-/// docs/dem.md).
-pub const SIZES: [&[f32]; 3] = [&[1.0, 2.0], &[1.0, 2.0], &[1.0, 1.4, 2.0]];
+/// A size under 2 mm needs longer runs than a thousand grains (docs/dem.md, "Smaller grains
+/// need longer pours").
+pub const SIZES: [&[f32]; 6] = [
+    &[1.0, 2.0],
+    &[1.0, 2.0],
+    &[1.0, 1.4, 2.0],
+    &[1.0, 2.0],
+    &[1.0, 2.0],
+    &[1.0, 2.0],
+];
 
 /// Every run of the sweep.
 pub fn sweep() -> Vec<Spec> {
@@ -644,7 +671,7 @@ pub fn check_sweep() -> Vec<Spec> {
         seed: 1,
         runs,
     };
-    let [sugar, beads, rice] = GRAINS;
+    let [sugar, beads, rice, ..] = GRAINS;
     vec![
         spec(Some(CupShape::Mug), sugar, 0.0, 0.15, 1),
         spec(Some(CupShape::Tumbler), beads, 0.3, 0.22, 3),

@@ -150,12 +150,12 @@ fn the_shipped_bank_reruns_from_its_sweep() {
     // every entry is its scene of the sweep (grain, size, fill, fall: `runs_held`) with all
     // its runs (`bank::RUNS`) and its grain's friction
     for (spec, e) in sweep.iter().zip(&file.entries) {
-        assert_eq!(
-            (bank::runs_held(e, spec), e.grains),
-            (spec.runs, spec.runs as usize * 1000),
-            "{} {} mm",
-            e.grain_material,
-            1e3 * e.grain_diameter_m
+        let name = format!("{} {} mm", e.grain_material, 1e3 * e.grain_diameter_m);
+        assert_eq!(bank::runs_held(e, spec), spec.runs, "{name}");
+        // (the flow is set in g/s: a run may pour a grain more or fewer than its thousand)
+        assert!(
+            e.grains.abs_diff(spec.runs as usize * 1000) <= spec.runs as usize,
+            "{name}"
         );
         let material = granary_engine::base::materials::GrainMaterial::from_id(spec.grain).unwrap();
         assert_eq!(e.friction, material.friction(), "{}", e.grain_material);

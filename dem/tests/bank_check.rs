@@ -2,7 +2,7 @@
 //! points simulated again (`bank::simulate`, six seeds each) and heard two ways, from the
 //! raw logged collisions (`Renderer::contacts`, as `granary render --collisions`) and from
 //! the generator sampling the bank (`statistics` = bank, reference quality: every collision
-//! rendered). `#[ignore]`d (three minutes in release on 2 cores: one test a scene, side by
+//! rendered). `#[ignore]`d (two and a half minutes in release on 2 cores: one test a scene, side by
 //! side):
 //!
 //!     cargo test --release -p granary-dem --test bank_check -- --ignored --nocapture
@@ -99,6 +99,13 @@ fn mean_envelope(x: &[Audio], from_s: f64) -> Vec<f64> {
 
 /// Checks scene `spec`; its steady pour starts `settle_s` after the first grains land.
 fn check(name: &str, spec: Spec, settle_s: f64) {
+    check_scaled(name, spec, 1.0, settle_s)
+}
+
+/// Checks the scene similar to `spec`'s `scale` times as large (`bank::similar_scene`: its
+/// cup `scale` times the bank's, which the engine looks up as `spec`'s scene by Froude
+/// similarity, `Bank::select`); at `scale` 1, `spec`'s own.
+fn check_scaled(name: &str, spec: Spec, scale: f32, settle_s: f64) {
     let family = Family::from_id(bank::family_id(spec.cup)).expect("a family");
     let mut rates = vec![0.0f64; CELLS.len()];
     let (mut heard, mut generated) = (Vec::new(), Vec::new());
@@ -106,9 +113,16 @@ fn check(name: &str, spec: Spec, settle_s: f64) {
     let mut first_landing = f64::INFINITY;
     let mut lookup = None;
     let mut v_ref = 0.0f32;
+    let small = spec;
+    let spec = bank::similar_spec(&spec, scale);
     for seed in SEEDS {
         let spec = Spec { seed, ..spec };
-        let (sim, wall) = bank::simulate(&spec);
+        let (sim, wall) = if scale == 1.0 {
+            bank::simulate(&spec)
+        } else {
+            let (scene, pour_s) = bank::similar_scene(&Spec { seed, ..small }, scale);
+            bank::simulate_scene(scene, pour_s)
+        };
         v_ref = bank::impact_speed(&sim.scene);
         for (r, c) in rates.iter_mut().zip(bank::reduce(&sim, v_ref)) {
             *r += c.rate / SEEDS.len() as f64;
@@ -124,7 +138,13 @@ fn check(name: &str, spec: Spec, settle_s: f64) {
         sim.write_contacts(&mut csv).unwrap();
         let file = ContactFile::parse(&csv).unwrap();
         let mut values = bank::values(&spec);
-        for (id, v) in [("flow_variation", "0"), ("output_gain", "0"), ("quality", "reference")] {
+        let cup_size = (granary_engine::derived::BANK_CUP_SIZE * scale).to_string();
+        for (id, v) in [
+            ("flow_variation", "0"),
+            ("output_gain", "0"),
+            ("quality", "reference"),
+            ("cup_size", &cup_size),
+        ] {
             values.set_text(id, v).unwrap();
         }
         let opts = RenderOptions {
@@ -148,14 +168,15 @@ fn check(name: &str, spec: Spec, settle_s: f64) {
         values.set_text("statistics", "bank").unwrap();
         let settings = values.to_settings();
         lookup.get_or_insert_with(|| {
-            shipped().lookup(
+            let selection = shipped().select(
                 family,
                 settings.grain_material.data().restitution,
                 settings.grain_material.friction(),
                 2.0 * settings.grain_radius_m(),
-                spec.fill,
                 spec.fall_height_m,
-            )
+                if spec.cup.is_some() { scale } else { 1.0 },
+            );
+            shipped().lookup_at(&selection, spec.fill)
         });
         for take in 0..GENERATOR_TAKES {
             values.set_text("seed", &(seed + 1000 * take).to_string()).unwrap();
@@ -329,6 +350,44 @@ fn larger_rice_into_a_jar() {
     check(
         "3.4 mm rice into a jar, bed at 0.45",
         scene(Some(CupShape::Jar), "rice", 1.2, 0.45, 0.26),
+        0.1,
+    );
+}
+
+/// Gravel (friction 0.6, a grain of the sweep's since it bounds the table's frictions) at
+/// half its size (3 mm: between the sweep's 2 and 4 mm), into a bowl between fills and falls.
+#[test]
+#[ignore = "30 s in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
+fn smaller_gravel_into_a_bowl() {
+    check(
+        "3 mm gravel into a bowl, bed at 0.45",
+        scene(Some(CupShape::Bowl), "gravel", 0.5, 0.45, 0.26),
+        0.1,
+    );
+}
+
+/// Lentils at their own 3.9 mm (restitution 0.45, friction 0.32: the sweep's lowest
+/// friction), into the metal cup between fills.
+#[test]
+#[ignore = "30 s in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
+fn lentils_into_a_metal_cup() {
+    check(
+        "lentils into a metal cup, bed at 0.45",
+        scene(Some(CupShape::MetalCup), "lentils", 1.0, 0.45, 0.15),
+        0.1,
+    );
+}
+
+/// A cup larger than the bank's (Froude similarity, docs/dem.md "The cup's size"): the
+/// scene of `rice_into_a_jar` 1.8 times as large, 5 mm rice from 47 cm into a jar 1.8 times
+/// the bank's, which the engine looks up as that scene.
+#[test]
+#[ignore = "1 minute in release: cargo test --release -p granary-dem --test bank_check -- --ignored"]
+fn rice_into_a_larger_jar() {
+    check_scaled(
+        "rice into a jar 1.8 times the bank's, bed at 0.45",
+        scene(Some(CupShape::Jar), "rice", 1.0, 0.45, 0.26),
+        1.8,
         0.1,
     );
 }

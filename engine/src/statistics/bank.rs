@@ -1738,13 +1738,17 @@ pub(crate) mod tests {
         for f in Family::ALL {
             assert!(b.axes(f).is_some(), "the shipped bank lacks `{}`", f.id());
             assert!(b.axes(f).unwrap().iter().all(|a| !a.is_empty()));
-            // sugar's restitution at rice's friction and its own, rice at its own 2.8 mm too
-            // (`granary-dem`'s sweep)
-            assert_eq!(b.frictions(f, 0.5), [0.35, 0.45], "{}", f.id());
+            // sugar's restitution at rice's friction, its own and gravel's, rice at its own
+            // 2.8 mm too; coffee beans' and lentils' restitutions (`granary-dem`'s sweep)
+            assert_eq!(b.frictions(f, 0.5), [0.35, 0.45, 0.6], "{}", f.id());
             assert_eq!(b.diameters(f, 0.5, 0.35), [0.002, 0.0028, 0.004], "{}", f.id());
             assert_eq!(b.diameters(f, 0.5, 0.45), [0.002, 0.004], "{}", f.id());
+            assert_eq!(b.diameters(f, 0.5, 0.6), [0.002, 0.004], "{}", f.id());
             assert_eq!(b.frictions(f, 0.85), [0.4], "{}", f.id());
             assert_eq!(b.diameters(f, 0.85, 0.4), [0.002, 0.004], "{}", f.id());
+            assert_eq!(b.frictions(f, 0.4), [0.35], "{}", f.id());
+            assert_eq!(b.frictions(f, 0.45), [0.32], "{}", f.id());
+            assert_eq!(b.diameters(f, 0.45, 0.32), [0.002, 0.004], "{}", f.id());
         }
         assert_eq!(b.families().count(), Family::ALL.len());
     }
