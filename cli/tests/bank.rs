@@ -93,7 +93,17 @@ fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
     let falls = shipped().axes(Family::Surface).unwrap()[2];
     let (asked, used, clamped) = axis(&v, "fall_height_m");
     let top = *falls.last().unwrap();
-    assert_eq!(asked, 1.0);
+    // the spout 1 m above where the preset's cup's rim would be: as far above the ground as
+    // 1 m plus the depths' difference above the bank's surface scenes' mug
+    let preset = granary_engine::control::preset::find("sand_onto_concrete").unwrap();
+    let depth = granary_engine::derived::cups::Cup::for_settings(&preset.values.to_settings()).depth;
+    let bank_depth = granary_engine::derived::cups::Cup::new(
+        granary_engine::derived::BANK_SURFACE_CUP,
+        granary_engine::derived::BANK_CUP_SIZE,
+    )
+    .depth;
+    assert!((asked - (1.0 + depth - bank_depth)).abs() < 1e-6, "{asked} m");
+    assert!(depth > bank_depth, "the preset's cup is 1.8 times the mug");
     assert_eq!(clamped, asked > top);
     assert_eq!(used, asked.min(top));
     // as text
@@ -143,37 +153,33 @@ fn inspect_bank_refuses_a_moment_outside_the_pour_and_bad_settings() {
 
 #[test]
 fn inspect_bank_looks_a_larger_cup_up_as_the_similar_pour_into_the_banks() {
-    // the sugar mug at twice its size: by Froude similarity the bank's mug with grains and
-    // fall half as large (docs/dem.md, "The cup's size"); onto the surface no scale
-    let v = inspect(&[
-        "--preset",
-        "sugar_ceramic_mug",
-        "--set",
-        "cup_size=2",
-        "--set",
-        "grain_size=4",
-    ]);
-    assert_eq!(v["scale"], 2.0);
+    // rice in its bowl at 1.2 times the bank's size: by Froude similarity the bank's bowl with
+    // grains and fall 1.2 times smaller (docs/dem.md, "The cup's size"), inside the bank's
+    // grid: 2.33 mm rice (between its 2 and 2.8 mm) from 16.7 cm
+    let v = inspect(&["--preset", "rice_plastic_bowl", "--set", "cup_size=1.2"]);
+    assert_eq!(v["scale"].as_f64().unwrap() as f32, 1.2);
     let (d, _, d_clamped) = axis(&v, "grain_diameter_m");
-    let (h, _, _) = axis(&v, "fall_height_m");
-    // 4 x 0.5 mm sugar from 15 cm into the 2x mug: 1 mm from 7.5 cm into the bank's
-    assert!((d - 0.001).abs() < 1e-9, "{d} m");
-    assert!((h - 0.075).abs() < 1e-6, "{h} m");
-    assert!(d_clamped, "1 mm is under the bank's smallest grains");
+    let (h, _, h_clamped) = axis(&v, "fall_height_m");
+    assert!((d - 0.0028 / 1.2).abs() < 1e-8, "{d} m");
+    assert!((h - 0.2 / 1.2).abs() < 1e-6, "{h} m");
+    assert!(!d_clamped && !h_clamped);
     let (r, _, _) = axis(&v, "restitution");
     let (mu, _, _) = axis(&v, "friction");
     let (fill, _, _) = axis(&v, "fill");
-    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, mu, d, fill, h);
+    let lookup = shipped().lookup(Family::Cup(CupShape::Bowl), r, mu, d, fill, h);
     for (c, cell) in v["cells"].as_array().unwrap().iter().zip(&lookup.cells) {
         assert_eq!(c["rate_per_grain"].as_f64().unwrap() as f32, cell.rate, "{c}");
+        // a grain's life sqrt(1.2) times the bank scene's
+        let life = c["mean_life_s"].as_f64().unwrap();
+        assert!((life - cell.mean_life_s() as f64 * 1.2f64.sqrt()).abs() < 1e-5, "{c}");
     }
     let out = granary(&[
         "inspect",
         "bank",
         "--preset",
-        "sugar_ceramic_mug",
+        "rice_plastic_bowl",
         "--set",
-        "cup_size=2",
+        "cup_size=1.2",
     ]);
     let text = stdout(&out);
     assert!(

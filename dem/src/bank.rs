@@ -25,7 +25,7 @@ use granary_engine::base::materials::{GrainMaterial, GRAVITY};
 use granary_engine::control::choices::{CupShape, Shape};
 use granary_engine::control::params::ParamValues;
 use granary_engine::derived::cups::{Cup, RINGS};
-use granary_engine::derived::BANK_CUP_SIZE;
+use granary_engine::derived::{BANK_CUP_SIZE, BANK_SURFACE_CUP};
 use serde::{Deserialize, Serialize};
 
 /// The file's format name and version.
@@ -224,7 +224,11 @@ pub fn values(spec: &Spec) -> ParamValues {
             set(&mut v, "pour_target", "cup".into());
             set(&mut v, "cup_shape", shape.id().into());
         }
-        None => set(&mut v, "pour_target", "surface".into()),
+        None => {
+            set(&mut v, "pour_target", "surface".into());
+            // its depth sets the spout's height (`Derived::bank_fall_offset_m`)
+            set(&mut v, "cup_shape", BANK_SURFACE_CUP.id().into());
+        }
     }
     v
 }

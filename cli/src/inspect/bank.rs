@@ -69,7 +69,7 @@ pub struct CellReport {
     /// The mixture's mean speed (bins at their geometric centres) times the impact speed.
     pub mean_speed_m_s: f64,
     /// The mean time from a grain's arrival to its collisions in the cell, s (lifetime bins
-    /// at their middles).
+    /// at their middles; the bank's similar scene's times `sqrt(scale)`).
     pub mean_life_s: f64,
 }
 
@@ -141,7 +141,8 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
                 rate_per_grain: c.rate as f64,
                 collisions_per_s: 0.5 * (start + end) as f64 * c.rate as f64,
                 mean_speed_m_s: lookup.mean_speed(i) as f64 * v,
-                mean_life_s: c.mean_life_s() as f64,
+                // the bank's scene's lives, sqrt(scale) times longer here (Froude similarity)
+                mean_life_s: c.mean_life_s() as f64 * (lookup.scale as f64).sqrt(),
             }
         })
         .collect();

@@ -7,7 +7,7 @@ pub mod cups;
 pub mod shape;
 
 use crate::base::materials::{FrictionMaterial, PACKING_FRACTION};
-use crate::control::choices::PourTarget;
+use crate::control::choices::{CupShape, PourTarget};
 use crate::control::settings::Settings;
 use cups::Cup;
 
@@ -60,12 +60,20 @@ pub struct Derived {
     /// The square root of `bank_scale`: times scale as the square root of lengths under
     /// gravity.
     pub life_scale: f32,
+    /// What a pour onto the surface falls further than the databank's surface scenes with
+    /// the same `fall_height`, m: the spout is the fall above where the rim would be
+    /// (`pour::scene`), and the bank's surface scenes were simulated beside a
+    /// `BANK_SURFACE_CUP` of `BANK_CUP_SIZE`; 0 for a pour into a cup.
+    pub bank_fall_offset_m: f32,
 }
 
 /// The cup size every scene of the collision databank is simulated at (granary-dem's
 /// `bank::values`): a pour into a cup `cup_size` large is looked up as a similar one into a
 /// cup of this size (`Derived::bank_scale`).
 pub const BANK_CUP_SIZE: f32 = 1.0;
+/// The cup beside which the databank's pours onto the surface are simulated (its depth sets
+/// their spout's height: `Derived::bank_fall_offset_m`).
+pub const BANK_SURFACE_CUP: CupShape = CupShape::Mug;
 
 impl Derived {
     pub fn new(s: &Settings) -> Derived {
@@ -76,6 +84,11 @@ impl Derived {
         let db = |x: f32| 10f32.powf(x / 20.0);
         let cup = Cup::for_settings(s);
         let bank_scale = if open { 1.0 } else { cup.size / BANK_CUP_SIZE };
+        let bank_fall_offset_m = if open {
+            cup.depth - Cup::new(BANK_SURFACE_CUP, BANK_CUP_SIZE).depth
+        } else {
+            0.0
+        };
         Derived {
             cup,
             cup_mass_kg: cup.mass_kg(s.cup_material),
@@ -99,6 +112,7 @@ impl Derived {
             stream_radius_m: (8.0 * a).max(0.004),
             bank_scale,
             life_scale: bank_scale.sqrt(),
+            bank_fall_offset_m,
             gains: [
                 db(s.grains_level_db),
                 db(s.cup_level_db),

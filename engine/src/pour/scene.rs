@@ -128,6 +128,10 @@ pub struct PourScene {
     /// `arrived_head` is where the next goes).
     arrived: Vec<f64>,
     arrived_head: usize,
+    /// The lifetime bins' edges times the last `SceneInput::life_scale` (made when it
+    /// changes), s, and that scale as given.
+    life_edges_s: [f32; LIFE_BINS + 1],
+    life_scale: f32,
 }
 
 impl PourScene {
@@ -156,6 +160,8 @@ impl PourScene {
             unsteady: Unsteady::new(0),
             arrived: vec![0.0; (MAX_LIFE_SCALE * LIFE_EDGES_S[LIFE_BINS] / window_s).ceil() as usize + 3],
             arrived_head: 0,
+            life_edges_s: LIFE_EDGES_S,
+            life_scale: 1.0,
         };
         scene.reset(0.0, 0);
         scene
@@ -354,10 +360,18 @@ impl PourScene {
         self.arrived[self.arrived_head] = total;
         self.arrived_head = (self.arrived_head + 1) % len;
         let half = 0.5 * self.window_s;
+        if input.life_scale.to_bits() != self.life_scale.to_bits() {
+            // a new cup size: the edges once per change (a scale that is not a number is 1)
+            self.life_scale = input.life_scale;
+            let scale = match input.life_scale {
+                s if s.is_finite() => s.clamp(1.0 / MAX_LIFE_SCALE, MAX_LIFE_SCALE),
+                _ => 1.0,
+            };
+            self.life_edges_s = LIFE_EDGES_S.map(|e| scale * e);
+        }
         let mut arrived_ago = [arrivals; LIFE_BINS];
-        let scale = input.life_scale.clamp(1.0 / MAX_LIFE_SCALE, MAX_LIFE_SCALE);
         for (k, a) in arrived_ago.iter_mut().enumerate().skip(1) {
-            let (near, far) = (scale * LIFE_EDGES_S[k], scale * LIFE_EDGES_S[k + 1]);
+            let (near, far) = (self.life_edges_s[k], self.life_edges_s[k + 1]);
             *a = ((self.arrived_by(half + near) - self.arrived_by(half + far)) / (far - near) as f64) as f32;
         }
         let decay = (-self.window_s / SETTLE_TIME_S).exp();

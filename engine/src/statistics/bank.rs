@@ -624,14 +624,15 @@ impl Bank {
     /// another's is the other's with every time `sqrt(scale)` times longer and every speed
     /// `sqrt(scale)` times faster (Froude similarity: by Buckingham's Π theorem, 1914, the
     /// only numbers such dynamics depend on are the restitution, the friction, the ratios of
-    /// the lengths and v^2 / (g L); the simulation's stiff contacts, granary-dem's
-    /// `CONTACT_HZ`, add a time far shorter than a grain's flights). So the
+    /// the lengths and v^2 / (g L); the simulation's own absolute numbers, its contacts'
+    /// stiffness and step, its settling thresholds and the spout's least radius, are left
+    /// out: docs/dem.md, "The cup's size"). So the
     /// collisions per arriving grain and the speeds over the impact speed sqrt(2 g h) are the
     /// similar scene's, with grains of `grain_diameter_m / scale` falling `fall_height_m /
     /// scale` into the bank's cup, and a grain's life is `sqrt(scale)` times the similar
-    /// one's (`SceneInput::life_scale`). granary-dem's simulations agree: in a cup twice the
-    /// bank's, the collisions a grain within 3 % of the similar scene's and the energy per
-    /// grain within 1 to 3 % (docs/dem.md, "The cup's size").
+    /// one's (`SceneInput::life_scale`). granary-dem's simulations agree: in cups 1.8 and
+    /// twice the bank's, the collisions a grain within 1.6 to 3.3 % of the similar scene's
+    /// and the energy a grain within 0.3 to 2.4 % (docs/dem.md, "The cup's size").
     pub fn select(
         &self,
         family: Family,
