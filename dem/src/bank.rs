@@ -605,7 +605,10 @@ pub const GRAINS: [(&str, f32); 6] = [
 /// impact zone ±8 %): three runs. Sugar and rice stay where they land (sugar's rates in the
 /// §6.2 check within 4 to 8 % with one run), and so do the others (restitution 0.5 at most).
 pub const RUNS: [u32; 6] = [1, 3, 1, 1, 1, 1];
-pub const FILLS: [f32; 4] = [0.0, 0.3, 0.6, 0.9];
+/// The pre-filled bed's tops, in the cup's depth: empty to full (a bed at the rim: the pour
+/// runs over it onto the surface, as a full cup overflows; the fill of a pour into a full
+/// cup, `sugar_overflowing_a_mug`, passes 0.9).
+pub const FILLS: [f32; 5] = [0.0, 0.3, 0.6, 0.9, 1.0];
 pub const FALLS_M: [f32; 5] = [0.08, 0.15, 0.22, 0.3, 0.4];
 /// Grains poured a second and the pour's length: 1,000 grains a run.
 pub const GRAINS_PER_S: f32 = 2000.0;
