@@ -131,8 +131,6 @@ impl Scene {
         let rho = s.grain_density();
         let grain_kg = rho * 4.0 / 3.0 * std::f32::consts::PI * a.powi(3);
         let cup = Cup::for_settings(&s);
-        let flow = s.pour_rate_g_s * 1e-3;
-        let stream = StreamParams::new(0.0, flow, &s.grain_material.data(), a, rho);
         // the engine's stream: a few grains wide, at least 4 mm
         let spout_radius = (8.0 * a).max(0.004);
         let aim = s.aim.clamp(0.0, 1.0);
@@ -151,14 +149,16 @@ impl Scene {
             surface_z_m: surface_z,
             spout_m: [x, 0.0, Cup::for_settings(&s).depth + s.fall_height_m],
             spout_radius_m: spout_radius,
-            exit_speed_m_s: (GRAVITY * stream.spout_m).sqrt(),
-            flow_kg_s: flow,
+            exit_speed_m_s: 0.0,
+            flow_kg_s: 0.0,
         }
+        .with_flow(s.pour_rate_g_s * 1e-3)
     }
 
     /// The same scene with the spout pouring `flow_kg_s`, even beyond the `pour_rate`
-    /// setting's range (`bank::similar_scene`: a pour in a larger cup pours more): the
-    /// stream's exit speed follows the flow as in `with_grain_size`.
+    /// setting's range (`bank::similar_scene`: a pour in a larger cup pours more), and the
+    /// stream's exit speed for it: sqrt(g D), D the spout's diameter for the flow
+    /// (`stream::StreamParams`).
     pub fn with_flow(mut self, flow_kg_s: f32) -> Scene {
         let stream = StreamParams::new(
             0.0,

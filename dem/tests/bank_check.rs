@@ -23,8 +23,11 @@ use granary_dem::bank::{self, Spec, CELLS};
 use granary_engine::base::materials::GRAVITY;
 use granary_engine::base::window::CELLS as GENERATOR_CELLS;
 use granary_engine::control::choices::CupShape;
+use granary_engine::derived::Derived;
+use granary_engine::generator::CellStatistics;
+use granary_engine::pour::scene::PourState;
 use granary_engine::render::{PourCurve, RenderOptions, Renderer};
-use granary_engine::statistics::bank::{bank_cell, shipped, Family};
+use granary_engine::statistics::bank::{bank_cell, shipped};
 
 /// The simulation's seeds a scene. A simulated pour is as random as the generator's: one
 /// 1,000-grain run of glass beads into a bowl spills 1.9 to 3.0 collisions a bead onto the
@@ -106,7 +109,6 @@ fn check(name: &str, spec: Spec, settle_s: f64) {
 /// cup `scale` times the bank's, which the engine looks up as `spec`'s scene by Froude
 /// similarity, `Bank::select`); at `scale` 1, `spec`'s own.
 fn check_scaled(name: &str, spec: Spec, scale: f32, settle_s: f64) {
-    let family = Family::from_id(bank::family_id(spec.cup)).expect("a family");
     let mut rates = vec![0.0f64; CELLS.len()];
     let (mut heard, mut generated) = (Vec::new(), Vec::new());
     let (mut heard_mix, mut generated_mix) = (Vec::new(), Vec::new());
@@ -168,15 +170,13 @@ fn check_scaled(name: &str, spec: Spec, scale: f32, settle_s: f64) {
         values.set_text("statistics", "bank").unwrap();
         let settings = values.to_settings();
         lookup.get_or_insert_with(|| {
-            let selection = shipped().select(
-                family,
-                settings.grain_material.data().restitution,
-                settings.grain_material.friction(),
-                2.0 * settings.grain_radius_m(),
-                spec.fall_height_m,
-                if spec.cup.is_some() { scale } else { 1.0 },
-            );
-            shipped().lookup_at(&selection, spec.fill)
+            // as the engine looks it up (its settings' scale and spout), at the bed's fill
+            let statistics = CellStatistics::bank_for(shipped(), &settings, &Derived::new(&settings));
+            let state = PourState {
+                fill: spec.fill,
+                ..PourState::default()
+            };
+            statistics.lookup(&state).expect("the bank's statistics")
         });
         for take in 0..GENERATOR_TAKES {
             values.set_text("seed", &(seed + 1000 * take).to_string()).unwrap();

@@ -760,21 +760,9 @@ impl Engine {
         }
     }
 
-    /// The shipped bank, looked up for this pour's family (`bank::Family::of`), grains'
-    /// restitution, friction and diameter, and spout height above the rim, in a cup of
-    /// `Derived::bank_scale` times the bank's size (Froude similarity: `Bank::select`); onto
-    /// the surface, the spout as far above the ground as it is (`Derived::bank_fall_offset_m`).
+    /// The shipped bank, looked up for this pour (`CellStatistics::bank_for`).
     fn bank_statistics(&self) -> CellStatistics {
-        let (s, d) = (&self.settings, &self.derived);
-        CellStatistics::bank(
-            self.bank,
-            bank::Family::of(s),
-            s.grain_material.data().restitution,
-            s.grain_material.friction(),
-            2.0 * s.grain_radius_m(),
-            s.fall_height_m + d.bank_fall_offset_m,
-            d.bank_scale,
-        )
+        CellStatistics::bank_for(self.bank, &self.settings, &self.derived)
     }
 
     /// The bank's statistics for the current window (the last pour state, `pour_state`), as

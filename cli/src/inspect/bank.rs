@@ -196,8 +196,8 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
     if r.scale != 1.0 {
         writeln!(
             out,
-            "{:<16}{:.3}: the cup is {:.3} times the bank's, so the grains and the fall are asked {:.3} times smaller (Froude similarity)",
-            "scale", r.scale, r.scale, r.scale
+            "{:<16}{1:.3}: the cup is {1:.3} times the bank's, so the grains and the fall are asked {1:.3} times smaller (Froude similarity)",
+            "scale", r.scale
         )
         .map_err(io)?;
     }

@@ -23,8 +23,10 @@ mod rebound;
 use crate::base::fastmath;
 use crate::base::simd::Isa;
 use crate::base::window::{Cell, Collision, CollisionKind, ANGLE_BINS, CELLS, SPEED_BINS, WINDOW};
+use crate::control::settings::Settings;
 use crate::derived::cups::{wall_bus, FLOOR_BUS, SURFACE_BUS, WALL_RINGS};
 use crate::derived::cups::{Cup, SECTORS};
+use crate::derived::Derived;
 use crate::pour::scene::PourState;
 use crate::statistics::bank::{Bank, CellLookup, Family, Lookup, Selection};
 use lanes::{finish_lanes, Finished, Lanes, TrigBatch, AXIS, AZIMUTH, NORMAL, PLACE, TRIG_BATCH};
@@ -712,6 +714,23 @@ impl CellStatistics {
     ) -> CellStatistics {
         let selection = bank.select(family, restitution, friction, grain_diameter_m, fall_height_m, scale);
         CellStatistics::Bank { bank, selection }
+    }
+
+    /// The bank's cells for a pour of settings `s` (derived `d`), as `statistics` = bank
+    /// looks them up: its family (`Family::of`), its grains' restitution, friction and
+    /// diameter, and its spout's height above the rim, in a scene `Derived::bank_scale`
+    /// times the bank's (Froude similarity: `Bank::select`); onto the surface, the spout
+    /// as far above the ground as it is (`Derived::bank_fall_offset_m`).
+    pub fn bank_for(bank: &'static Bank, s: &Settings, d: &Derived) -> CellStatistics {
+        CellStatistics::bank(
+            bank,
+            Family::of(s),
+            s.grain_material.data().restitution,
+            s.grain_material.friction(),
+            2.0 * s.grain_radius_m(),
+            s.fall_height_m + d.bank_fall_offset_m,
+            d.bank_scale,
+        )
     }
 
     /// The bank's statistics for a window of `state` (`Bank::lookup_at`; no allocation), or
