@@ -30,6 +30,7 @@
 //! (the cup and the surface carry 1 with the `Min` rule).
 
 pub mod bank;
+pub mod check;
 pub mod shapes;
 pub mod shards;
 

@@ -16,6 +16,10 @@
 //! - `cargo xtask bank [--jobs N] [--quick N] [--normalisation] [--output FILE]`: the collision
 //!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md);
 //!   `--shard I/N` and `--merge FILES` run it in shards.
+//! - `cargo xtask bank-check [--preset ID]... [--seeds N] [--takes N] [--shape own|sphere]
+//!   [--verbose]`: the thesis's §6.2 check of the databank for every factory preset's own
+//!   scene, simulated and rendered from its contacts against the engine sampling the bank
+//!   (`granary-bank-check`; docs/dem.md; CI runs two presets).
 //! - `cargo xtask bank-shards [--shards N] [--check] [-- OPTIONS]`: the sweep's shards as a
 //!   Slurm job array on a one-node cluster started for the run, merged (module `slurm`;
 //!   `--check` is the suite's test of it, against one process).
@@ -46,6 +50,7 @@ fn main() -> nice_plug_xtask::Result<()> {
         Some("daw-test") => daw::daw_test(&args[1..]),
         Some("dem") => dem(&args[1..]),
         Some("bank") => bank(&args[1..]),
+        Some("bank-check") => bank_check(&args[1..]),
         Some("bank-shards") => slurm::bank_shards(&args[1..]),
         Some("transparency") => transparency(),
         Some("fuzz") => fuzz(&args[1..]),
@@ -174,28 +179,31 @@ fn modal(only: &[String]) -> nice_plug_xtask::Result<()> {
     run(cmd)
 }
 
-/// Runs the discrete-element pour (crate `granary-dem`, built optimised on its own, as the
-/// modal analysis is).
+/// The databank's sweep (`granary-bank`).
 fn bank(args: &[String]) -> nice_plug_xtask::Result<()> {
-    nice_plug_xtask::chdir_workspace_root()?;
-    let mut cmd = cargo();
-    cmd.args([
-        "run",
-        "--release",
-        "--package",
-        "granary-dem",
-        "--bin",
-        "granary-bank",
-        "--",
-    ])
-    .args(args);
-    run(cmd)
+    dem_bin(Some("granary-bank"), args)
 }
 
+/// The §6.2 check of the databank for every factory preset (or those `--preset` names):
+/// `granary-bank-check` (dem/src/bin).
+fn bank_check(args: &[String]) -> nice_plug_xtask::Result<()> {
+    dem_bin(Some("granary-bank-check"), args)
+}
+
+/// A simulated pour of a preset (`granary-dem`).
 fn dem(args: &[String]) -> nice_plug_xtask::Result<()> {
+    dem_bin(None, args)
+}
+
+/// Runs a program of crate `granary-dem` (its default, `granary-dem`, or `bin`), built
+/// optimised on its own, as the modal analysis is.
+fn dem_bin(bin: Option<&str>, args: &[String]) -> nice_plug_xtask::Result<()> {
     nice_plug_xtask::chdir_workspace_root()?;
     let mut cmd = cargo();
-    cmd.args(["run", "--release", "--package", "granary-dem", "--"])
-        .args(args);
+    cmd.args(["run", "--release", "--package", "granary-dem"]);
+    if let Some(bin) = bin {
+        cmd.args(["--bin", bin]);
+    }
+    cmd.arg("--").args(args);
     run(cmd)
 }

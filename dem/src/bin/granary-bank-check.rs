@@ -1,0 +1,140 @@
+//! `granary-bank-check`: the thesis's §6.2 check of the databank for factory presets' own
+//! scenes (`cargo xtask bank-check [--preset ID]…`; docs/dem.md, "The §6.2 check for every
+//! factory preset"). Each preset's scene is simulated (as `granary-dem --preset ID`) and
+//! rendered from its raw contacts against the engine sampling the bank
+//! (`granary_dem::check`); prints each preset's figures and a table, and exits non-zero if a
+//! checked preset is outside the bounds.
+
+use clap::Parser;
+use granary_dem::check::{self, Grains, Options, Report};
+use granary_engine::control::preset;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "granary-bank-check",
+    about = "The §6.2 check of the databank for factory presets: each preset's scene simulated (rapier3d) and rendered from its contacts against the engine sampling the bank"
+)]
+struct Args {
+    /// A factory preset id or name, or a preset file (repeatable). Default: every factory preset.
+    #[arg(long)]
+    preset: Vec<String>,
+    /// Simulated seeds a preset (1, 2, …).
+    #[arg(long, default_value_t = 6)]
+    seeds: u64,
+    /// The generator's takes a simulated seed.
+    #[arg(long, default_value_t = 4)]
+    takes: u64,
+    /// The grains' shape: `own` (the material's, as `granary-dem` pours it) or `sphere` (of
+    /// the material's volume, as the bank's sweep).
+    #[arg(long, default_value = "own", value_parser = ["own", "sphere"])]
+    shape: String,
+    /// Seeds simulated side by side.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// Print each cell's rate, each band and the envelope too.
+    #[arg(long)]
+    verbose: bool,
+}
+
+fn main() {
+    let args = Args::parse();
+    if args.seeds == 0 || args.takes == 0 || args.jobs == 0 {
+        eprintln!("granary-bank-check: --seeds, --takes and --jobs must be at least 1");
+        std::process::exit(2);
+    }
+    let ids: Vec<String> = if args.preset.is_empty() {
+        preset::factory().iter().map(|(id, _)| id.to_string()).collect()
+    } else {
+        args.preset.clone()
+    };
+    let grains = if args.shape == "own" {
+        Grains::Own
+    } else {
+        Grains::Sphere
+    };
+    let options = Options {
+        seeds: (1..=args.seeds).collect(),
+        takes: args.takes,
+        jobs: args.jobs,
+    };
+    println!(
+        "§6.2 check: {} seeds simulated a preset ({:.0} grains each), {} generator takes a seed; grains {}",
+        args.seeds,
+        check::PRESET_GRAINS,
+        args.takes,
+        if grains == Grains::Own {
+            "of their own shape"
+        } else {
+            "as spheres"
+        }
+    );
+    let mut rows: Vec<(String, Result<Report, String>)> = Vec::new();
+    let mut failed = false;
+    for id in &ids {
+        let start = Instant::now();
+        let result = check::preset_case(id, grains).and_then(|case| {
+            println!(
+                "{id}: {:.2} s of pour ({:.0} grains) at {} g/s",
+                case.pour_s,
+                check::PRESET_GRAINS,
+                case.values.float("pour_rate")
+            );
+            check::run(&case, &options)
+        });
+        match &result {
+            Ok(r) => {
+                if args.verbose {
+                    print!("{}", r.details());
+                }
+                println!("{}", r.summary());
+                println!(
+                    "{id}: {} in {:.0} s",
+                    if r.passes() {
+                        "within the bounds"
+                    } else {
+                        "OUTSIDE the bounds"
+                    },
+                    start.elapsed().as_secs_f64()
+                );
+                failed |= !r.passes();
+            }
+            Err(e) if e.starts_with("not checked") => println!("{id}: {e}"),
+            Err(e) => {
+                println!("{id}: error: {e}");
+                failed = true;
+            }
+        }
+        rows.push((id.clone(), result));
+    }
+    println!();
+    println!(
+        "| preset | rates (≤ {:.0} %) | spectrum (≤ {} dB) | steady envelope (≤ {} dB) | bank axes clamped |",
+        100.0 * check::RATE_BOUND,
+        check::SPECTRUM_BOUND_DB,
+        check::ENVELOPE_BOUND_DB
+    );
+    println!("|---|---|---|---|---|");
+    for (id, result) in &rows {
+        match result {
+            Ok(r) => {
+                let clamped = r.clamped();
+                println!(
+                    "| {id} | {:.1} % | {:.2} dB | {:.2} dB | {} |",
+                    100.0 * r.worst_rate,
+                    r.spectrum_db,
+                    r.steady_db,
+                    if clamped.is_empty() {
+                        "none".to_string()
+                    } else {
+                        clamped.join(", ")
+                    }
+                );
+            }
+            Err(e) => println!("| {id} | {e} | | | |"),
+        }
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,651 @@
+//! The thesis's own test of a generator (§6.2), for the databank: a scene simulated (rapier3d,
+//! several seeds) and heard two ways, from the raw logged collisions (`Renderer::contacts`, as
+//! `granary render --collisions`) and from the generator sampling the bank (`statistics` =
+//! bank, reference quality: every collision rendered). Used by the ignored scenes of
+//! `tests/bank_check.rs` (scenes between the sweep's points) and by `granary-bank-check`
+//! (`cargo xtask bank-check`: every factory preset's own scene; docs/dem.md, "The §6.2 check
+//! for every factory preset").
+//!
+//! Checked, per scene (`Report::passes`): each cell's collisions per grain poured against the
+//! bank's interpolated rate within `RATE_BOUND` (the cells with at least 2 % of the
+//! collisions); the grains' sound (its stem: the grains' own acceleration noise, the sound of
+//! the collisions themselves) in third octaves from 100 Hz to 16 kHz within
+//! `SPECTRUM_BOUND_DB` (the bands within 60 dB of the loudest), and its 50 ms level envelope
+//! over the steady pour within `ENVELOPE_BOUND_DB`, the simulation's takes against the
+//! generator's (`Options::takes` a seed). Reported besides: the envelope from each side's first
+//! landing over the pour and its tail, and the mix's spectrum (docs/dem.md says why they
+//! differ).
+
+use crate::bank::{self, CELLS};
+use crate::{Scene, Sim};
+use granary_cli::compare::{compare_takes, envelope_power, window_frames, Audio, Band, FLOOR_DB};
+use granary_cli::contacts::ContactFile;
+use granary_engine::base::materials::GRAVITY;
+use granary_engine::base::window::CELLS as GENERATOR_CELLS;
+use granary_engine::control::choices::Gesture;
+use granary_engine::control::params::ParamValues;
+use granary_engine::control::preset;
+use granary_engine::derived::Derived;
+use granary_engine::generator::CellStatistics;
+use granary_engine::pour::scene::PourState;
+use granary_engine::render::{PourCurve, RenderOptions, Renderer};
+use granary_engine::statistics::bank::{bank_cell, shipped, Lookup};
+
+/// Each cell's collisions per grain within this share of the bank's (issue 48's bound).
+pub const RATE_BOUND: f64 = 0.10;
+/// The grains' third-octave spectrum within this, dB.
+pub const SPECTRUM_BOUND_DB: f64 = 2.0;
+/// The grains' 50 ms envelope over the steady pour within this, dB.
+pub const ENVELOPE_BOUND_DB: f64 = 1.5;
+/// Cells with less than this share of a scene's collisions are listed, not checked.
+pub const COUNTED_SHARE: f64 = 0.02;
+
+/// The envelope from the landings (reported, not checked) is compared while the simulated one
+/// is within this of its loudest window, dB (below, a few slow contacts set it), except for
+/// `ONSET_S` after the spout opens and after it closes (the engine's spout opens and closes
+/// over tens of milliseconds, the simulation's at once), s.
+const LANDED_FLOOR_DB: f64 = -20.0;
+const ONSET_S: f64 = 0.1;
+/// Seconds rendered after the pour ends (a glass bead bounces on for about a second).
+const TAIL_S: f64 = 1.5;
+const RATE_HZ: u32 = 48_000;
+
+/// A scene to check.
+pub struct Case {
+    pub name: String,
+    /// The engine's parameters for the scene (`run` sets its seed, `statistics`, `quality` =
+    /// reference, `flow_variation` = 0 and `output_gain` = 0); its `pour_rate` pours as many
+    /// grains a second as the simulated scene's spout.
+    pub values: ParamValues,
+    /// The simulated scene for a seed (the seeds `Options::seeds`).
+    pub scene: Box<dyn Fn(u64) -> Scene + Sync>,
+    /// How long the spout pours, s.
+    pub pour_s: f64,
+    /// The steady pour starts this long after the first grains land, s.
+    pub settle_s: f64,
+}
+
+/// How many takes each side has.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The simulation's seeds. A simulated pour is as random as the generator's: one
+    /// 1,000-grain run of glass beads into a bowl spills 1.9 to 3.0 collisions a bead onto the
+    /// table (four seeds), so three runs' mean is within about 9 % of the truth; six halve the
+    /// variance.
+    pub seeds: Vec<u64>,
+    /// The generator's takes per simulated seed (its own seeds: the simulation's, then 1000,
+    /// 2000 and 3000 above it). The generator's draws are as random as the simulation's and
+    /// cheap: with one take a seed, the grains' bands 60 dB under the loudest moved by up to
+    /// 1 dB between two sets of the generator's draws (sugar into a mug at 800 Hz: 1.20 and
+    /// 2.25 dB against the same simulated pours).
+    pub takes: u64,
+    /// Seeds simulated side by side (threads).
+    pub jobs: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            seeds: (1..=6).collect(),
+            takes: 4,
+            jobs: 2,
+        }
+    }
+}
+
+/// One cell's collisions per grain poured: simulated (the seeds' mean) and the bank's.
+#[derive(Debug, Clone)]
+pub struct CellRate {
+    pub cell: &'static str,
+    pub simulated: f64,
+    pub banked: f64,
+    /// At least `COUNTED_SHARE` of the scene's collisions: checked.
+    pub counted: bool,
+}
+
+impl CellRate {
+    /// simulated / banked - 1 (infinite where the bank has none).
+    pub fn error(&self) -> f64 {
+        if self.banked > 0.0 {
+            self.simulated / self.banked - 1.0
+        } else if self.simulated > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What a check found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub name: String,
+    /// The bank's lookup for the scene, as the engine makes it (its settings' scale and spout),
+    /// at the bed's fill.
+    pub lookup: Lookup,
+    pub rates: Vec<CellRate>,
+    /// The largest |error| of the counted cells' rates (a share).
+    pub worst_rate: f64,
+    /// The grains' third-octave bands (simulated = a, generated = b, dB).
+    pub bands: Vec<Band>,
+    /// The largest |difference| over the bands within 60 dB of the loudest, and over all, dB.
+    pub spectrum_db: f64,
+    pub every_band_db: f64,
+    /// The largest |difference| of the mean 50 ms envelopes over the steady pour, dB.
+    pub steady_db: f64,
+    /// The envelopes from each side's first landing, (s, simulated dB, generated dB), while
+    /// the simulated one is within 20 dB of its loudest; and the largest difference outside
+    /// the spout's opening and closing (dB, at s).
+    pub landed: Vec<(f64, f64, f64)>,
+    pub landed_worst: (f64, f64),
+    /// The mix's third-octave spectrum, largest |difference|, dB.
+    pub mix_spectrum_db: f64,
+    /// Contacts simulated a seed, and the simulation's wall time a seed, s.
+    pub contacts: Vec<usize>,
+    pub wall_s: Vec<f64>,
+}
+
+impl Report {
+    /// Within issue 48's bounds: rates, spectrum and steady envelope.
+    pub fn passes(&self) -> bool {
+        self.worst_rate <= RATE_BOUND && self.spectrum_db <= SPECTRUM_BOUND_DB && self.steady_db <= ENVELOPE_BOUND_DB
+    }
+
+    /// The axes the lookup clamped to the bank's range.
+    pub fn clamped(&self) -> Vec<&'static str> {
+        let l = &self.lookup;
+        [
+            ("restitution", l.restitution.clamped),
+            ("friction", l.friction.clamped),
+            ("grain diameter", l.grain_diameter_m.clamped),
+            ("fill", l.fill.clamped),
+            ("fall height", l.fall_height_m.clamped),
+        ]
+        .into_iter()
+        .filter_map(|(n, c)| c.then_some(n))
+        .collect()
+    }
+
+    /// One line: the figures against their bounds.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: rates within {:.1} %; grains: spectrum {:.2} dB (every band {:.2} dB), envelope over the steady pour {:.2} dB, from the landings over the pour and its tail {:+.2} dB at {:.2} s; mix: spectrum {:.2} dB",
+            self.name,
+            100.0 * self.worst_rate,
+            self.spectrum_db,
+            self.every_band_db,
+            self.steady_db,
+            self.landed_worst.0,
+            self.landed_worst.1,
+            self.mix_spectrum_db
+        )
+    }
+
+    /// The rates, bands and envelope, one per line.
+    pub fn details(&self) -> String {
+        let mut s = format!("{}: cell, simulated per grain, bank per grain\n", self.name);
+        for r in &self.rates {
+            s += &format!(
+                "  {:<13} {:>8.3} {:>8.3}  {:+.1} %{}\n",
+                r.cell,
+                r.simulated,
+                r.banked,
+                100.0 * r.error(),
+                if r.counted { "" } else { " (under 2 %: not checked)" }
+            );
+        }
+        for b in &self.bands {
+            s += &format!(
+                "  {:>8.0} Hz {:>8.2} {:>8.2} {:+.2} dB\n",
+                b.centre_hz,
+                b.a,
+                b.b,
+                b.b - b.a
+            );
+        }
+        s += &format!(
+            "{}: 50 ms envelope from each side's first landing (simulated, generated, dB)\n",
+            self.name
+        );
+        for &(t, a, b) in &self.landed {
+            s += &format!("  {t:>5.2} s {a:>8.2} {b:>8.2} {:+.2}\n", b - a);
+        }
+        s
+    }
+}
+
+/// What one seed gives: the simulated rates, first landing and impact speed, the renders.
+struct Seeded {
+    rates: Vec<f64>,
+    first_landing: f64,
+    v_ref: f32,
+    heard: (Audio, Audio),
+    generated: Vec<(Audio, Audio)>,
+    contacts: usize,
+    wall_s: f64,
+}
+
+fn stereo(x: &[Vec<f32>; 2]) -> Audio {
+    Audio {
+        sample_rate: RATE_HZ,
+        channels: x.to_vec(),
+    }
+}
+
+fn set(values: &mut ParamValues, id: &str, v: &str) -> Result<(), String> {
+    values.set_text(id, v).map_err(|e| format!("{id}={v}: {e}"))
+}
+
+/// Simulates `case` with `seed` and renders it both ways.
+fn seeded(case: &Case, seed: u64, takes: u64) -> Result<Seeded, String> {
+    let scene = (case.scene)(seed);
+    let (sim, wall_s) = bank::simulate_scene(scene, case.pour_s);
+    let v_ref = bank::impact_speed(&sim.scene);
+    let rates = bank::reduce(&sim, v_ref).iter().map(|c| c.rate).collect();
+    // the first landing (grains spawned side by side touch in the spout, slowly)
+    let first_landing = first_landing(&sim, v_ref);
+    let mut csv = Vec::new();
+    sim.write_contacts(&mut csv).map_err(|e| e.to_string())?;
+    let file = ContactFile::parse(&csv).map_err(|e| e.to_string())?;
+    let mut values = case.values.clone();
+    for (id, v) in [("flow_variation", "0"), ("output_gain", "0"), ("quality", "reference")] {
+        set(&mut values, id, v)?;
+    }
+    let opts = RenderOptions {
+        seconds: case.pour_s + TAIL_S,
+        sample_rate: RATE_HZ as f32,
+        block_size: 512,
+        pour: Some(PourCurve::until(values.float("pour_rate"), case.pour_s)),
+    };
+    let mut logged = values.clone();
+    file.apply(&mut logged).map_err(|e| e.to_string())?;
+    let from_log = Renderer::contacts(
+        &logged,
+        &RenderOptions {
+            pour: None,
+            ..opts.clone()
+        },
+        &file.contacts,
+    )
+    .map_err(|e| e.to_string())?
+    .collect();
+    set(&mut values, "statistics", "bank")?;
+    let mut generated = Vec::new();
+    for take in 0..takes {
+        set(&mut values, "seed", &(seed + 1000 * take).to_string())?;
+        let r = granary_engine::render::render(&values, &opts);
+        generated.push((stereo(&r.grains), stereo(&r.main)));
+    }
+    Ok(Seeded {
+        rates,
+        first_landing,
+        v_ref,
+        heard: (stereo(&from_log.grains), stereo(&from_log.main)),
+        generated,
+        contacts: sim.contacts.len(),
+        wall_s,
+    })
+}
+
+fn first_landing(sim: &Sim, v_ref: f32) -> f64 {
+    sim.contacts
+        .iter()
+        .filter(|c| c.speed_m_s > 0.5 * v_ref)
+        .map(|c| c.time_s)
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The bank's lookup for `values`' scene as the engine makes it (its settings' scale and
+/// spout), at the bed's fill.
+pub fn lookup(values: &ParamValues) -> Result<Lookup, String> {
+    let mut values = values.clone();
+    set(&mut values, "statistics", "bank")?;
+    let settings = values.to_settings();
+    let statistics = CellStatistics::bank_for(shipped(), &settings, &Derived::new(&settings));
+    let state = PourState {
+        fill: settings.sanitized().fill,
+        ..PourState::default()
+    };
+    statistics
+        .lookup(&state)
+        .ok_or_else(|| "the bank has no statistics for the scene".to_string())
+}
+
+/// Runs the check of `case`: its seeds simulated `options.jobs` at a time, in seed order
+/// whatever the threads (the report does not depend on `jobs`).
+pub fn run(case: &Case, options: &Options) -> Result<Report, String> {
+    let lookup = lookup(&case.values)?;
+    let seeds = &options.seeds;
+    if seeds.is_empty() || options.takes == 0 {
+        return Err("a check needs at least one seed and one take".into());
+    }
+    let jobs = options.jobs.clamp(1, seeds.len());
+    let mut results: Vec<Option<Result<Seeded, String>>> = (0..seeds.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let chunks: Vec<_> = results.chunks_mut(seeds.len().div_ceil(jobs)).enumerate().collect();
+        let per = seeds.len().div_ceil(jobs);
+        for (j, chunk) in chunks {
+            s.spawn(move || {
+                for (k, slot) in chunk.iter_mut().enumerate() {
+                    *slot = Some(seeded(case, seeds[j * per + k], options.takes));
+                }
+            });
+        }
+    });
+    let seeded: Vec<Seeded> = results
+        .into_iter()
+        .map(|r| r.expect("every seed run"))
+        .collect::<Result<_, _>>()?;
+    Ok(report(case, lookup, &seeded))
+}
+
+fn report(case: &Case, lookup: Lookup, seeded: &[Seeded]) -> Report {
+    let n = seeded.len() as f64;
+    let mut rates = vec![0.0f64; CELLS.len()];
+    for s in seeded {
+        for (r, c) in rates.iter_mut().zip(&s.rates) {
+            *r += c / n;
+        }
+    }
+    let first_landing = seeded.iter().map(|s| s.first_landing).fold(f64::INFINITY, f64::min);
+    let v_ref = seeded[0].v_ref;
+    let heard: Vec<Audio> = seeded.iter().map(|s| s.heard.0.clone()).collect();
+    let heard_mix: Vec<Audio> = seeded.iter().map(|s| s.heard.1.clone()).collect();
+    let generated: Vec<Audio> = seeded
+        .iter()
+        .flat_map(|s| s.generated.iter().map(|g| g.0.clone()))
+        .collect();
+    let generated_mix: Vec<Audio> = seeded
+        .iter()
+        .flat_map(|s| s.generated.iter().map(|g| g.1.clone()))
+        .collect();
+
+    // the rates: simulated again against the bank's interpolation
+    let total: f64 = rates.iter().sum();
+    let cell_rates: Vec<CellRate> = GENERATOR_CELLS
+        .iter()
+        .filter_map(|&cell| bank_cell(cell))
+        .map(|i| CellRate {
+            cell: CELLS[i],
+            simulated: rates[i],
+            banked: lookup.cells[i].rate as f64,
+            counted: rates[i] >= COUNTED_SHARE * total,
+        })
+        .collect();
+    let worst_rate = cell_rates
+        .iter()
+        .filter(|r| r.counted)
+        .map(|r| r.error().abs())
+        .fold(0.0, f64::max);
+
+    let grains = compare_takes(&heard, &generated).expect("renders at one rate");
+    // the bands within 60 dB of the loudest (`compare::FLOOR_DB`, as the crest factors'):
+    // below, the grains' sound is set by a handful of slow contacts, and two sets of three
+    // takes of one side differ there by up to 3 dB
+    let loudest = grains
+        .spectrum
+        .iter()
+        .map(|b| b.a.max(b.b))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let spectrum_db = grains
+        .spectrum
+        .iter()
+        .filter(|b| b.a.max(b.b) >= loudest + FLOOR_DB)
+        .map(|b| (b.b - b.a).abs())
+        .fold(0.0, f64::max);
+    let mix = compare_takes(&heard_mix, &generated_mix).expect("renders at one rate");
+    // the steady pour: from `settle_s` after the first grains land to the pour's end (the
+    // engine's spout opens over its first 0.1 s, the simulation's at once; and the generator
+    // draws each arriving grain's collisions until it rests at once, where a bouncing bead
+    // makes them over a second: a pour of beads is steady only after that)
+    let steady_db = steady_envelope_db(
+        &heard,
+        &generated,
+        first_landing + case.settle_s,
+        first_landing + case.pour_s,
+    );
+    // the pour and its tail, each side from its own first landing: the engine's grains
+    // land a fall v/g after its spout opens, the simulation's 20-40 ms earlier (their exit
+    // speed), so at one clock the two are compared a few windows apart
+    let ea = mean_envelope(&heard, first_landing);
+    let eb = mean_envelope(&generated, (v_ref / GRAVITY) as f64);
+    let loudest = ea.iter().cloned().fold(0.0, f64::max);
+    let mut landed = Vec::new();
+    let mut landed_worst = (0.0f64, 0.0f64);
+    let w_s = window_frames(RATE_HZ) as f64 / RATE_HZ as f64;
+    for (w, (&a, &b)) in ea.iter().zip(&eb).enumerate() {
+        let t = w as f64 * w_s;
+        if a < loudest * 10f64.powf(LANDED_FLOOR_DB / 10.0) {
+            break;
+        }
+        let d = 10.0 * (b / a).log10();
+        landed.push((t, 10.0 * a.log10(), 10.0 * b.log10()));
+        // the spout's opening and closing (the engine's over tens of milliseconds) left out
+        let spout = t < ONSET_S || (t >= case.pour_s && t < case.pour_s + ONSET_S);
+        if !spout && d.abs() > landed_worst.0.abs() {
+            landed_worst = (d, t);
+        }
+    }
+    Report {
+        name: case.name.clone(),
+        lookup,
+        rates: cell_rates,
+        worst_rate,
+        spectrum_db,
+        every_band_db: grains.spectrum_db,
+        bands: grains.spectrum,
+        steady_db,
+        landed,
+        landed_worst,
+        mix_spectrum_db: mix.spectrum_db,
+        contacts: seeded.iter().map(|s| s.contacts).collect(),
+        wall_s: seeded.iter().map(|s| s.wall_s).collect(),
+    }
+}
+
+/// The largest level difference of the takes' mean 50 ms envelopes over the windows within
+/// `from_s..to_s`, dB.
+fn steady_envelope_db(a: &[Audio], b: &[Audio], from_s: f64, to_s: f64) -> f64 {
+    let (ea, eb) = (mean_envelope(a, 0.0), mean_envelope(b, 0.0));
+    let w_s = window_frames(RATE_HZ) as f64 / RATE_HZ as f64;
+    let (lo, hi) = ((from_s / w_s).ceil() as usize, (to_s / w_s).floor() as usize);
+    (lo..hi.min(ea.len()).min(eb.len()))
+        .map(|w| (10.0 * (eb[w] / ea[w]).log10()).abs())
+        .fold(0.0, f64::max)
+}
+
+/// The takes' mean 50 ms envelopes, power, each from its own time `from_s` on.
+fn mean_envelope(x: &[Audio], from_s: f64) -> Vec<f64> {
+    let window = window_frames(RATE_HZ);
+    let skip = (from_s * RATE_HZ as f64).round().max(0.0) as usize;
+    let all: Vec<Vec<f64>> = x
+        .iter()
+        .map(|t| {
+            let c: Vec<Vec<f32>> = t.channels.iter().map(|c| c[skip.min(c.len())..].to_vec()).collect();
+            envelope_power(&c, window)
+        })
+        .collect();
+    let n = all.iter().map(Vec::len).min().unwrap_or(0);
+    (0..n)
+        .map(|w| all.iter().map(|e| e[w]).sum::<f64>() / all.len() as f64)
+        .collect()
+}
+
+/// The grains a preset's check pours, as the sweep's runs (`bank::GRAINS_PER_S` for
+/// `bank::POUR_S`).
+pub const PRESET_GRAINS: f64 = bank::GRAINS_PER_S as f64 * bank::POUR_S;
+
+/// The grains of a preset's check: the material's own shape (as `granary-dem` pours it) or
+/// spheres of its volume (as the bank's sweep).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grains {
+    Own,
+    Sphere,
+}
+
+/// The moment of a preset's pour its check is of, s after the spout opens (as `granary
+/// inspect bank`'s default): the bed at the fill the preset's own pour has reached then.
+pub const PRESET_AT_S: f64 = 1.0;
+
+/// The fill `values`' pour has reached `at_s` after it starts (the engine's, `auto_fill`
+/// raising it at the preset's own rate; the setting's where it does not).
+pub fn fill_at(values: &ParamValues, at_s: f64) -> f32 {
+    let opts = RenderOptions {
+        seconds: at_s + 0.1,
+        sample_rate: RATE_HZ as f32,
+        block_size: 128,
+        pour: None,
+    };
+    let mut r = Renderer::pour(values, &opts);
+    let until = (at_s * RATE_HZ as f64).round() as usize;
+    while r.position() < until {
+        if r.next_block().is_none() {
+            break;
+        }
+    }
+    r.engine().pour_state().fill
+}
+
+/// A factory preset's own scene (`granary-dem --preset ID`: its grain at its size and shape,
+/// its cup at its size and its fall and aim, or its surface) a second into its pour (its bed
+/// at the fill the preset's pour has reached then, `PRESET_AT_S`), poured steadily (no flow
+/// variation) for `PRESET_GRAINS` grains at its own rate or, if faster, the sweep's
+/// `bank::GRAINS_PER_S` (a 0.5 mm sugar stream of 20 g/s is 190,000 grains a second, beyond a
+/// rigid-body simulation here; the bank's statistics are per grain poured); the pour rate is
+/// the `pour_rate` setting's step (0.01 g/s) nearest, at least one step. The bed stays at
+/// that fill (`auto_fill` off; a thousand grains raise it by little). `Err` names why a
+/// preset has no case: a gesture's grains are moved by the gesture's mechanics, which the
+/// simulation does not have, and a preset that does not pour has nothing to compare.
+pub fn preset_case(id: &str, grains: Grains) -> Result<Case, String> {
+    let found = preset::find(id).map_err(|e| e.to_string())?;
+    let mut values = found.values;
+    let settings = values.to_settings().sanitized();
+    if settings.gesture != Gesture::Pour {
+        return Err(format!(
+            "not checked: its grains are moved by the {} gesture, which the simulation does not have",
+            settings.gesture.id()
+        ));
+    }
+    if settings.pour_rate_g_s <= 0.0 {
+        return Err("not checked: it does not pour".into());
+    }
+    // the bed where the preset's own pour has it a second in (`auto_fill`: an empty cup
+    // at the start, a fine grain's first thousand are a layer on its floor)
+    let fill = fill_at(&values, PRESET_AT_S);
+    set(&mut values, "fill", &format!("{fill}"))?;
+    let grain_kg = Scene::new(&settings).grain_kg as f64;
+    let own = settings.pour_rate_g_s as f64 * 1e-3 / grain_kg;
+    let rate = own.min(bank::GRAINS_PER_S as f64);
+    let pour_rate_g_s = ((rate * grain_kg * 1e3 * 100.0).round() / 100.0).max(0.01);
+    set(&mut values, "pour_rate", &format!("{pour_rate_g_s}"))?;
+    set(&mut values, "auto_fill", "false")?;
+    let settings = values.to_settings();
+    let grain_kg = Scene::new(&settings).grain_kg as f64;
+    let pour_s = PRESET_GRAINS * grain_kg / (settings.sanitized().pour_rate_g_s as f64 * 1e-3);
+    let base = values.clone();
+    let scene = move |seed: u64| {
+        let mut v = base.clone();
+        v.set_text("seed", &seed.to_string()).expect("a seed");
+        let scene = Scene::new(&v.to_settings());
+        match grains {
+            Grains::Own => scene.own_shape(),
+            Grains::Sphere => scene,
+        }
+    };
+    Ok(Case {
+        name: found.name,
+        values,
+        scene: Box::new(scene),
+        pour_s,
+        settle_s: 0.1,
+    })
+}
+
+/// The scene of a sweep's `spec` (`bank::scene`, spheres), or at `scale` other than 1 the
+/// scene similar to it `scale` times as large (`bank::similar_scene`: its cup `scale` times
+/// the bank's, which the engine looks up as `spec`'s scene by Froude similarity,
+/// `Bank::select`). Its steady pour starts `settle_s` after the first grains land.
+pub fn spec_case(name: &str, spec: bank::Spec, scale: f32, settle_s: f64) -> Case {
+    let large = bank::similar_spec(&spec, scale);
+    let mut values = bank::values(&large);
+    let cup_size = granary_engine::derived::BANK_CUP_SIZE * scale;
+    values
+        .set_text("cup_size", &cup_size.to_string())
+        .unwrap_or_else(|e| panic!("cup_size={cup_size}: {e}"));
+    let scene = move |seed: u64| {
+        let spec = bank::Spec { seed, ..spec };
+        if scale == 1.0 {
+            bank::scene(&spec)
+        } else {
+            bank::similar_scene(&spec, scale).0
+        }
+    };
+    Case {
+        name: name.to_string(),
+        values,
+        scene: Box::new(scene),
+        pour_s: large.pour_s,
+        settle_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use granary_engine::derived::Derived;
+
+    /// Every pouring factory preset gets a case whose simulated scene is the engine's: the
+    /// same grain, cup, bed and spout, a thousand grains at the same rate, no faster than
+    /// the sweep's; the gesture presets none, saying which gesture.
+    #[test]
+    fn a_presets_case_pours_the_engines_scene() {
+        let mut cases = 0;
+        for (id, p) in preset::factory() {
+            let s = p.values.to_settings().sanitized();
+            let case = preset_case(id, Grains::Sphere);
+            if s.gesture != Gesture::Pour {
+                let e = case
+                    .err()
+                    .unwrap_or_else(|| panic!("{id}: a gesture preset has a case"));
+                assert!(e.contains(s.gesture.id()), "{id}: {e}");
+                continue;
+            }
+            let case = case.unwrap_or_else(|e| panic!("{id}: {e}"));
+            cases += 1;
+            let settings = case.values.to_settings().sanitized();
+            let derived = Derived::new(&settings);
+            for seed in [1, 7] {
+                let scene = (case.scene)(seed);
+                assert_eq!(scene.settings.seed, seed, "{id}");
+                assert_eq!(scene.grain_radius_m, settings.grain_radius_m(), "{id}");
+                assert_eq!(scene.settings.grain_material, settings.grain_material, "{id}");
+                assert_eq!(scene.settings.pour_target, settings.pour_target, "{id}");
+                assert_eq!(scene.settings.fill, settings.fill, "{id}");
+                assert!(!settings.auto_fill, "{id}: the bed stays");
+                // the spout the fall above the rim, the engine's cup
+                let top = derived.cup.depth + settings.fall_height_m;
+                assert!(
+                    (scene.spout_m[2] - top).abs() < 1e-6,
+                    "{id}: spout {} m, engine {top} m",
+                    scene.spout_m[2]
+                );
+                let per_s = scene.flow_kg_s / scene.grain_kg;
+                assert!(
+                    (settings.pour_rate_g_s * 1e-3 - scene.flow_kg_s).abs() <= 1e-6 * scene.flow_kg_s,
+                    "{id}"
+                );
+                let poured = per_s as f64 * case.pour_s;
+                assert!((poured - PRESET_GRAINS).abs() < 0.5, "{id}: {poured} grains");
+                // the sweep's rate at most (but for one step of the setting)
+                let step = 0.01e-3 / scene.grain_kg;
+                assert!(per_s <= bank::GRAINS_PER_S + 0.5 * step, "{id}: {per_s} grains/s");
+            }
+            // the preset's own rate where it is slower than the sweep's
+            let own = p.values.to_settings().sanitized().pour_rate_g_s;
+            if own < settings.pour_rate_g_s {
+                panic!("{id}: {own} g/s poured faster, at {} g/s", settings.pour_rate_g_s);
+            }
+        }
+        assert_eq!(cases, 17, "the factory presets that pour");
+    }
+}
