@@ -75,10 +75,11 @@ fn main() {
         let start = Instant::now();
         let result = check::preset_case(id, grains).and_then(|case| {
             println!(
-                "{id}: {:.2} s of pour ({:.0} grains) at {} g/s",
+                "{id}: {:.2} s of pour ({:.0} grains) at {} g/s, the bed at {} of the depth",
                 case.pour_s,
                 check::PRESET_GRAINS,
-                case.values.float("pour_rate")
+                case.values.float("pour_rate"),
+                case.values.float("fill")
             );
             check::run(&case, &options)
         });
