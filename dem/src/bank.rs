@@ -607,8 +607,12 @@ pub const GRAINS: [(&str, f32); 6] = [
 pub const RUNS: [u32; 6] = [1, 3, 1, 1, 1, 1];
 /// The pre-filled bed's tops, in the cup's depth: empty to full (a bed at the rim: the pour
 /// runs over it onto the surface, as a full cup overflows; the fill of a pour into a full
-/// cup, `sugar_overflowing_a_mug`, passes 0.9).
-pub const FILLS: [f32; 5] = [0.0, 0.3, 0.6, 0.9, 1.0];
+/// cup, `sugar_overflowing_a_mug`, passes 0.9). A bed of 0.05 covers the floor: an empty
+/// cup's grains hit its bare floor two to four times a grain, a bed's none, and between 0 and
+/// 0.3 alone the lookup gave a pour a second in (fills 0.01 to 0.1 in the factory presets)
+/// most of the bare floor's hits (sugar in the mug at 0.041: 3.2 a grain, its simulation
+/// none; docs/dem.md, "The §6.2 check for every factory preset").
+pub const FILLS: [f32; 6] = [0.0, 0.05, 0.3, 0.6, 0.9, 1.0];
 pub const FALLS_M: [f32; 5] = [0.08, 0.15, 0.22, 0.3, 0.4];
 /// Grains poured a second and the pour's length: 1,000 grains a run.
 pub const GRAINS_PER_S: f32 = 2000.0;

@@ -41,7 +41,7 @@ const SLOW: &[(&str, f64)] = &[
     ("grains/tests/sphere.rs", 29.0),
     ("dem/tests/bank.rs", 25.0),
     ("engine/tests/levels.rs", 19.0),
-    ("dem/tests/bank_check.rs", 12.0),
+    ("dem/tests/bank_check.rs", 10.0),
     ("xtask daw-test (Ardour 7)", 35.0),
     ("cli/tests/vary.rs", 13.0),
     ("tests/daw.rs", 8.0),

@@ -811,7 +811,7 @@ pub enum NormalMode {
 
 /// Steps of the fill the bank is looked up at (`CellStatistics::lookup`): a thousandth of
 /// the cup's depth, a tenth of a millimetre in a 10 cm cup, where the bank's fill axis is
-/// interpolated between entries 0.3 of the depth apart (`granary_dem::bank::FILLS`). The
+/// interpolated between entries 0.05 to 0.3 of the depth apart (`granary_dem::bank::FILLS`). The
 /// fill moves a little every window of a pour; a lookup mixes up to 32 corners of 8 cells'
 /// histograms (10 KB), so the engine reuses it while the fill stays in its step.
 pub const BANK_FILL_STEPS: f32 = 1000.0;

@@ -1752,7 +1752,7 @@ pub(crate) mod tests {
             assert_eq!(b.diameters(f, 0.45, 0.32), [0.002, 0.004], "{}", f.id());
             // a cup's beds from empty to full (at the rim: a full cup's overflow)
             if f != Family::Surface {
-                assert_eq!(b.axes(f).unwrap()[1], [0.0, 0.3, 0.6, 0.9, 1.0], "{}", f.id());
+                assert_eq!(b.axes(f).unwrap()[1], [0.0, 0.05, 0.3, 0.6, 0.9, 1.0], "{}", f.id());
             }
         }
         assert_eq!(b.families().count(), Family::ALL.len());
