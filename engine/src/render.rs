@@ -426,6 +426,16 @@ impl Renderer {
         self.frames
     }
 
+    /// Renders on, discarding the blocks, until at least `frame` aligned frames are handed
+    /// out or the render ends (the engine's state at a moment: `engine`).
+    pub fn run_to(&mut self, frame: usize) {
+        while self.position() < frame {
+            if self.next_block().is_none() {
+                break;
+            }
+        }
+    }
+
     /// Aligned frames handed out so far.
     pub fn position(&self) -> usize {
         self.emitted

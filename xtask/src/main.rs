@@ -19,7 +19,7 @@
 //! - `cargo xtask bank-check [--preset ID]... [--seeds N] [--takes N] [--shape own|sphere]
 //!   [--verbose]`: the thesis's §6.2 check of the databank for every factory preset's own
 //!   scene, simulated and rendered from its contacts against the engine sampling the bank
-//!   (`granary-bank-check`; docs/dem.md; CI runs two presets).
+//!   (`granary-bank-check`; docs/dem.md; CI runs one preset, as spheres).
 //! - `cargo xtask bank-shards [--shards N] [--check] [-- OPTIONS]`: the sweep's shards as a
 //!   Slurm job array on a one-node cluster started for the run, merged (module `slurm`;
 //!   `--check` is the suite's test of it, against one process).

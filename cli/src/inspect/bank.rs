@@ -119,12 +119,7 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
         pour: None,
     };
     let mut r = Renderer::pour(&p.values, &opts);
-    let until = (args.at * SAMPLE_RATE as f64).round() as usize;
-    while r.position() < until {
-        if r.next_block().is_none() {
-            break;
-        }
-    }
+    r.run_to((args.at * SAMPLE_RATE as f64).round() as usize);
     let engine = r.engine();
     let pour = engine.pour_state();
     let lookup = engine.bank_lookup();

@@ -6,7 +6,7 @@
 //! checked preset is outside the bounds.
 
 use clap::Parser;
-use granary_dem::check::{self, Grains, Options, Report};
+use granary_dem::check::{self, Grains, Options, PresetCase, Report};
 use granary_engine::control::preset;
 use std::time::Instant;
 
@@ -35,6 +35,14 @@ struct Args {
     /// Print each cell's rate, each band and the envelope too.
     #[arg(long)]
     verbose: bool,
+}
+
+/// A preset's line of the table.
+enum Row {
+    Checked(Box<Report>),
+    /// Why it has no case (a gesture preset).
+    NotChecked(String),
+    Error(String),
 }
 
 fn main() {
@@ -69,22 +77,26 @@ fn main() {
             "as spheres"
         }
     );
-    let mut rows: Vec<(String, Result<Report, String>)> = Vec::new();
+    let mut rows: Vec<(String, Row)> = Vec::new();
     let mut failed = false;
     for id in &ids {
         let start = Instant::now();
-        let result = check::preset_case(id, grains).and_then(|case| {
-            println!(
-                "{id}: {:.2} s of pour ({:.0} grains) at {} g/s, the bed at {} of the depth",
-                case.pour_s,
-                check::PRESET_GRAINS,
-                case.values.float("pour_rate"),
-                case.values.float("fill")
-            );
-            check::run(&case, &options)
-        });
-        match &result {
-            Ok(r) => {
+        let row = match check::preset_case(id, grains) {
+            Ok(PresetCase::Checked(case)) => {
+                println!(
+                    "{id}: {:.2} s of pour ({:.0} grains) at {} g/s, the bed at {} of the depth",
+                    case.pour_s,
+                    check::PRESET_GRAINS,
+                    case.values.float("pour_rate"),
+                    case.values.float("fill")
+                );
+                check::run(&case, &options).map_or_else(Row::Error, |r| Row::Checked(Box::new(r)))
+            }
+            Ok(PresetCase::NotChecked(why)) => Row::NotChecked(why),
+            Err(e) => Row::Error(e),
+        };
+        match &row {
+            Row::Checked(r) => {
                 if args.verbose {
                     print!("{}", r.details());
                 }
@@ -100,13 +112,13 @@ fn main() {
                 );
                 failed |= !r.passes();
             }
-            Err(e) if e.starts_with("not checked") => println!("{id}: {e}"),
-            Err(e) => {
+            Row::NotChecked(why) => println!("{id}: {why}"),
+            Row::Error(e) => {
                 println!("{id}: error: {e}");
                 failed = true;
             }
         }
-        rows.push((id.clone(), result));
+        rows.push((id.clone(), row));
     }
     println!();
     println!(
@@ -118,11 +130,11 @@ fn main() {
     println!("|---|---|---|---|---|");
     for (id, result) in &rows {
         match result {
-            Ok(r) => {
+            Row::Checked(r) => {
                 let clamped = r.clamped();
                 println!(
                     "| {id} | {:.1} % | {:.2} dB | {:.2} dB | {} |",
-                    100.0 * r.worst_rate,
+                    100.0 * r.worst_rate(),
                     r.spectrum_db,
                     r.steady_db,
                     if clamped.is_empty() {
@@ -132,7 +144,7 @@ fn main() {
                     }
                 );
             }
-            Err(e) => println!("| {id} | {e} | | | |"),
+            Row::NotChecked(e) | Row::Error(e) => println!("| {id} | {e} | | | |"),
         }
     }
     if failed {
