@@ -17,7 +17,7 @@
 //!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md);
 //!   `--shard I/N` and `--merge FILES` run it in shards.
 //! - `cargo xtask bank-check [--preset ID]... [--seeds N] [--takes N] [--shape own|sphere]
-//!   [--verbose]`: the thesis's §6.2 check of the databank for every factory preset's own
+//!   [--statistics bank|model] [--verbose]`: the thesis's §6.2 check of the databank for every factory preset's own
 //!   scene, simulated and rendered from its contacts against the engine sampling the bank
 //!   (`granary-bank-check`; docs/dem.md; CI runs one preset, as spheres).
 //! - `cargo xtask bank-shards [--shards N] [--check] [-- OPTIONS]`: the sweep's shards as a
