@@ -17,9 +17,11 @@
 //!   databank's sweep of simulated pours, written to `assets/bank/bank.json` (docs/dem.md);
 //!   `--shard I/N` and `--merge FILES` run it in shards.
 //! - `cargo xtask bank-check [--preset ID]... [--seeds N] [--takes N] [--shape own|sphere]
-//!   [--statistics bank|model] [--verbose]`: the thesis's §6.2 check of the databank for every factory preset's own
-//!   scene, simulated and rendered from its contacts against the engine sampling the bank
-//!   (`granary-bank-check`; docs/dem.md; CI runs one preset, as spheres).
+//!   [--statistics bank|model] [--bed placed|poured] [--verbose]`: the thesis's §6.2 check
+//!   of the databank for every factory preset's own scene, simulated and rendered from its
+//!   contacts against the engine sampling the bank (or the hand model), on a placed bed or
+//!   the preset's own pour from empty (`granary-bank-check`; docs/dem.md; CI runs one
+//!   preset, as spheres).
 //! - `cargo xtask bank-shards [--shards N] [--check] [-- OPTIONS]`: the sweep's shards as a
 //!   Slurm job array on a one-node cluster started for the run, merged (module `slurm`;
 //!   `--check` is the suite's test of it, against one process).
