@@ -528,6 +528,36 @@ pub enum PresetCase {
     NotChecked(String),
 }
 
+/// Why a preset with `settings` has no case at all: a gesture's grains are moved by the
+/// gesture's mechanics, which the simulation does not have; a preset that does not pour has
+/// nothing to compare.
+fn not_poured(settings: &granary_engine::Settings) -> Option<String> {
+    if settings.gesture != Gesture::Pour {
+        Some(format!(
+            "not checked: its grains are moved by the {} gesture, which the simulation does not have",
+            settings.gesture.id()
+        ))
+    } else if settings.pour_rate_g_s <= 0.0 {
+        Some("not checked: it does not pour".into())
+    } else {
+        None
+    }
+}
+
+/// The simulated scene of `values` for a seed: its grains in their own shape or as spheres.
+fn own_scene(values: &ParamValues, grains: Grains) -> Box<dyn Fn(u64) -> Scene + Sync> {
+    let base = values.clone();
+    Box::new(move |seed: u64| {
+        let mut v = base.clone();
+        v.set_text("seed", &seed.to_string()).expect("a seed");
+        let scene = Scene::new(&v.to_settings());
+        match grains {
+            Grains::Own => scene.own_shape(),
+            Grains::Sphere => scene,
+        }
+    })
+}
+
 /// The moment of a preset's pour its check is of, s after the spout opens (as `granary
 /// inspect bank`'s default): the bed at the fill the preset's own pour has reached then.
 pub const PRESET_AT_S: f64 = 1.0;
@@ -563,14 +593,8 @@ pub fn preset_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
     let found = preset::find(id).map_err(|e| e.to_string())?;
     let mut values = found.values;
     let settings = values.to_settings().sanitized();
-    if settings.gesture != Gesture::Pour {
-        return Ok(PresetCase::NotChecked(format!(
-            "not checked: its grains are moved by the {} gesture, which the simulation does not have",
-            settings.gesture.id()
-        )));
-    }
-    if settings.pour_rate_g_s <= 0.0 {
-        return Ok(PresetCase::NotChecked("not checked: it does not pour".into()));
+    if let Some(why) = not_poured(&settings) {
+        return Ok(PresetCase::NotChecked(why));
     }
     // the bed where the preset's own pour has it a second in (`auto_fill`: an empty cup
     // at the start, a fine grain's first thousand are a layer on its floor)
@@ -584,20 +608,10 @@ pub fn preset_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
     set(&mut values, "auto_fill", "false")?;
     // (the grain's mass is the preset's: only the pour rate, fill and auto_fill changed)
     let pour_s = PRESET_GRAINS * grain_kg / (values.to_settings().sanitized().pour_rate_g_s as f64 * 1e-3);
-    let base = values.clone();
-    let scene = move |seed: u64| {
-        let mut v = base.clone();
-        v.set_text("seed", &seed.to_string()).expect("a seed");
-        let scene = Scene::new(&v.to_settings());
-        match grains {
-            Grains::Own => scene.own_shape(),
-            Grains::Sphere => scene,
-        }
-    };
     Ok(PresetCase::Checked(Box::new(Case {
         name: found.name,
+        scene: own_scene(&values, grains),
         values,
-        scene: Box::new(scene),
         pour_s,
         settle_s: 0.1,
         rates_comparable: true,
@@ -625,14 +639,8 @@ pub const POURED_S: f64 = PRESET_AT_S + 0.5;
 pub fn poured_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
     let found = preset::find(id).map_err(|e| e.to_string())?;
     let settings = found.values.to_settings().sanitized();
-    if settings.gesture != Gesture::Pour {
-        return Ok(PresetCase::NotChecked(format!(
-            "not checked: its grains are moved by the {} gesture, which the simulation does not have",
-            settings.gesture.id()
-        )));
-    }
-    if settings.pour_rate_g_s <= 0.0 {
-        return Ok(PresetCase::NotChecked("not checked: it does not pour".into()));
+    if let Some(why) = not_poured(&settings) {
+        return Ok(PresetCase::NotChecked(why));
     }
     if settings.fill > 0.0 {
         return Ok(PresetCase::NotChecked(format!(
@@ -647,20 +655,10 @@ pub fn poured_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
             "not checked from empty: {poured:.0} grains in {POURED_S} s, more than {POURED_MAX_GRAINS:.0}"
         )));
     }
-    let base = found.values.clone();
-    let scene = move |seed: u64| {
-        let mut v = base.clone();
-        v.set_text("seed", &seed.to_string()).expect("a seed");
-        let scene = Scene::new(&v.to_settings());
-        match grains {
-            Grains::Own => scene.own_shape(),
-            Grains::Sphere => scene,
-        }
-    };
     Ok(PresetCase::Checked(Box::new(Case {
         name: format!("{} (from empty)", found.name),
+        scene: own_scene(&found.values, grains),
         values: found.values,
-        scene: Box::new(scene),
         pour_s: POURED_S,
         settle_s: PRESET_AT_S,
         rates_comparable: false,
