@@ -86,7 +86,7 @@ pub struct Options {
     /// Seeds simulated side by side (threads).
     pub jobs: usize,
     /// What the generator draws from: the bank (the check's subject), or the hand model
-    /// (`statistics` = model, as every factory preset plays today), to tell which of the two
+    /// (`statistics` = model, as most factory presets play), to tell which of the two
     /// is nearer a preset's simulated scene. The model's cells have no rates per grain
     /// poured to compare: with it the rates are reported, not checked.
     pub statistics: Statistics,
@@ -620,7 +620,7 @@ pub fn preset_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
 
 /// The most grains a pour from an empty cup (`poured_case`) simulates: a 1.5 s pour of
 /// coarse grains (coffee beans 1,300, gravel 1,000, plastic discs 3,400), not of fine ones
-/// (sugar at 20 g/s is 360,000 grains a second).
+/// (0.5 mm sugar at 20 g/s is 190,000 grains a second).
 pub const POURED_MAX_GRAINS: f64 = 5_000.0;
 
 /// How long a pour from an empty cup runs, s: the preset's first second (`PRESET_AT_S`)
@@ -733,7 +733,7 @@ mod tests {
             assert_eq!(case.values.to_settings().sanitized().auto_fill, s.auto_fill, "{id}");
             checked.push(id);
         }
-        // the coarse grains' pours: coffee beans, gravel, plastic discs, lentils, rice
+        // the coarse grains' pours (coffee beans, both gravels, among others), not sugar's
         for id in ["coffee_beans_glass_jar", "gravel_large_wooden_bowl", "gravel_onto_soil"] {
             assert!(checked.contains(&id), "{id} not checked: {checked:?}");
         }
