@@ -23,7 +23,7 @@ use granary_cli::contacts::ContactFile;
 use granary_engine::base::materials::GRAVITY;
 use granary_engine::base::window::CELLS as GENERATOR_CELLS;
 use granary_engine::control::choices::{Gesture, Statistics};
-use granary_engine::control::params::ParamValues;
+use granary_engine::control::params::{ParamValues, STATISTICS, STATISTICS_IDS};
 use granary_engine::control::preset;
 use granary_engine::derived::Derived;
 use granary_engine::generator::CellStatistics;
@@ -269,12 +269,13 @@ fn stereo(x: &[Vec<f32>; 2]) -> Audio {
     }
 }
 
-/// `statistics`' value as the parameter's text.
-pub fn statistics_id(statistics: Statistics) -> &'static str {
-    match statistics {
-        Statistics::Model => "model",
-        Statistics::Bank => "bank",
-    }
+/// `statistics`' id, as the parameter spells it (`params::STATISTICS_IDS`).
+fn statistics_id(statistics: Statistics) -> &'static str {
+    let i = STATISTICS
+        .iter()
+        .position(|&s| s == statistics)
+        .expect("every statistics has an id");
+    STATISTICS_IDS[i]
 }
 
 fn set(values: &mut ParamValues, id: &str, v: &str) -> Result<(), String> {

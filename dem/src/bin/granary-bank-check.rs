@@ -7,7 +7,7 @@
 
 use clap::Parser;
 use granary_dem::check::{self, Grains, Options, PresetCase, Report};
-use granary_engine::control::choices::Statistics;
+use granary_engine::control::params::{STATISTICS, STATISTICS_IDS};
 use granary_engine::control::preset;
 use std::time::Instant;
 
@@ -31,9 +31,9 @@ struct Args {
     #[arg(long, default_value = "own", value_parser = ["own", "sphere"])]
     shape: String,
     /// What the engine draws from: `bank` (the check's subject) or `model` (the hand-written
-    /// model every factory preset plays today: which of the two is nearer the simulated
+    /// model most factory presets play: which of the two is nearer the simulated
     /// scene; its rates are not compared).
-    #[arg(long, default_value = "bank", value_parser = ["bank", "model"])]
+    #[arg(long, default_value = "bank", value_parser = STATISTICS_IDS)]
     statistics: String,
     /// The bed under the pour: `placed` (a flat layer of fixed grains at the fill the
     /// preset's pour has reached a second in, as the sweep's beds) or `poured` (the preset's
@@ -78,16 +78,16 @@ fn main() {
         seeds: (1..=args.seeds).collect(),
         takes: args.takes,
         jobs: args.jobs,
-        statistics: if args.statistics == "model" {
-            Statistics::Model
-        } else {
-            Statistics::Bank
-        },
+        statistics: STATISTICS[STATISTICS_IDS
+            .iter()
+            .position(|&id| id == args.statistics)
+            .expect("clap's value parser keeps to the ids")],
     };
+    let poured = args.bed == "poured";
     println!(
         "§6.2 check: {} seeds simulated a preset ({}), {} generator takes a seed on the {}; grains {}",
         args.seeds,
-        if args.bed == "poured" {
+        if poured {
             format!("its own pour from empty for {} s", check::POURED_S)
         } else {
             format!("{:.0} grains each on a placed bed", check::PRESET_GRAINS)
@@ -104,7 +104,7 @@ fn main() {
     let mut failed = false;
     for id in &ids {
         let start = Instant::now();
-        let case = if args.bed == "poured" {
+        let case = if poured {
             check::poured_case(id, grains)
         } else {
             check::preset_case(id, grains)
