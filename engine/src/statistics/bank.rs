@@ -217,15 +217,16 @@ struct CellData {
     speed_by_life: [[f32; SPEED_BINS]; LIFE_BINS],
 }
 
-/// One family's entries on its grid, a tree of three levels over a full grid of fill x
-/// fall: restitutions, then each restitution's frictions (its grains), then each grain's
-/// diameters (its sizes), each level's values ascending and its own (the bank sweeps a
-/// friction or a size only where a material needs it). `by_restitution[i]`: the grains at
-/// `restitutions[i]`, `frictions[g]` grain g's friction; `by_grain[g]`: grain g's sizes,
-/// `diameters[s]` size s's diameter, m, and `ln_diameters[s]` its natural logarithm (a
-/// lookup interpolates in the logarithm of the size). `axes`: fill and fall height m, each
-/// ascending and distinct, the same for every size; entry (s, j, k) at
-/// `(s * fills + j) * falls + k`.
+/// One family's entries on its grid, a tree of four levels: restitutions, then each
+/// restitution's frictions (its grains), then each grain's diameters (its sizes), then each
+/// size's fall heights, each level's values ascending and its own (the bank sweeps a
+/// friction, a size or a fall only where a material needs it), and under every size and fall
+/// the same fills. `by_restitution[i]`: the grains at `restitutions[i]`, `frictions[g]` grain
+/// g's friction; `by_grain[g]`: grain g's sizes, `diameters[s]` size s's diameter, m, and
+/// `ln_diameters[s]` its natural logarithm (a lookup interpolates in the logarithm of the
+/// size); `by_size[s]`: size s's falls, `falls[k]` fall k's height above the rim, m.
+/// `fills`: ascending and distinct. Entry (s, j, k) — size s, fill j, fall k of
+/// `by_size[s]` — at `first[s] + j * by_size[s].len() + (k - by_size[s].start)`.
 #[derive(Debug, Clone, PartialEq)]
 struct Grid {
     restitutions: Vec<f32>,
@@ -234,7 +235,10 @@ struct Grid {
     by_grain: Vec<Range<usize>>,
     diameters: Vec<f32>,
     ln_diameters: Vec<f32>,
-    axes: [Vec<f32>; AXES],
+    by_size: Vec<Range<usize>>,
+    falls: Vec<f32>,
+    first: Vec<usize>,
+    fills: Vec<f32>,
     cells: Vec<[CellData; BANKED_CELLS]>,
     /// Each corner's wall-hit profile (`WallProfile`, at its own fill), as `cells`: bank
     /// data alone, so made once, when the bank is parsed.
@@ -243,8 +247,6 @@ struct Grid {
 
 /// An entry's key: restitution, friction, grain diameter (m), fill, fall height (m).
 const KEYS: usize = 5;
-/// The grid's full axes, under every size: fill, fall height (m).
-const AXES: usize = 2;
 
 /// A parsed, checked bank.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,9 +378,10 @@ pub struct Selection {
     grain_diameter_m: Axis,
     fall_height_m: Axis,
     scale: f32,
-    /// The grains' sizes (grid leaves) with their weights, and the fall heights'.
+    /// The grains' sizes with their weights, and each size's two fall heights with their
+    /// weights within the size (`heights[2 i]` and `[2 i + 1]` under `sizes[i]`).
     sizes: [(usize, f32); 8],
-    heights: [(usize, f32); 2],
+    heights: [(usize, f32); 16],
 }
 
 impl Lookup {
@@ -550,12 +553,26 @@ impl Bank {
             .map(|(f, _)| f)
     }
 
-    /// A family's restitutions, fills and fall heights (m), if the bank holds it (the
-    /// frictions of each restitution: `frictions`; the diameters of each grain: `diameters`).
-    pub fn axes(&self, family: Family) -> Option<[&[f32]; 3]> {
+    /// A family's restitutions and fills, if the bank holds it (the frictions of each
+    /// restitution: `frictions`; the diameters of each grain: `diameters`; the fall heights
+    /// of each size: `falls`).
+    pub fn axes(&self, family: Family) -> Option<[&[f32]; 2]> {
         self.grids[family.index()]
             .as_ref()
-            .map(|g| [&g.restitutions[..], &g.axes[0], &g.axes[1]])
+            .map(|g| [&g.restitutions[..], &g.fills[..]])
+    }
+
+    /// The fall heights above the rim (m) a family holds for grains of `restitution`,
+    /// `friction` and diameter `grain_diameter_m`, ascending (empty for a size it does not
+    /// hold).
+    pub fn falls(&self, family: Family, restitution: f32, friction: f32, grain_diameter_m: f32) -> &[f32] {
+        self.grain_range(family, restitution)
+            .and_then(|(g, grains)| {
+                let k = grains.clone().find(|&k| g.frictions[k] == friction)?;
+                let s = g.by_grain[k].clone().find(|&s| g.diameters[s] == grain_diameter_m)?;
+                g.falls.get(g.by_size[s].clone())
+            })
+            .unwrap_or(&[])
     }
 
     /// The frictions a family holds at `restitution`, ascending (empty for a restitution or
@@ -660,13 +677,14 @@ impl Bank {
             fall_height_m: Axis::default(),
             scale,
             sizes: [(0, 0.0); 8],
-            heights: [(0, 0.0); 2],
+            heights: [(0, 0.0); 16],
         };
         let Some(g) = &self.grids[used.index()] else {
             return out;
         };
         // down the tree: the two restitutions about the grains', each one's two frictions
-        // about theirs, each grain's two sizes about theirs (`descend`)
+        // about theirs, each grain's two sizes about theirs (`descend`), each size's two
+        // falls about the pour's (below)
         let (ar, wr) = place(&g.restitutions, restitution);
         let mut grains = [(0, 0.0); 4];
         let af = descend(&wr, &g.by_restitution, &g.frictions, friction, &mut grains, |_, a| {
@@ -691,14 +709,25 @@ impl Bank {
             asked: grain_diameter_m,
             ..ad
         };
-        let (ah, wh) = place(&g.axes[1], fall_height_m);
-        (
-            out.restitution,
-            out.friction,
-            out.grain_diameter_m,
-            out.fall_height_m,
-            out.heights,
-        ) = (ar, af, ad, ah, wh);
+        // each size's two falls about the pour's, weighted within the size (the corners'
+        // weights are multiplied as they were when one fall axis served every size)
+        let mut ah = Axis {
+            asked: fall_height_m,
+            used: 0.0,
+            clamped: false,
+        };
+        for (&(s, w), pair) in out.sizes.iter().zip(out.heights.chunks_exact_mut(2)) {
+            let falls = g.by_size[s].clone();
+            let (a, wk) = place(&g.falls[falls.clone()], fall_height_m);
+            if w > 0.0 {
+                ah.used += w * a.used;
+                ah.clamped |= a.clamped;
+            }
+            for (o, (k, wk)) in pair.iter_mut().zip(wk) {
+                *o = (falls.start + k, wk);
+            }
+        }
+        (out.restitution, out.friction, out.grain_diameter_m, out.fall_height_m) = (ar, af, ad, ah);
         out
     }
 
@@ -721,8 +750,7 @@ impl Bank {
         let Some(g) = &self.grids[used.index()] else {
             return out;
         };
-        let (sizes, wh) = (selection.sizes, selection.heights);
-        let (a_fill, wf) = place(&g.axes[0], fill);
+        let (a_fill, wf) = place(&g.fills, fill);
         out.fill = match used {
             // onto the surface the bank's entries start on bare ground and hold the heap
             // their run builds: the fill is not an axis there, and nothing is clamped
@@ -732,17 +760,20 @@ impl Bank {
             },
             Family::Cup(_) => a_fill,
         };
-        let (nf, nh) = (g.axes[0].len(), g.axes[1].len());
-        let corners = sizes
+        // size by size, fill by fill, the size's two falls (`select`)
+        let corners = selection
+            .sizes
             .into_iter()
-            .flat_map(|s| wf.into_iter().map(move |f| (s, f)))
-            .flat_map(|sf| wh.into_iter().map(move |h| (sf, h)));
-        for (((s, w_s), (j, w_j)), (k, w_k)) in corners {
+            .zip(selection.heights.chunks_exact(2))
+            .flat_map(|(s, heights)| wf.into_iter().map(move |f| (s, f, heights)))
+            .flat_map(|(s, f, heights)| heights.iter().map(move |&h| (s, f, h)));
+        for ((s, w_s), (j, w_j), (k, w_k)) in corners {
             let w = w_s * w_j * w_k;
             if w <= 0.0 {
                 continue;
             }
-            let index = (s * nf + j) * nh + k;
+            let falls = &g.by_size[s];
+            let index = g.first[s] + j * falls.len() + (k - falls.start);
             let corner = &g.cells[index];
             // a wall ring's collisions are where they were above the corner's bed: spread
             // over the rings at the fill asked (`ring_transfer`)
@@ -1145,7 +1176,7 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
 
 /// One family's entries as its grid (`Grid`), or the error naming what is missing or
 /// doubled: every size of every grain (restitution, friction, diameter) over the same fills
-/// and falls.
+/// and, under each fill, the same falls as its other fills (the size's own).
 fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS])>) -> Result<Grid, BankError> {
     // the distinct, ascending keys of the first `n` of an entry's, lexicographically
     let distinct = |n: usize| {
@@ -1164,12 +1195,31 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         v
     };
     let (restitutions, grains, sizes) = (distinct(1), distinct(2), distinct(3));
-    let axes: [Vec<f32>; AXES] = std::array::from_fn(|a| {
-        let mut v: Vec<f32> = entries.iter().map(|(x, _)| x[3 + a]).collect();
+    let ascending = |mut v: Vec<f32>| {
         v.sort_by(f32::total_cmp);
         v.dedup();
         v
-    });
+    };
+    let fills = ascending(entries.iter().map(|(x, _)| x[3]).collect());
+    // each size's own falls, one after another in the sizes' order
+    let (mut falls, mut by_size, mut first) = (Vec::new(), Vec::new(), Vec::new());
+    for size in &sizes {
+        let own = ascending(
+            entries
+                .iter()
+                .filter(|(x, _)| x[..3] == size[..])
+                .map(|(x, _)| x[4])
+                .collect(),
+        );
+        first.push(
+            by_size
+                .iter()
+                .map(|r: &Range<usize>| r.len() * fills.len())
+                .sum::<usize>(),
+        );
+        by_size.push(falls.len()..falls.len() + own.len());
+        falls.extend(own);
+    }
     // the children of each node of a level: the run of the next level's keys that start with it
     let children = |parents: &[[f32; 3]], kids: &[[f32; 3]], n: usize| -> Vec<Range<usize>> {
         parents
@@ -1180,20 +1230,25 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
             })
             .collect()
     };
-    let (nf, nh) = (axes[0].len(), axes[1].len());
+    let nf = fills.len();
     let describe = |s: usize, j: usize, k: usize| {
         let [r, f, d] = sizes[s];
         format!(
             "restitution {r}, friction {f}, grain_diameter_m {d}, fill {}, fall_height_m {}",
-            axes[0][j], axes[1][k]
+            fills[j], falls[k]
         )
     };
-    let mut cells: Vec<Option<[CellData; BANKED_CELLS]>> = vec![None; sizes.len() * nf * nh];
+    let index = |s: usize, j: usize, k: usize| first[s] + j * by_size[s].len() + (k - by_size[s].start);
+    let total = by_size.iter().map(|r| r.len() * nf).sum();
+    let mut cells: Vec<Option<[CellData; BANKED_CELLS]>> = vec![None; total];
     for (x, c) in entries.iter() {
         let s = sizes.iter().position(|k| k[..] == x[..3]).unwrap_or(0);
-        let j = axes[0].iter().position(|&v| v == x[3]).unwrap_or(0);
-        let k = axes[1].iter().position(|&v| v == x[4]).unwrap_or(0);
-        let slot = &mut cells[(s * nf + j) * nh + k];
+        let j = fills.iter().position(|&v| v == x[3]).unwrap_or(0);
+        let k = by_size[s]
+            .clone()
+            .find(|&k| falls[k] == x[4])
+            .unwrap_or(by_size[s].start);
+        let slot = &mut cells[index(s, j, k)];
         if slot.is_some() {
             return Err(BankError::Grid {
                 family,
@@ -1203,30 +1258,34 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         *slot = Some(*c);
     }
     let mut full = Vec::with_capacity(cells.len());
-    for (n, c) in cells.into_iter().enumerate() {
-        match c {
-            Some(c) => full.push(c),
-            None => {
-                return Err(BankError::Grid {
-                    family,
-                    detail: format!(
-                        "no entry at {} ({} grain sizes x {nf} fills x {nh} falls)",
-                        describe(n / (nf * nh), n / nh % nf, n % nh),
-                        sizes.len()
-                    ),
-                });
+    let mut fill_of = Vec::with_capacity(cells.len());
+    for (s, own) in by_size.iter().enumerate() {
+        for j in 0..nf {
+            for k in own.clone() {
+                match cells[index(s, j, k)] {
+                    Some(c) => {
+                        full.push(c);
+                        fill_of.push(fills[j]);
+                    }
+                    None => {
+                        return Err(BankError::Grid {
+                            family,
+                            detail: format!(
+                                "no entry at {} (that size's {nf} fills x {} falls)",
+                                describe(s, j, k),
+                                own.len()
+                            ),
+                        });
+                    }
+                }
             }
         }
     }
     let diameters: Vec<f32> = sizes.iter().map(|s| s[2]).collect();
-    let nh = axes[1].len();
     let profiles = full
         .iter()
-        .enumerate()
-        .map(|(i, corner)| {
-            let fill = axes[0][(i / nh) % axes[0].len()];
-            WallProfile::new(fill, std::array::from_fn(|k| corner[WALL_RING_0 + k].rate))
-        })
+        .zip(&fill_of)
+        .map(|(corner, &fill)| WallProfile::new(fill, std::array::from_fn(|k| corner[WALL_RING_0 + k].rate)))
         .collect();
     Ok(Grid {
         restitutions: restitutions.iter().map(|r| r[0]).collect(),
@@ -1235,7 +1294,10 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         by_grain: children(&grains, &sizes, 2),
         ln_diameters: diameters.iter().map(|d| d.ln()).collect(),
         diameters,
-        axes,
+        by_size,
+        falls,
+        first,
+        fills,
         cells: full,
         profiles,
     })
@@ -1350,6 +1412,69 @@ pub(crate) mod tests {
         assert!(l.grain_diameter_m.clamped && l.grain_diameter_m.used == D2);
         // a size that is not a number takes the first
         assert_eq!(at(f32::NAN).grain_diameter_m.used, D2);
+    }
+
+    /// A size may hold falls the others lack (the sweep runs a grain further where its
+    /// factory presets fall further): the synthetic mug's 4 mm grains of restitution 0.5 and
+    /// friction 0.5 also from 0.5 m. At 4 mm from 0.4 m the lookup is inside the grid (the
+    /// rate between the 0.3 and 0.5 m entries'); half-way between 2 and 4 mm the 2 mm corner
+    /// clamps at 0.3 m and says so, the 4 mm one interpolates; the added fall needs every
+    /// fill of its size.
+    #[test]
+    fn a_size_may_hold_falls_of_its_own() {
+        let mut v = synthetic();
+        let entries = v["entries"].as_array_mut().unwrap();
+        let extra: Vec<Value> = entries
+            .iter()
+            .filter(|e| e["family"] == "mug" && e["friction"] == 0.5 && e["restitution"] == 0.5)
+            .filter(|e| e["grain_diameter_m"] == 0.004 && e["fall_height_m"] == 0.3)
+            .map(|e| {
+                let mut e = e.clone();
+                e["fall_height_m"] = json!(0.5);
+                let rate = (1.0 + 0.5 + e["fill"].as_f64().unwrap() + 0.5) * 2.0;
+                e["cells"]["impact_zone"] = cell_json(rate, &[(10, rate * 1000.0)], 0, 0.0);
+                e
+            })
+            .collect();
+        assert_eq!(extra.len(), 2, "both fills");
+        entries.extend(extra.iter().cloned());
+        let bank = Bank::parse(&v.to_string()).unwrap();
+        assert_eq!(bank.falls(MUG, 0.5, MU, 0.004), [0.1, 0.3, 0.5]);
+        assert_eq!(bank.falls(MUG, 0.5, MU, D2), [0.1, 0.3]);
+        assert_eq!(bank.falls(MUG, 0.5, 0.3, 0.004), [0.1, 0.3]);
+        let l = bank.lookup(MUG, 0.5, MU, 0.004, 0.0, 0.4);
+        assert!(!l.clamped(), "{:?}", l.fall_height_m);
+        assert!(
+            (l.cells[0].rate - (1.0 + 0.5 + 0.4) * 2.0).abs() < 1e-5,
+            "{}",
+            l.cells[0].rate
+        );
+        let mid = bank.lookup(MUG, 0.5, MU, D2 * 2f32.sqrt(), 0.0, 0.4);
+        assert!(mid.fall_height_m.clamped);
+        assert!((mid.fall_height_m.used - 0.35).abs() < 1e-6, "{:?}", mid.fall_height_m);
+        let want = 0.5 * (1.0 + 0.5 + 0.3) + 0.5 * (1.0 + 0.5 + 0.4) * 2.0;
+        assert!(
+            (mid.cells[0].rate - want).abs() < 1e-5,
+            "{} against {want}",
+            mid.cells[0].rate
+        );
+        // within the falls every size holds, nothing changed
+        let base = synthetic_bank();
+        for (d, h) in [(0.004, 0.2), (D2, 0.3), (0.003, 0.1)] {
+            assert_eq!(
+                bank.lookup(MUG, 0.5, MU, d, 0.5, h),
+                base.lookup(MUG, 0.5, MU, d, 0.5, h)
+            );
+        }
+        // one fill without the added fall: not a full grid
+        v["entries"].as_array_mut().unwrap().pop();
+        let e = Bank::parse(&v.to_string()).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "no entry at restitution 0.5, friction 0.5, grain_diameter_m 0.004, fill 0.5, fall_height_m 0.5"
+            ),
+            "{e}"
+        );
     }
 
     /// Two grid values of no distance between them (two diameters whose logarithms are one
@@ -1489,7 +1614,7 @@ pub(crate) mod tests {
             v["entries"].as_array_mut().unwrap().remove(0);
         });
         assert!(
-            e.contains("no entry at restitution 0.5, friction 0.3, grain_diameter_m 0.002, fill 0, fall_height_m 0.1 (7 grain sizes x 2 fills x 2 falls)"),
+            e.contains("no entry at restitution 0.5, friction 0.3, grain_diameter_m 0.002, fill 0, fall_height_m 0.1 (that size's 2 fills x 2 falls)"),
             "{e}"
         );
         let e = error(|v| {
