@@ -23,7 +23,7 @@ use granary_cli::contacts::ContactFile;
 use granary_engine::base::materials::GRAVITY;
 use granary_engine::base::window::CELLS as GENERATOR_CELLS;
 use granary_engine::control::choices::{Gesture, Statistics};
-use granary_engine::control::params::{ParamValues, STATISTICS, STATISTICS_IDS};
+use granary_engine::control::params::ParamValues;
 use granary_engine::control::preset;
 use granary_engine::derived::Derived;
 use granary_engine::generator::CellStatistics;
@@ -208,7 +208,7 @@ impl Report {
         format!(
             "{} ({}): {rates}; grains: spectrum {:.2} dB (every band {:.2} dB), envelope over the steady pour {:.2} dB, from the landings over the pour and its tail {:+.2} dB at {:.2} s; mix: spectrum {:.2} dB",
             self.name,
-            statistics_id(self.statistics),
+            self.statistics.id(),
             self.spectrum_db,
             self.every_band_db,
             self.steady_db,
@@ -269,15 +269,6 @@ fn stereo(x: &[Vec<f32>; 2]) -> Audio {
     }
 }
 
-/// `statistics`' id, as the parameter spells it (`params::STATISTICS_IDS`).
-fn statistics_id(statistics: Statistics) -> &'static str {
-    let i = STATISTICS
-        .iter()
-        .position(|&s| s == statistics)
-        .expect("every statistics has an id");
-    STATISTICS_IDS[i]
-}
-
 fn set(values: &mut ParamValues, id: &str, v: &str) -> Result<(), String> {
     values.set_text(id, v).map_err(|e| format!("{id}={v}: {e}"))
 }
@@ -315,7 +306,7 @@ fn seeded(case: &Case, seed: u64, takes: u64, statistics: Statistics) -> Result<
     )
     .map_err(|e| e.to_string())?
     .collect();
-    set(&mut values, "statistics", statistics_id(statistics))?;
+    set(&mut values, "statistics", statistics.id())?;
     let mut generated = Vec::new();
     for take in 0..takes {
         set(&mut values, "seed", &(seed + 1000 * take).to_string())?;

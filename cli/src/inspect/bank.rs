@@ -8,7 +8,6 @@ use granary_engine::base::window::WINDOW;
 use granary_engine::generator::lifetime_arrivals;
 use granary_engine::render::{RenderOptions, Renderer};
 use granary_engine::statistics::bank::{Axis, CELL_IDS};
-use granary_engine::Statistics;
 use serde::Serialize;
 use std::io::Write;
 
@@ -144,11 +143,7 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
     Ok(BankReport {
         preset: p.name.clone(),
         at_s: args.at,
-        statistics: match engine.settings().statistics {
-            Statistics::Model => "model",
-            Statistics::Bank => "bank",
-        }
-        .into(),
+        statistics: engine.settings().statistics.id().into(),
         bank_source: granary_engine::statistics::bank::shipped().source.clone(),
         family_asked: lookup.asked.id().into(),
         family: lookup.family.id().into(),

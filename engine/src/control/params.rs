@@ -1218,6 +1218,18 @@ mod tests {
         assert_eq!(wild.output_gain_db, 41.74);
     }
 
+    /// `Statistics::id` spells each as the parameter does: set by its id, the settings
+    /// hold it.
+    #[test]
+    fn statistics_ids_are_the_parameters() {
+        for (s, id) in STATISTICS.into_iter().zip(STATISTICS_IDS) {
+            assert_eq!(s.id(), id);
+            let mut v = ParamValues::default();
+            v.set_text("statistics", s.id()).unwrap();
+            assert_eq!(v.to_settings().statistics, s);
+        }
+    }
+
     #[test]
     fn a_range_end_written_in_decimal_is_accepted() {
         let mut v = ParamValues::default();
