@@ -201,9 +201,9 @@ impl Entry {
 
 /// The settings of a run: the default preset with the spec's scene.
 ///
-/// The pour rate is the spec's grains a second of its grains (`grain_kg`). A grain size beyond
-/// the setting's range is clamped here (for the engine; the simulation takes the spec's,
-/// `simulate`).
+/// The pour rate is the spec's grains a second of its grains (`grain_kg`). A grain size or a
+/// pour rate beyond the setting's range is clamped here (for the engine; the simulation takes
+/// the spec's, `scene`: 2,000 grains a second of 6 mm gravel are 604 g/s).
 pub fn values(spec: &Spec) -> ParamValues {
     let mut v = ParamValues::default();
     let set = |v: &mut ParamValues, id: &str, x: String| v.set_text(id, &x).unwrap_or_else(|e| panic!("{id}={x}: {e}"));
@@ -217,7 +217,8 @@ pub fn values(spec: &Spec) -> ParamValues {
     set(&mut v, "aim", "0".into());
     // the cup a pour `Derived::bank_scale` times larger is looked up as similar to
     set(&mut v, "cup_size", BANK_CUP_SIZE.to_string());
-    set(&mut v, "pour_rate", (spec.grains_per_s * grain_kg * 1e3).to_string());
+    let (lo, hi) = granary_engine::control::settings::limits::POUR_RATE_G_S;
+    set(&mut v, "pour_rate", flow_g_s(spec, grain_kg).clamp(lo, hi).to_string());
     set(&mut v, "seed", spec.seed.to_string());
     match spec.cup {
         Some(shape) => {
@@ -244,7 +245,19 @@ pub fn impact_speed(scene: &Scene) -> f32 {
 /// The scene of `spec`: its grains as spheres of their material's volume, whatever their
 /// shape (the shipped bank's sweep is of spheres; docs/dem.md, "Shaped grains").
 pub fn scene(spec: &Spec) -> Scene {
-    Scene::with_grain_size(&values(spec).to_settings(), spec.grain_size).with_shape(Shape::Sphere)
+    let settings = values(spec).to_settings();
+    let scene = Scene::with_grain_size(&settings, spec.grain_size).with_shape(Shape::Sphere);
+    // a flow beyond the pour rate's range, as the spec asks (within it, the setting's)
+    let flow_g_s = flow_g_s(spec, grain_kg(&settings, spec.grain_size));
+    match flow_g_s > granary_engine::control::settings::limits::POUR_RATE_G_S.1 {
+        true => scene.with_flow(flow_g_s * 1e-3),
+        false => scene,
+    }
+}
+
+/// The spec's flow, g/s: its grains a second of `grain_kg` each.
+fn flow_g_s(spec: &Spec, grain_kg: f32) -> f32 {
+    spec.grains_per_s * grain_kg * 1e3
 }
 
 /// `spec` with every length `scale` times as long but the cup's (`similar_scene` pours it
@@ -576,8 +589,9 @@ impl BankFile {
 /// The swept axes (docs/dem.md, "The sweep"): every cup shape and the pour onto the surface;
 /// six grains standing for the restitutions and frictions of the table (sugar: 0.5 and
 /// 0.45, glass beads 0.85 and 0.4, rice 0.5 and 0.35, gravel 0.5 and 0.6, coffee beans 0.4
-/// and 0.35, lentils 0.45 and 0.32; each at 2 and 4 mm); fills of the
-/// pre-filled bed; five fall heights over the factory presets' 8 to 40 cm (a grain's
+/// and 0.35, lentils 0.45 and 0.32; each at 2 and 4 mm, gravel and coffee beans at 6 mm
+/// too); fills of the pre-filled bed; five fall heights over the factory presets' 8 to 40 cm
+/// and a grain's own beyond them (`FALLS_M`; a grain's
 /// collisions per grain poured fall faster than linearly with the fall: at 15 and 30 cm only,
 /// a pour onto the surface from 22 cm had 11 % fewer on its pile than the interpolation).
 ///
@@ -613,7 +627,19 @@ pub const RUNS: [u32; 6] = [1, 3, 1, 1, 1, 1];
 /// most of the bare floor's hits (sugar in the mug at 0.041: 3.2 a grain, its simulation
 /// none; docs/dem.md, "The §6.2 check for every factory preset").
 pub const FILLS: [f32; 6] = [0.0, 0.05, 0.3, 0.6, 0.9, 1.0];
-pub const FALLS_M: [f32; 5] = [0.08, 0.15, 0.22, 0.3, 0.4];
+/// The falls above the rim, m, per grain of `GRAINS`: 8 to 40 cm, the factory presets'
+/// range, and a grain's own further where its factory presets fall further, so that no
+/// factory scene clamps (`granary inspect bank`): coffee beans into the glass jar from 5 cm
+/// as well (the preset's 7.1 cm as the similar pour into the bank's cup), gravel onto soil
+/// from 45 cm (its 41.9 cm). Each grain's falls are the same for all its sizes and fills.
+pub const FALLS_M: [&[f32]; 6] = [
+    &[0.08, 0.15, 0.22, 0.3, 0.4],
+    &[0.08, 0.15, 0.22, 0.3, 0.4],
+    &[0.08, 0.15, 0.22, 0.3, 0.4],
+    &[0.08, 0.15, 0.22, 0.3, 0.4, 0.45],
+    &[0.05, 0.08, 0.15, 0.22, 0.3, 0.4],
+    &[0.08, 0.15, 0.22, 0.3, 0.4],
+];
 /// Grains poured a second and the pour's length: 1,000 grains a run.
 pub const GRAINS_PER_S: f32 = 2000.0;
 pub const POUR_S: f64 = 0.5;
@@ -624,15 +650,18 @@ pub const POUR_S: f64 = 0.5;
 /// the size between 2 and 4 mm (in a jar on a bed at 0.3, from 30 cm, 21.1, 23.9 and 20.5 a
 /// grain poured in the impact zone and on the pile together at 2, 2.8 and 4 mm, the impact
 /// zone's 8.0, 12.4 and 11.8: the means of four, two and one seeds; interpolated
-/// between 2 and 4 mm, its impact zone in the §6.2 check was 16 % under its simulation's).
-/// A size under 2 mm needs longer runs than a thousand grains (docs/dem.md, "Smaller grains
+/// between 2 and 4 mm, its impact zone in the §6.2 check was 16 % under its simulation's),
+/// and gravel and coffee beans at 6 mm too: their factory presets pour 6 mm gravel onto soil
+/// and 5 mm coffee beans (7 mm in the jar 1.4 times the bank's cup). 2,000 grains a second
+/// of 6 mm gravel are 604 g/s, beyond the `pour_rate` setting's 200: the simulation takes
+/// the flow the spec asks (`scene`). A size under 2 mm needs longer runs than a thousand grains (docs/dem.md, "Smaller grains
 /// need longer pours").
 pub const SIZES: [&[f32]; 6] = [
     &[1.0, 2.0],
     &[1.0, 2.0],
     &[1.0, 1.4, 2.0],
-    &[1.0, 2.0],
-    &[1.0, 2.0],
+    &[1.0, 2.0, 3.0],
+    &[1.0, 2.0, 3.0],
     &[1.0, 2.0],
 ];
 
@@ -641,11 +670,11 @@ pub fn sweep() -> Vec<Spec> {
     let mut specs = Vec::new();
     let families = CupShape::ALL.map(Some).into_iter().chain([None]);
     for cup in families {
-        for (((grain, grain_size), runs), sizes) in GRAINS.into_iter().zip(RUNS).zip(SIZES) {
+        for ((((grain, grain_size), runs), sizes), falls) in GRAINS.into_iter().zip(RUNS).zip(SIZES).zip(FALLS_M) {
             for &size in sizes {
                 let fills: &[f32] = if cup.is_some() { &FILLS } else { &[0.0] };
                 for &fill in fills {
-                    for fall_height_m in FALLS_M {
+                    for &fall_height_m in falls {
                         specs.push(Spec {
                             cup,
                             grain,
