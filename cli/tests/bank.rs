@@ -91,9 +91,17 @@ fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
     assert_eq!(v["family"], "surface");
     // the preset plays the bank (its scene is nearer the bank's than the model's: docs/dem.md)
     assert_eq!(v["statistics"], "bank");
-    let falls = shipped().axes(Family::Surface).unwrap()[2];
     let (asked, used, clamped) = axis(&v, "fall_height_m");
-    let top = *falls.last().unwrap();
+    // sand (restitution 0.6, friction 0.55) is looked up among sugar's and gravel's 2 mm
+    // grains (0.5; frictions 0.45 and 0.6) and glass beads' (0.85, 0.4): each size's falls
+    // end where its grain's do (gravel's reach 45 cm), and the fall used is the corners'
+    let tops: Vec<f32> = [(0.5, 0.45), (0.5, 0.6), (0.85, 0.4)]
+        .map(|(e, mu)| *shipped().falls(Family::Surface, e, mu, 0.002).last().unwrap())
+        .into();
+    let (low, top) = (
+        tops.iter().copied().fold(f32::MAX, f32::min),
+        tops.iter().copied().fold(0.0, f32::max),
+    );
     // the spout 1 m above where the preset's cup's rim would be: as far above the ground as
     // 1 m plus the depths' difference above the bank's surface scenes' mug
     let preset = granary_engine::control::preset::find("sand_onto_concrete").unwrap();
@@ -105,8 +113,11 @@ fn inspect_bank_says_when_the_pour_is_outside_the_bank() {
     .depth;
     assert!((asked - (1.0 + depth - bank_depth)).abs() < 1e-6, "{asked} m");
     assert!(depth > bank_depth, "the preset's cup is 1.8 times the mug");
-    assert_eq!(clamped, asked > top);
-    assert_eq!(used, asked.min(top));
+    assert!(asked > top && clamped);
+    assert!(
+        used >= low - 1e-6 && used <= top + 1e-6,
+        "{used} m, the corners' tops {tops:?}"
+    );
     // as text
     let out = granary(&[
         "inspect",

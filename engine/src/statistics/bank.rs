@@ -1869,10 +1869,29 @@ pub(crate) mod tests {
             assert_eq!(b.frictions(f, 0.5), [0.35, 0.45, 0.6], "{}", f.id());
             assert_eq!(b.diameters(f, 0.5, 0.35), [0.002, 0.0028, 0.004], "{}", f.id());
             assert_eq!(b.diameters(f, 0.5, 0.45), [0.002, 0.004], "{}", f.id());
-            assert_eq!(b.diameters(f, 0.5, 0.6), [0.002, 0.004], "{}", f.id());
+            // gravel and coffee beans at 6 mm too (the factory presets' 6 and 5 mm)
+            assert_eq!(b.diameters(f, 0.5, 0.6), [0.002, 0.004, 0.006], "{}", f.id());
             assert_eq!(b.frictions(f, 0.85), [0.4], "{}", f.id());
             assert_eq!(b.diameters(f, 0.85, 0.4), [0.002, 0.004], "{}", f.id());
             assert_eq!(b.frictions(f, 0.4), [0.35], "{}", f.id());
+            assert_eq!(b.diameters(f, 0.4, 0.35), [0.002, 0.004, 0.006], "{}", f.id());
+            // the falls: 8 to 40 cm, gravel's to 45 cm (gravel onto soil's 41.9 cm), coffee
+            // beans' from 5 cm (the coffee jar's 7.1 cm in the bank's cup)
+            let falls = [0.08, 0.15, 0.22, 0.3, 0.4];
+            assert_eq!(b.falls(f, 0.5, 0.45, 0.002), falls, "{}", f.id());
+            assert_eq!(b.falls(f, 0.85, 0.4, 0.004), falls, "{}", f.id());
+            assert_eq!(
+                b.falls(f, 0.5, 0.6, 0.006),
+                [0.08, 0.15, 0.22, 0.3, 0.4, 0.45],
+                "{}",
+                f.id()
+            );
+            assert_eq!(
+                b.falls(f, 0.4, 0.35, 0.002),
+                [0.05, 0.08, 0.15, 0.22, 0.3, 0.4],
+                "{}",
+                f.id()
+            );
             assert_eq!(b.frictions(f, 0.45), [0.32], "{}", f.id());
             assert_eq!(b.diameters(f, 0.45, 0.32), [0.002, 0.004], "{}", f.id());
             // a cup's beds from empty to full (at the rim: a full cup's overflow)
