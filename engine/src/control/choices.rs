@@ -232,15 +232,6 @@ pub enum Statistics {
     Bank,
 }
 
-impl Statistics {
-    /// Stable identifier (presets, `--set statistics=`): the parameter table's
-    /// (`params::STATISTICS_IDS`).
-    pub fn id(self) -> &'static str {
-        use crate::control::params::{STATISTICS, STATISTICS_IDS};
-        STATISTICS_IDS[STATISTICS.iter().position(|&s| s == self).unwrap_or(0)]
-    }
-}
-
 /// How many of the generator's collisions are rendered one by one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Quality {

@@ -195,6 +195,15 @@ pub const QUALITIES: [Quality; 3] = [Quality::Auto, Quality::Realtime, Quality::
 /// The cell statistics' ids, in the order of [`STATISTICS`].
 pub const STATISTICS_IDS: [&str; 2] = ["model", "bank"];
 pub const STATISTICS: [Statistics; 2] = [Statistics::Model, Statistics::Bank];
+
+impl Statistics {
+    /// Stable identifier (presets, `--set statistics=`): the parameter table's
+    /// (`STATISTICS_IDS`; written here, beside the table, so that `choices` needs nothing of
+    /// it).
+    pub fn id(self) -> &'static str {
+        STATISTICS_IDS[STATISTICS.iter().position(|&s| s == self).unwrap_or(0)]
+    }
+}
 /// `auto`, then the shapes of `CupShape::ALL` (`CupShape::id`; assets/cups).
 pub const CUP_SHAPE_IDS: [&str; CupShape::ALL.len() + 1] = {
     let mut out = ["auto"; CupShape::ALL.len() + 1];
