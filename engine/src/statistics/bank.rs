@@ -1065,24 +1065,29 @@ fn check_bins(axis: &'static str, b: &RawBins, n: usize, log: bool) -> Result<(f
 
 /// Checks one cell of one entry and returns its rate and normalised histograms.
 fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) -> Result<CellData, BankError> {
+    // each histogram: its name, its row (of a joint one), its bins and how many it must
+    // have; the name is written out only for an error (a bank has some 600,000 rows)
     let rows = c
         .angle_by_speed
         .iter()
         .enumerate()
-        .map(|(i, row)| (format!("angle_by_speed[{i}]"), row, ANGLE_BINS));
+        .map(|(i, row)| ("angle_by_speed", Some(i), row, ANGLE_BINS));
     let life_rows = c
         .speed_by_life
         .iter()
         .enumerate()
-        .map(|(k, row)| (format!("speed_by_life[{k}]"), row, SPEED_BINS));
-    let histograms: Vec<(String, &Vec<f64>, usize)> = [
-        ("speed".to_string(), &c.speed, SPEED_BINS),
-        ("time".to_string(), &c.time, time_bins),
+        .map(|(k, row)| ("speed_by_life", Some(k), row, SPEED_BINS));
+    let histograms = [
+        ("speed", None, &c.speed, SPEED_BINS),
+        ("time", None, &c.time, time_bins),
     ]
     .into_iter()
     .chain(rows)
-    .chain(life_rows)
-    .collect();
+    .chain(life_rows);
+    let name = |histogram: &str, row: Option<usize>| match row {
+        Some(r) => format!("{histogram}[{r}]"),
+        None => histogram.to_string(),
+    };
     for (name, got, expected) in [
         ("angle_by_speed", c.angle_by_speed.len(), SPEED_BINS),
         ("speed_by_life", c.speed_by_life.len(), LIFE_BINS),
@@ -1097,18 +1102,18 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
             });
         }
     }
-    for (histogram, h, expected) in histograms {
+    for (histogram, row, h, expected) in histograms {
         if h.len() != expected {
             return Err(BankError::HistogramLength {
                 entry: entry.to_string(),
                 cell,
-                histogram,
+                histogram: name(histogram, row),
                 got: h.len(),
                 expected,
             });
         }
         for (i, &x) in h.iter().enumerate() {
-            non_negative(x, || format!("{entry}, cell `{cell}`: {histogram}[{i}]"))?;
+            non_negative(x, || format!("{entry}, cell `{cell}`: {}[{i}]", name(histogram, row)))?;
         }
     }
     let rate = non_negative(c.rate, || format!("{entry}, cell `{cell}`: rate"))?;
