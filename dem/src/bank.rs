@@ -654,8 +654,8 @@ pub const POUR_S: f64 = 0.5;
 /// and gravel and coffee beans at 6 mm too: their factory presets pour 6 mm gravel onto soil
 /// and 5 mm coffee beans (7 mm in the jar 1.4 times the bank's cup). 2,000 grains a second
 /// of 6 mm gravel are 604 g/s, beyond the `pour_rate` setting's 200: the simulation takes
-/// the flow the spec asks (`scene`). A size under 2 mm needs longer runs than a thousand grains (docs/dem.md, "Smaller grains
-/// need longer pours").
+/// the flow the spec asks (`scene`). A size under 2 mm needs longer runs than a thousand
+/// grains (docs/dem.md, "Smaller grains need longer pours").
 pub const SIZES: [&[f32]; 6] = [
     &[1.0, 2.0],
     &[1.0, 2.0],
