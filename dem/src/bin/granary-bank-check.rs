@@ -7,7 +7,8 @@
 
 use clap::Parser;
 use granary_dem::check::{self, Grains, Options, PresetCase, Report};
-use granary_engine::control::params::{STATISTICS, STATISTICS_IDS};
+use granary_engine::control::choices::Statistics;
+use granary_engine::control::params::STATISTICS_IDS;
 use granary_engine::control::preset;
 use std::time::Instant;
 
@@ -78,10 +79,7 @@ fn main() {
         seeds: (1..=args.seeds).collect(),
         takes: args.takes,
         jobs: args.jobs,
-        statistics: STATISTICS[STATISTICS_IDS
-            .iter()
-            .position(|&id| id == args.statistics)
-            .expect("clap's value parser keeps to the ids")],
+        statistics: Statistics::from_id(&args.statistics).expect("clap's value parser keeps to the ids"),
     };
     let poured = args.bed == "poured";
     println!(

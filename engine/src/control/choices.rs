@@ -232,6 +232,22 @@ pub enum Statistics {
     Bank,
 }
 
+impl Statistics {
+    pub const ALL: [Statistics; 2] = [Statistics::Model, Statistics::Bank];
+
+    /// Stable id (presets, `--set statistics=`, `bank-check --statistics`). Never rename one.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Statistics::Model => "model",
+            Statistics::Bank => "bank",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Statistics> {
+        Statistics::ALL.into_iter().find(|s| s.id() == id)
+    }
+}
+
 /// How many of the generator's collisions are rendered one by one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Quality {

@@ -192,18 +192,17 @@ pub const GESTURE_IDS: [&str; Gesture::ALL.len()] = {
 /// The qualities' ids, in the order of [`QUALITIES`].
 pub const QUALITY_IDS: [&str; 3] = ["auto", "realtime", "reference"];
 pub const QUALITIES: [Quality; 3] = [Quality::Auto, Quality::Realtime, Quality::Reference];
-/// The cell statistics' ids, in the order of [`STATISTICS`].
-pub const STATISTICS_IDS: [&str; 2] = ["model", "bank"];
-pub const STATISTICS: [Statistics; 2] = [Statistics::Model, Statistics::Bank];
-
-impl Statistics {
-    /// Stable identifier (presets, `--set statistics=`): the parameter table's
-    /// (`STATISTICS_IDS`; written here, beside the table, so that `choices` needs nothing of
-    /// it).
-    pub fn id(self) -> &'static str {
-        STATISTICS_IDS[STATISTICS.iter().position(|&s| s == self).unwrap_or(0)]
+/// The cell statistics' ids, in the order of [`STATISTICS`] (`Statistics::id`).
+pub const STATISTICS_IDS: [&str; Statistics::ALL.len()] = {
+    let mut out = [""; Statistics::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = Statistics::ALL[i].id();
+        i += 1;
     }
-}
+    out
+};
+pub const STATISTICS: [Statistics; 2] = Statistics::ALL;
 /// `auto`, then the shapes of `CupShape::ALL` (`CupShape::id`; assets/cups).
 pub const CUP_SHAPE_IDS: [&str; CupShape::ALL.len() + 1] = {
     let mut out = ["auto"; CupShape::ALL.len() + 1];

@@ -226,7 +226,8 @@ struct CellData {
 /// `ln_diameters[s]` its natural logarithm (a lookup interpolates in the logarithm of the
 /// size); `by_size[s]`: size s's falls, `falls[k]` fall k's height above the rim, m.
 /// `fills`: ascending and distinct. Entry (s, j, k) — size s, fill j, fall k of
-/// `by_size[s]` — at `first[s] + j * by_size[s].len() + (k - by_size[s].start)`.
+/// `by_size[s]` — at `index(&by_size, fills.len(), s, j, k)`: the sizes' entries one after
+/// another, each fill's falls in a run.
 #[derive(Debug, Clone, PartialEq)]
 struct Grid {
     restitutions: Vec<f32>,
@@ -237,7 +238,6 @@ struct Grid {
     ln_diameters: Vec<f32>,
     by_size: Vec<Range<usize>>,
     falls: Vec<f32>,
-    first: Vec<usize>,
     fills: Vec<f32>,
     cells: Vec<[CellData; BANKED_CELLS]>,
     /// Each corner's wall-hit profile (`WallProfile`, at its own fill), as `cells`: bank
@@ -772,8 +772,7 @@ impl Bank {
             if w <= 0.0 {
                 continue;
             }
-            let falls = &g.by_size[s];
-            let index = g.first[s] + j * falls.len() + (k - falls.start);
+            let index = index(&g.by_size, g.fills.len(), s, j, k);
             let corner = &g.cells[index];
             // a wall ring's collisions are where they were above the corner's bed: spread
             // over the rings at the fill asked (`ring_transfer`)
@@ -1179,6 +1178,14 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
     })
 }
 
+/// Entry (s, j, k)'s place in a grid's `cells` (`Grid`): size s's entries after the earlier
+/// sizes' (`by_size[s].start` falls, each at every one of the `fills` fills), fill j's falls
+/// in a run, fall k of `by_size[s]`.
+fn index(by_size: &[Range<usize>], fills: usize, s: usize, j: usize, k: usize) -> usize {
+    let falls = &by_size[s];
+    falls.start * fills + j * falls.len() + (k - falls.start)
+}
+
 /// One family's entries as its grid (`Grid`), or the error naming what is missing or
 /// doubled: every size of every grain (restitution, friction, diameter) over the same fills
 /// and, under each fill, the same falls as its other fills (the size's own).
@@ -1207,7 +1214,7 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
     };
     let fills = ascending(entries.iter().map(|(x, _)| x[3]).collect());
     // each size's own falls, one after another in the sizes' order
-    let (mut falls, mut by_size, mut first) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut falls, mut by_size) = (Vec::new(), Vec::new());
     for size in &sizes {
         let own = ascending(
             entries
@@ -1215,12 +1222,6 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
                 .filter(|(x, _)| x[..3] == size[..])
                 .map(|(x, _)| x[4])
                 .collect(),
-        );
-        first.push(
-            by_size
-                .iter()
-                .map(|r: &Range<usize>| r.len() * fills.len())
-                .sum::<usize>(),
         );
         by_size.push(falls.len()..falls.len() + own.len());
         falls.extend(own);
@@ -1243,9 +1244,8 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
             fills[j], falls[k]
         )
     };
-    let index = |s: usize, j: usize, k: usize| first[s] + j * by_size[s].len() + (k - by_size[s].start);
-    let total = by_size.iter().map(|r| r.len() * nf).sum();
-    let mut cells: Vec<Option<[CellData; BANKED_CELLS]>> = vec![None; total];
+    let index = |s: usize, j: usize, k: usize| index(&by_size, nf, s, j, k);
+    let mut cells: Vec<Option<[CellData; BANKED_CELLS]>> = vec![None; falls.len() * nf];
     for (x, c) in entries.iter() {
         let s = sizes.iter().position(|k| k[..] == x[..3]).unwrap_or(0);
         let j = fills.iter().position(|&v| v == x[3]).unwrap_or(0);
@@ -1301,7 +1301,6 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         diameters,
         by_size,
         falls,
-        first,
         fills,
         cells: full,
         profiles,
