@@ -221,8 +221,6 @@ pub struct Engine {
     offline: bool,
     /// The pour-independent parts of the generator's cell PDFs, and the culling share.
     shapes: generator::Shapes,
-    /// The collision databank (`Statistics::Bank`), parsed in `new`.
-    bank: &'static bank::Bank,
     stats: Stats,
     /// Physical collisions per generator cell (`window::CELLS`) since the last reset,
     /// for the editor's scene view (read-only telemetry; rendering does not use it).
@@ -255,16 +253,34 @@ impl Engine {
 
     /// `new`, with the hot loops in the copy for `isa` (tests compare the copies).
     pub fn with_isa(settings: Settings, sample_rate: f32, _max_block: usize, isa: simd::Isa) -> Self {
+        // the collision bank now: `process` must not be the first to touch it (a host may
+        // switch `statistics` to the bank at any time)
+        bank::shipped();
+        Engine::build(settings, sample_rate, isa)
+    }
+
+    /// An engine for an offline render (`render::Renderer`: `granary render`, the tests),
+    /// as `new` but for the collision databank: parsed only if `settings` draw from it
+    /// (`statistics` = bank). The shipped bank is 18 MB of JSON, about 0.2 s to parse,
+    /// which was a quarter of a minute-long render of a preset on the model. A later
+    /// `set_settings` to the bank parses it then, on the calling thread (allocating): a
+    /// live host's engine is built with `new`.
+    pub fn for_render(settings: Settings, sample_rate: f32, _max_block: usize) -> Self {
+        if settings.statistics == Statistics::Bank {
+            bank::shipped();
+        }
+        Engine::build(settings, sample_rate, simd::Isa::detect())
+    }
+
+    fn build(settings: Settings, sample_rate: f32, isa: simd::Isa) -> Self {
         let sample_rate = if sample_rate.is_finite() {
             sample_rate.clamp(8_000.0, 768_000.0)
         } else {
             48_000.0
         };
         let settings = settings.sanitized();
-        // parse the cup models and the collision bank now: `process` must not be the first
-        // to touch them
+        // parse the cup models now: `process` must not be the first to touch them
         cups::library();
-        let bank = bank::shipped();
         let kernels = PulseKernels::new(sample_rate, isa);
         // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
         let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
@@ -319,7 +335,6 @@ impl Engine {
             max_per_cell: generator::max_rendered_per_cell(sample_rate),
             offline: false,
             shapes: generator::Shapes::new(generator::CULL_ENERGY_SHARE, isa),
-            bank,
             stats: Stats::default(),
             cell_collisions: [0; window::CELLS.len()],
             group_push: GroupPush::default(),
@@ -762,7 +777,8 @@ impl Engine {
 
     /// The shipped bank, looked up for this pour (`CellStatistics::bank_for`).
     fn bank_statistics(&self) -> CellStatistics {
-        CellStatistics::bank_for(self.bank, &self.settings, &self.derived)
+        // parsed already, by `new` (or, for `for_render`, now: see there)
+        CellStatistics::bank_for(bank::shipped(), &self.settings, &self.derived)
     }
 
     /// The bank's statistics for the current window (the last pour state, `pour_state`), as
@@ -1461,6 +1477,59 @@ mod tests {
         }
         assert_eq!(fft::forward(n).len(), n);
         assert_eq!(fft::inverse(n).len(), n);
+    }
+
+    /// `for_render` leaves the collision databank unparsed for a render on the model (a
+    /// quarter of a minute-long render's time was its parse), and a switch to the bank
+    /// parses it then; `new` parses it at once (a live host may switch at any time). Run
+    /// in a process of its own, this test alone (it runs its own binary again): any other
+    /// test in this one may have parsed the bank already.
+    #[test]
+    fn a_render_on_the_model_leaves_the_bank_unparsed() {
+        const NAME: &str = "tests::a_render_on_the_model_leaves_the_bank_unparsed";
+        if std::env::var_os("GRANARY_FRESH_PROCESS").is_none() {
+            let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+                .args(["--exact", NAME, "--test-threads=1"])
+                .env("GRANARY_FRESH_PROCESS", "1")
+                .output()
+                .expect("the test binary runs");
+            let said = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success() && said.contains("1 passed"), "{said}");
+            return;
+        }
+        let model = Settings {
+            trigger_mode: TriggerMode::Continuous,
+            statistics: Statistics::Model,
+            ..Settings::default()
+        };
+        let mut e = Engine::for_render(model, 48_000.0, 512);
+        let mut bufs: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 512]);
+        let mut run = |e: &mut Engine| {
+            for _ in 0..100 {
+                let [a, b, c, d, f, g] = &mut bufs;
+                e.process(Outputs {
+                    main: [a, b],
+                    grains: [c, d],
+                    cup: [f, g],
+                    surface: None,
+                    friction: None,
+                });
+            }
+        };
+        run(&mut e);
+        assert!(e.stats().collisions > 0);
+        assert!(!bank::shipped_parsed(), "a render on the model parsed the bank");
+        let on_bank = Settings {
+            statistics: Statistics::Bank,
+            ..model
+        };
+        e.set_settings(&on_bank);
+        run(&mut e);
+        assert!(bank::shipped_parsed());
+        assert!(matches!(e.statistics, CellStatistics::Bank { .. }));
+        // a render on the bank parses it as it is built
+        let bank_render = Engine::for_render(on_bank, 48_000.0, 512);
+        assert!(matches!(bank_render.statistics, CellStatistics::Bank { .. }));
     }
 
     /// The whole engine in every copy the CPU has that fuses its multiply-adds (`simd`: the

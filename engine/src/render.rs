@@ -294,7 +294,7 @@ impl Renderer {
             .unwrap_or_else(|| PourCurve::until(held, opts.seconds - 1.0));
         apply(&mut settings, curve.rate_at(0.0));
         let fs = opts.sample_rate;
-        let engine = Engine::new(settings, fs, opts.block_size.max(1));
+        let engine = Engine::for_render(settings, fs, opts.block_size.max(1));
         let window = engine.window_len();
         // the curve's value at every window boundary, from the first
         let pour = (0..).step_by(window).map(move |t| {
@@ -309,7 +309,7 @@ impl Renderer {
         let mut settings: Settings = values.to_settings();
         settings.trigger_mode = TriggerMode::Midi;
         let fs = opts.sample_rate;
-        let engine = Engine::new(settings, fs, opts.block_size.max(1));
+        let engine = Engine::for_render(settings, fs, opts.block_size.max(1));
         let at = |t: f64| (t * fs as f64).round() as usize;
         // note-offs before note-ons at the same sample
         let mut events: Vec<Timed> = notes
@@ -343,7 +343,7 @@ impl Renderer {
         let mut settings: Settings = values.to_settings();
         settings.trigger_mode = TriggerMode::Midi;
         let fs = opts.sample_rate;
-        let mut engine = Engine::new(settings, fs, opts.block_size.max(1));
+        let mut engine = Engine::for_render(settings, fs, opts.block_size.max(1));
         let cup = crate::derived::cups::Cup::for_settings(&settings);
         let preroll = GENERATOR_LEAD.div_ceil(WINDOW) * WINDOW;
         let mut order: Vec<usize> = (0..contacts.len()).collect();

@@ -437,6 +437,12 @@ pub fn shipped() -> &'static Bank {
     })
 }
 
+/// Whether the shipped bank has been parsed (by `shipped`) in this process.
+#[cfg(test)]
+pub(crate) fn shipped_parsed() -> bool {
+    SHIPPED.get().is_some()
+}
+
 /// A number that must be finite and at least 0.
 fn non_negative(x: f64, at: impl FnOnce() -> String) -> Result<f64, BankError> {
     if x.is_finite() && x >= 0.0 {
