@@ -31,6 +31,17 @@ pub struct R128 {
     frames: u64,
     max_momentary: f64,
     max_short_term: f64,
+    /// The mean (K-weighted, channel-summed) energy of each of the last 30 readings' 100 ms,
+    /// oldest first from `next` (zeros before the first: the meter's window starts silent),
+    /// where a reading's 100 ms are `ebur128`'s own (`hop_exact`).
+    tenths: [f64; 30],
+    next: usize,
+    /// Whether `hop` is exactly the meter's 100 ms (the rate a multiple of 10 Hz: every rate
+    /// a host offers). Then the momentary and short-term loudness are read from `tenths`,
+    /// one 100 ms interval a reading, rather than from the meter's whole 400 ms and 3 s
+    /// windows at each reading (34 times the audio: a quarter of a minute-long render's
+    /// time); the same energies summed in another order (rounding only).
+    hop_exact: bool,
 }
 
 impl R128 {
@@ -44,6 +55,10 @@ impl R128 {
             frames: 0,
             max_momentary: f64::NEG_INFINITY,
             max_short_term: f64::NEG_INFINITY,
+            tenths: [0.0; 30],
+            next: 0,
+            // `ebur128`'s 100 ms is (rate + 5) / 10 frames, its `loudness_window(100)` rate / 10
+            hop_exact: sample_rate.is_multiple_of(10),
         })
     }
 
@@ -62,14 +77,43 @@ impl R128 {
             self.frames += k as u64;
             at += k;
             if self.frames.is_multiple_of(self.hop) {
-                if let Ok(m) = self.meter.loudness_momentary() {
-                    self.max_momentary = self.max_momentary.max(m);
-                }
-                if let Ok(s) = self.meter.loudness_shortterm() {
-                    self.max_short_term = self.max_short_term.max(s);
-                }
+                self.read();
             }
         }
+    }
+
+    /// A reading: the momentary (400 ms) and short-term (3 s) loudness now, into the maxima.
+    fn read(&mut self) {
+        if !self.hop_exact {
+            if let Ok(m) = self.meter.loudness_momentary() {
+                self.max_momentary = self.max_momentary.max(m);
+            }
+            if let Ok(s) = self.meter.loudness_shortterm() {
+                self.max_short_term = self.max_short_term.max(s);
+            }
+            return;
+        }
+        // BS.1770-4 eq. 2: L = -0.691 + 10 log10(z), z the channel-summed mean square
+        let Ok(tenth) = self.meter.loudness_window(100) else {
+            return;
+        };
+        self.tenths[self.next] = if tenth.is_finite() {
+            10f64.powf((tenth + 0.691) / 10.0)
+        } else {
+            0.0
+        };
+        self.next = (self.next + 1) % self.tenths.len();
+        // the newest 4 and all 30, each a mean over equally long intervals
+        let newest = |k: usize| (1..=k).map(|i| self.tenths[(self.next + 30 - i) % 30]).sum::<f64>() / k as f64;
+        let loudness = |z: f64| {
+            if z > 0.0 {
+                -0.691 + 10.0 * z.log10()
+            } else {
+                f64::NEG_INFINITY
+            }
+        };
+        self.max_momentary = self.max_momentary.max(loudness(newest(4)));
+        self.max_short_term = self.max_short_term.max(loudness(newest(30)));
     }
 
     /// Integrated loudness, LUFS (−∞ when silent or shorter than 400 ms).
@@ -113,6 +157,8 @@ pub struct Meter {
     /// Smallest main / (the stems' sum) ratio seen (1 = no reduction).
     min_gain: f64,
     limited: u64,
+    /// The gain below which a frame counts as limited: −[`ACTIVE_DB`] as a ratio.
+    active_below: f64,
 }
 
 /// The figures `granary render` prints.
@@ -159,6 +205,7 @@ impl Meter {
             peak: 0.0,
             min_gain: 1.0,
             limited: 0,
+            active_below: 10f64.powf(-ACTIVE_DB / 20.0),
         })
     }
 
@@ -180,7 +227,8 @@ impl Meter {
             if pre.abs() > GATE {
                 let gain = (post as f64 / pre as f64).abs();
                 self.min_gain = self.min_gain.min(gain);
-                if -db(gain) > ACTIVE_DB {
+                // -db(gain) > ACTIVE_DB without a logarithm a frame (NaN counts, as there)
+                if gain < self.active_below || gain.is_nan() {
                     self.limited += 1;
                 }
             }
@@ -244,6 +292,65 @@ mod tests {
         assert!((l.rms_dbfs - -9.03).abs() < 0.01, "{l:?}");
         assert_eq!((l.max_gain_reduction_db, l.limiter_active), (0.0, 0.0));
         assert!(!l.silent());
+    }
+
+    /// The momentary and short-term maxima as `ebur128` reads its own 400 ms and 3 s
+    /// windows every 100 ms: what `R128` gave before it summed its 100 ms readings.
+    fn maxima_read_whole(fs: u32, x: [&[f32]; 2]) -> (f64, f64) {
+        let mut meter = EbuR128::new(2, fs, Mode::I | Mode::LRA | Mode::TRUE_PEAK).unwrap();
+        let hop = (fs as usize).div_ceil(10);
+        let (mut m, mut s) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for (l, r) in x[0].chunks(hop).zip(x[1].chunks(hop)) {
+            meter.add_frames_planar_f32(&[l, r]).unwrap();
+            if l.len() == hop {
+                m = m.max(meter.loudness_momentary().unwrap());
+                s = s.max(meter.loudness_shortterm().unwrap());
+            }
+        }
+        (m, s)
+    }
+
+    #[test]
+    fn the_maxima_from_tenths_are_the_meters_windows() {
+        // a signal whose loudness moves: a 1 kHz tone in bursts growing and fading over 8 s,
+        // quieter on the right, after 0.3 s of silence; at a rate a multiple of 10 Hz (read
+        // from the summed tenths) and at one that is not (the meter's own windows)
+        for fs in [48_000u32, 44_100, 22_051] {
+            let n = fs as usize * 8;
+            let env = |i: usize| {
+                let t = i as f32 / fs as f32;
+                if t < 0.3 {
+                    0.0
+                } else {
+                    (0.5 + 0.5 * (t * 1.7).sin()) * if (t * 3.0).fract() < 0.4 { 1.0 } else { 0.05 }
+                }
+            };
+            let tone = |i: usize| (2.0 * std::f32::consts::PI * 1000.0 * i as f32 / fs as f32).sin();
+            let l: Vec<f32> = (0..n).map(|i| 0.4 * env(i) * tone(i)).collect();
+            let r: Vec<f32> = l.iter().map(|x| 0.5 * x).collect();
+            let mut meter = R128::new(fs).unwrap();
+            // blocks that do not fall on the readings
+            let mut at = 0;
+            for (k, len) in [1usize, 333, 4_799, 4_800, 1_000, 10_007].iter().cycle().enumerate() {
+                if at >= n || k > 100_000 {
+                    break;
+                }
+                let to = (at + len).min(n);
+                meter.add([&l[at..to], &r[at..to]]);
+                at = to;
+            }
+            let got = meter.loudness();
+            let (m, s) = maxima_read_whole(fs, [&l, &r]);
+            assert!(m.is_finite() && s.is_finite() && s < m - 0.5, "{fs} Hz: {m} {s}");
+            assert!(
+                (got.max_momentary_lufs - m).abs() < 1e-9,
+                "{fs} Hz: {got:?} against {m}"
+            );
+            assert!(
+                (got.max_short_term_lufs - s).abs() < 1e-9,
+                "{fs} Hz: {got:?} against {s}"
+            );
+        }
     }
 
     #[test]

@@ -717,6 +717,21 @@ impl Shape {
             o.clear();
         }
         let from_fade = self.body.saturating_sub(self.fade);
+        if self.skip == 0 && self.fade == 0 && self.seen + b.len() <= self.body {
+            // no loop to shape (or its body's middle): every frame, times the gain
+            for (o, c) in self.out.iter_mut().zip(&chans) {
+                o.extend(c[..b.len()].iter().map(|x| x * self.gain));
+            }
+            self.seen += b.len();
+            let o = &self.out;
+            return Block {
+                main: [&o[0], &o[1]],
+                grains: [&o[2], &o[3]],
+                cup: [&o[4], &o[5]],
+                surface: [&o[6], &o[7]],
+                friction: [&o[8], &o[9]],
+            };
+        }
         for t in 0..b.len() {
             let n = self.seen + t;
             let Some(m) = n.checked_sub(self.skip) else { continue };
