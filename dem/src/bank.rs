@@ -590,7 +590,7 @@ impl BankFile {
 /// six grains standing for the restitutions and frictions of the table (sugar: 0.5 and
 /// 0.45, glass beads 0.85 and 0.4, rice 0.5 and 0.35, gravel 0.5 and 0.6, coffee beans 0.4
 /// and 0.35, lentils 0.45 and 0.32; each at 2 and 4 mm, gravel and coffee beans at 6 mm
-/// too); fills of the pre-filled bed; five fall heights over the factory presets' 8 to 40 cm
+/// too, rice and lentils at 1.4 mm in one family each: `SMALL_SIZES`); fills of the pre-filled bed; five fall heights over the factory presets' 8 to 40 cm
 /// and a grain's own beyond them (`FALLS_M`; a grain's
 /// collisions per grain poured fall faster than linearly with the fall: at 15 and 30 cm only,
 /// a pour onto the surface from 22 cm had 11 % fewer on its pile than the interpolation).
@@ -655,7 +655,8 @@ pub const POUR_S: f64 = 0.5;
 /// and 5 mm coffee beans (7 mm in the jar 1.4 times the bank's cup). 2,000 grains a second
 /// of 6 mm gravel are 604 g/s, beyond the `pour_rate` setting's 200: the simulation takes
 /// the flow the spec asks (`scene`). A size under 2 mm needs longer runs than a thousand
-/// grains (docs/dem.md, "Smaller grains need longer pours").
+/// grains to be a steady pour (docs/dem.md, "Smaller grains need longer pours"); two are
+/// swept, each in the one family that asks it (`SMALL_SIZES`).
 pub const SIZES: [&[f32]; 6] = [
     &[1.0, 2.0],
     &[1.0, 2.0],
@@ -665,13 +666,28 @@ pub const SIZES: [&[f32]; 6] = [
     &[1.0, 2.0],
 ];
 
+/// Sizes under 2 mm, each in the one family whose factory preset asks it, as (family, grain
+/// of `GRAINS`, factor on its 2 mm): rice at 1.4 mm in the bowl (`rice_plastic_bowl`'s
+/// 2.8 mm grains in a bowl 1.8 times the bank's are 1.56 mm in the bank's bowl, Froude
+/// similarity) and lentils at 1.4 mm in the metal cup (`lentils_aluminium_pot`'s 3.9 mm in
+/// a pot twice the bank's cup: 1.95 mm). Poured as the larger sizes are, the first
+/// thousand grains (docs/dem.md, "Smaller grains need longer pours": how far a thousand
+/// 1.4 mm grains are from a steady pour).
+pub const SMALL_SIZES: [(CupShape, usize, f32); 2] = [(CupShape::Bowl, 2, 0.7), (CupShape::MetalCup, 5, 0.7)];
+
 /// Every run of the sweep.
 pub fn sweep() -> Vec<Spec> {
     let mut specs = Vec::new();
     let families = CupShape::ALL.map(Some).into_iter().chain([None]);
     for cup in families {
-        for ((((grain, grain_size), runs), sizes), falls) in GRAINS.into_iter().zip(RUNS).zip(SIZES).zip(FALLS_M) {
-            for &size in sizes {
+        for (g, ((((grain, grain_size), runs), sizes), falls)) in
+            GRAINS.into_iter().zip(RUNS).zip(SIZES).zip(FALLS_M).enumerate()
+        {
+            let small = SMALL_SIZES
+                .iter()
+                .filter(|&&(family, grain, _)| Some(family) == cup && grain == g)
+                .map(|&(.., size)| size);
+            for size in small.chain(sizes.iter().copied()) {
                 let fills: &[f32] = if cup.is_some() { &FILLS } else { &[0.0] };
                 for &fill in fills {
                     for &fall_height_m in falls {
