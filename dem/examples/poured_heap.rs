@@ -59,6 +59,7 @@ fn run() -> Result<(), String> {
         pour_s,
         seed: 1,
         runs: 1,
+        friction: None,
     };
     let (sim, wall_s) = bank::simulate_scene(bank::scene(&spec), pour_s);
     let v = bank::impact_speed(&sim.scene);

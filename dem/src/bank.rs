@@ -161,6 +161,16 @@ pub struct Spec {
     /// Runs of the scene merged into its entry, seeds `seed`, `seed + 1`, …: their counts and
     /// histograms add up (`merge`).
     pub runs: u32,
+    /// The grains' friction on each other where the sweep asks another than the material's
+    /// (`GRAIN_FRICTIONS`; `None`: the material's, `GrainMaterial::friction`).
+    pub friction: Option<f32>,
+}
+
+impl Spec {
+    /// The grains' friction on each other in this spec's runs.
+    pub fn grain_friction(&self) -> f32 {
+        self.friction.unwrap_or_else(|| scene(self).grain_friction)
+    }
 }
 
 /// One entry of the bank: its axes, the scene and the cells. `grains` and `simulated_s` are
@@ -246,7 +256,10 @@ pub fn impact_speed(scene: &Scene) -> f32 {
 /// shape (the shipped bank's sweep is of spheres; docs/dem.md, "Shaped grains").
 pub fn scene(spec: &Spec) -> Scene {
     let settings = values(spec).to_settings();
-    let scene = Scene::with_grain_size(&settings, spec.grain_size).with_shape(Shape::Sphere);
+    let mut scene = Scene::with_grain_size(&settings, spec.grain_size).with_shape(Shape::Sphere);
+    if let Some(mu) = spec.friction {
+        scene = scene.with_friction(mu);
+    }
     // a flow beyond the pour rate's range, as the spec asks (within it, the setting's)
     let flow_g_s = flow_g_s(spec, grain_kg(&settings, spec.grain_size));
     match flow_g_s > granary_engine::control::settings::limits::POUR_RATE_G_S.1 {
@@ -343,7 +356,7 @@ pub fn run_seed(spec: &Spec, seed: u64) -> Entry {
     Entry {
         family: family_id(spec.cup).into(),
         restitution: scene.grain_material().data().restitution,
-        friction: scene.grain_material().friction(),
+        friction: scene.grain_friction,
         fill: if spec.cup.is_some() { spec.fill } else { 0.0 },
         fall_height_m: spec.fall_height_m,
         grain_material: spec.grain.into(),
@@ -399,6 +412,7 @@ pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
     let same = known
         && entry.family == family_id(spec.cup)
         && entry.grain_material == spec.grain
+        && entry.friction == spec.grain_friction()
         && entry.grain_diameter_m == grain_m
         && entry.fill == if spec.cup.is_some() { spec.fill } else { 0.0 }
         && entry.fall_height_m == spec.fall_height_m
@@ -605,20 +619,26 @@ impl BankFile {
 /// 0.55, gravel), coffee beans (restitution 0.4) and lentils (0.45, friction 0.32) its
 /// restitutions from below.
 /// Each grain's factor on its material's diameter for the 2 mm size (`SIZES` scales it).
-pub const GRAINS: [(&str, f32); 6] = [
+pub const GRAINS: [(&str, f32); 7] = [
     ("sugar", 4.0),
     ("glass_beads_2mm", 1.0),
     ("rice", 2.0 / 2.8),
     ("gravel", 2.0 / 6.0),
     ("coffee_beans", 2.0 / 7.0),
     ("lentils", 2.0 / 3.9),
+    ("glass_beads_2mm", 1.0),
 ];
+/// Each grain's friction on itself where it is not its material's: the last grain is a glass
+/// bead of friction 0.6 (gravel's), so that at the beads' restitution the frictions span the
+/// table's between sugar and the beads as they do at sugar's: sand (restitution 0.6,
+/// friction 0.55) and steel shot (0.8, 0.57) were looked up at 0.4 there, clamped.
+pub const GRAIN_FRICTIONS: [Option<f32>; 7] = [None, None, None, None, None, None, Some(0.6)];
 /// Runs an entry, per grain of `GRAINS`: a glass bead bounces out of the cup, and one
 /// 1,000-grain run is not enough to say how often (four seeds of the bowl at fill 0.3 made
 /// 3.0, 2.3, 1.9 and 2.4 table collisions a bead poured; the wall's lowest ring ±15 %, the
 /// impact zone ±8 %): three runs. Sugar and rice stay where they land (sugar's rates in the
 /// §6.2 check within 4 to 8 % with one run), and so do the others (restitution 0.5 at most).
-pub const RUNS: [u32; 6] = [1, 3, 1, 1, 1, 1];
+pub const RUNS: [u32; 7] = [1, 3, 1, 1, 1, 1, 3];
 /// The pre-filled bed's tops, in the cup's depth: empty to full (a bed at the rim: the pour
 /// runs over it onto the surface, as a full cup overflows; the fill of a pour into a full
 /// cup, `sugar_overflowing_a_mug`, passes 0.9). A bed of 0.05 covers the floor: an empty
@@ -632,12 +652,13 @@ pub const FILLS: [f32; 6] = [0.0, 0.05, 0.3, 0.6, 0.9, 1.0];
 /// factory scene clamps (`granary inspect bank`): coffee beans into the glass jar from 5 cm
 /// as well (the preset's 7.1 cm as the similar pour into the bank's cup), gravel onto soil
 /// from 45 cm (its 41.9 cm). Each grain's falls are the same for all its sizes and fills.
-pub const FALLS_M: [&[f32]; 6] = [
+pub const FALLS_M: [&[f32]; 7] = [
     &[0.08, 0.15, 0.22, 0.3, 0.4],
     &[0.08, 0.15, 0.22, 0.3, 0.4],
     &[0.08, 0.15, 0.22, 0.3, 0.4],
     &[0.08, 0.15, 0.22, 0.3, 0.4, 0.45],
     &[0.05, 0.08, 0.15, 0.22, 0.3, 0.4],
+    &[0.08, 0.15, 0.22, 0.3, 0.4],
     &[0.08, 0.15, 0.22, 0.3, 0.4],
 ];
 /// Grains poured a second and the pour's length: 1,000 grains a run.
@@ -657,13 +678,14 @@ pub const POUR_S: f64 = 0.5;
 /// the flow the spec asks (`scene`). A size under 2 mm needs longer runs than a thousand
 /// grains to be a steady pour (docs/dem.md, "Smaller grains need longer pours"); two are
 /// swept, each in the one family that asks it (`SMALL_SIZES`).
-pub const SIZES: [&[f32]; 6] = [
+pub const SIZES: [&[f32]; 7] = [
     &[1.0, 2.0],
     &[1.0, 2.0],
     &[1.0, 1.4, 2.0],
     &[1.0, 2.0, 3.0],
     &[1.0, 2.0, 3.0],
     &[1.0, 2.0],
+    &[1.0],
 ];
 
 /// Sizes under 2 mm, each in the one family whose factory preset asks it, as (family, grain
@@ -679,15 +701,21 @@ pub const SMALL_SIZES: [(CupShape, usize, f32); 2] = [(CupShape::Bowl, 2, 0.7), 
 /// its 2 mm, fall, m): sugar and glass beads at 2 mm from 45 cm onto the surface, where
 /// `sand_onto_concrete` falls 40.8 cm (sand, restitution 0.6, is looked up between sugar's
 /// and gravel's frictions at restitution 0.5 and the beads' at 0.85, at 2 mm).
-pub const EXTRA_FALLS: [(Option<CupShape>, usize, f32, f32); 2] = [(None, 0, 1.0, 0.45), (None, 1, 1.0, 0.45)];
+pub const EXTRA_FALLS: [(Option<CupShape>, usize, f32, f32); 3] =
+    [(None, 0, 1.0, 0.45), (None, 1, 1.0, 0.45), (None, 6, 1.0, 0.45)];
 
 /// Every run of the sweep.
 pub fn sweep() -> Vec<Spec> {
     let mut specs = Vec::new();
     let families = CupShape::ALL.map(Some).into_iter().chain([None]);
     for cup in families {
-        for (g, ((((grain, grain_size), runs), sizes), falls)) in
-            GRAINS.into_iter().zip(RUNS).zip(SIZES).zip(FALLS_M).enumerate()
+        for (g, (((((grain, grain_size), runs), sizes), falls), friction)) in GRAINS
+            .into_iter()
+            .zip(RUNS)
+            .zip(SIZES)
+            .zip(FALLS_M)
+            .zip(GRAIN_FRICTIONS)
+            .enumerate()
         {
             let small = SMALL_SIZES
                 .iter()
@@ -712,6 +740,7 @@ pub fn sweep() -> Vec<Spec> {
                             pour_s: POUR_S,
                             seed: 1,
                             runs,
+                            friction,
                         });
                     }
                 }
@@ -737,6 +766,7 @@ pub fn check_sweep() -> Vec<Spec> {
         pour_s: 0.02,
         seed: 1,
         runs,
+        friction: None,
     };
     let [sugar, beads, rice, ..] = GRAINS;
     vec![
@@ -777,6 +807,7 @@ pub fn normalisation() -> [Spec; 3] {
         pour_s: POUR_S,
         seed: 1,
         runs: 1,
+        friction: None,
     };
     [
         base,

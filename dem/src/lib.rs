@@ -111,6 +111,10 @@ pub struct Scene {
     pub exit_speed_m_s: f32,
     /// Mass flow, kg/s.
     pub flow_kg_s: f32,
+    /// The grains' dynamic friction on each other (and, combined as a geometric mean, on
+    /// the cup and the surface): the material's (`GrainMaterial::friction`), or another
+    /// where the databank's sweep asks one (`with_friction`).
+    pub grain_friction: f32,
 }
 
 impl Scene {
@@ -152,6 +156,7 @@ impl Scene {
             spout_radius_m: spout_radius,
             exit_speed_m_s: 0.0,
             flow_kg_s: 0.0,
+            grain_friction: s.grain_material.friction(),
         }
         .with_flow(s.pour_rate_g_s * 1e-3)
     }
@@ -192,6 +197,13 @@ impl Scene {
         let cup = self.cup?;
         let fill = self.settings.fill.clamp(0.0, 1.0);
         (fill > 0.0).then_some(fill * cup.depth)
+    }
+
+    /// The same scene with grains of friction `mu` on each other (a friction of the
+    /// databank's sweep that no material of the table has: `bank::GRAINS`' friction).
+    pub fn with_friction(mut self, mu: f32) -> Scene {
+        self.grain_friction = mu;
+        self
     }
 
     pub fn grain_material(&self) -> GrainMaterial {
@@ -418,7 +430,7 @@ impl Sim {
                 let u = self.unit_m;
                 let collider = ColliderBuilder::ball(a / u)
                     .translation(Vector::new(x, y, z) / u)
-                    .friction(g.friction())
+                    .friction(self.scene.grain_friction)
                     .friction_combine_rule(CoefficientCombineRule::GeometricMean)
                     .restitution(g.data().restitution)
                     .restitution_combine_rule(CoefficientCombineRule::Min)
@@ -468,7 +480,7 @@ impl Sim {
             )
         };
         let collider = collider
-            .friction(g.friction())
+            .friction(sc.grain_friction)
             .friction_combine_rule(CoefficientCombineRule::GeometricMean)
             .restitution(g.data().restitution)
             .restitution_combine_rule(CoefficientCombineRule::Min);

@@ -17,6 +17,7 @@ fn spec(fill: f32) -> Spec {
         pour_s: 0.0,
         seed: 1,
         runs: 1,
+        friction: None,
     }
 }
 

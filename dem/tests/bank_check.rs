@@ -24,6 +24,7 @@ fn scene(cup: Option<CupShape>, grain: &'static str, grain_size: f32, fill: f32,
         pour_s: bank::POUR_S,
         seed: 1,
         runs: 1,
+        friction: None,
     }
 }
 

@@ -150,6 +150,7 @@ fn shaped_grains_against_the_banks_spheres() {
                 pour_s: bank::POUR_S,
                 seed,
                 runs: 1,
+                friction: None,
             };
             let cells = |scene: Scene| {
                 let v_ref = bank::impact_speed(&scene);

@@ -1885,8 +1885,11 @@ pub(crate) mod tests {
             assert_eq!(b.diameters(f, 0.5, 0.45), [0.002, 0.004], "{}", f.id());
             // gravel and coffee beans at 6 mm too (the factory presets' 6 and 5 mm)
             assert_eq!(b.diameters(f, 0.5, 0.6), [0.002, 0.004, 0.006], "{}", f.id());
-            assert_eq!(b.frictions(f, 0.85), [0.4], "{}", f.id());
+            // the beads' restitution at their friction and gravel's (a bead of friction
+            // 0.6, 2 mm: sand's 0.55 and steel shot's 0.57 between them)
+            assert_eq!(b.frictions(f, 0.85), [0.4, 0.6], "{}", f.id());
             assert_eq!(b.diameters(f, 0.85, 0.4), [0.002, 0.004], "{}", f.id());
+            assert_eq!(b.diameters(f, 0.85, 0.6), [0.002], "{}", f.id());
             assert_eq!(b.frictions(f, 0.4), [0.35], "{}", f.id());
             assert_eq!(b.diameters(f, 0.4, 0.35), [0.002, 0.004, 0.006], "{}", f.id());
             // the falls: 8 to 40 cm, gravel's to 45 cm (gravel onto soil's 41.9 cm), coffee
@@ -1901,6 +1904,7 @@ pub(crate) mod tests {
             };
             assert_eq!(b.falls(f, 0.5, 0.45, 0.002), two_mm, "{}", f.id());
             assert_eq!(b.falls(f, 0.85, 0.4, 0.002), two_mm, "{}", f.id());
+            assert_eq!(b.falls(f, 0.85, 0.6, 0.002), two_mm, "{}", f.id());
             assert_eq!(b.falls(f, 0.5, 0.45, 0.004), falls, "{}", f.id());
             assert_eq!(b.falls(f, 0.85, 0.4, 0.004), falls, "{}", f.id());
             assert_eq!(
