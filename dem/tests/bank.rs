@@ -156,8 +156,9 @@ fn the_shipped_bank_reruns_from_its_sweep() {
             .resolved_cup_shape(),
         granary_engine::derived::BANK_SURFACE_CUP
     );
-    // every entry is its scene of the sweep (grain, size, fill, fall: `runs_held`) with all
-    // its runs (`bank::RUNS`) and its grain's friction
+    // every entry is its scene of the sweep (grain, its friction, size, fill, fall:
+    // `runs_held`) with all its runs (`bank::RUNS`) and its grain's friction: the
+    // material's, or the sweep's own (`bank::GRAIN_FRICTIONS`: beads of friction 0.6)
     for (spec, e) in sweep.iter().zip(&file.entries) {
         let name = format!("{} {} mm", e.grain_material, 1e3 * e.grain_diameter_m);
         assert_eq!(bank::runs_held(e, spec), spec.runs, "{name}");
@@ -167,7 +168,28 @@ fn the_shipped_bank_reruns_from_its_sweep() {
             "{name}"
         );
         let material = granary_engine::base::materials::GrainMaterial::from_id(spec.grain).unwrap();
-        assert_eq!(e.friction, material.friction(), "{}", e.grain_material);
+        assert_eq!(
+            e.friction,
+            spec.friction.unwrap_or(material.friction()),
+            "{}",
+            e.grain_material
+        );
+    }
+    // the beads of friction 0.6: at 2 mm, every family
+    let own = |mu: f32| {
+        file.entries
+            .iter()
+            .filter(|e| e.grain_material == "glass_beads_2mm" && e.friction == mu)
+            .count()
+    };
+    assert_eq!(own(0.6), 5 * 6 * 5 + 6);
+    assert!(own(0.4) > own(0.6));
+    for e in file
+        .entries
+        .iter()
+        .filter(|e| e.friction == 0.6 && e.grain_material == "glass_beads_2mm")
+    {
+        assert_eq!((e.grain_diameter_m, e.runs), (0.002, 3));
     }
 }
 
