@@ -723,14 +723,7 @@ impl Shape {
                 o.extend(c[..b.len()].iter().map(|x| x * self.gain));
             }
             self.seen += b.len();
-            let o = &self.out;
-            return Block {
-                main: [&o[0], &o[1]],
-                grains: [&o[2], &o[3]],
-                cup: [&o[4], &o[5]],
-                surface: [&o[6], &o[7]],
-                friction: [&o[8], &o[9]],
-            };
+            return self.shaped();
         }
         for t in 0..b.len() {
             let n = self.seen + t;
@@ -760,6 +753,11 @@ impl Shape {
             }
         }
         self.seen += b.len();
+        self.shaped()
+    }
+
+    /// The frames shaped last, as a block.
+    fn shaped(&self) -> Block<'_> {
         let o = &self.out;
         Block {
             main: [&o[0], &o[1]],

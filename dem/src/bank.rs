@@ -167,9 +167,11 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// The grains' friction on each other in this spec's runs.
-    pub fn grain_friction(&self) -> f32 {
-        self.friction.unwrap_or_else(|| scene(self).grain_friction)
+    /// The grains' friction on each other in this spec's runs (`None` for a grain that is
+    /// no material of the table).
+    pub fn grain_friction(&self) -> Option<f32> {
+        self.friction
+            .or_else(|| GrainMaterial::from_id(self.grain).map(GrainMaterial::friction))
     }
 }
 
@@ -412,7 +414,7 @@ pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
     let same = known
         && entry.family == family_id(spec.cup)
         && entry.grain_material == spec.grain
-        && entry.friction == spec.grain_friction()
+        && Some(entry.friction) == spec.grain_friction()
         && entry.grain_diameter_m == grain_m
         && entry.fill == if spec.cup.is_some() { spec.fill } else { 0.0 }
         && entry.fall_height_m == spec.fall_height_m
@@ -604,7 +606,8 @@ impl BankFile {
 /// six grains standing for the restitutions and frictions of the table (sugar: 0.5 and
 /// 0.45, glass beads 0.85 and 0.4, rice 0.5 and 0.35, gravel 0.5 and 0.6, coffee beans 0.4
 /// and 0.35, lentils 0.45 and 0.32; each at 2 and 4 mm, gravel and coffee beans at 6 mm
-/// too, rice and lentils at 1.4 mm in one family each: `SMALL_SIZES`); fills of the pre-filled bed; five fall heights over the factory presets' 8 to 40 cm
+/// too, rice and lentils at 1.4 mm in one family each: `SMALL_SIZES`); fills of the
+/// pre-filled bed; five fall heights over the factory presets' 8 to 40 cm
 /// and a grain's own beyond them (`FALLS_M`; a grain's
 /// collisions per grain poured fall faster than linearly with the fall: at 15 and 30 cm only,
 /// a pour onto the surface from 22 cm had 11 % fewer on its pile than the interpolation).
