@@ -247,8 +247,35 @@ pub fn bank_text(file: &BankFile) -> String {
     out + "]}\n"
 }
 
-/// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed over it.
+/// Whether `path` may be written by `write_whole`: nothing there yet, or a regular file. A
+/// rename replaces whatever entry is at the path, so a device (`-o /dev/null`), a FIFO, a
+/// socket or a symbolic link would be swapped for a file; they are refused, named, as the
+/// command line refuses them (`granary_cli::output::check_target`). `granary-bank` checks its
+/// target before a sweep starts too, so that hours of runs do not end where they cannot be
+/// written.
+pub fn check_target(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.file_type().is_file() => Ok(()),
+        Ok(m) => {
+            let what = [
+                (m.is_dir(), "a directory"),
+                (m.file_type().is_symlink(), "a symbolic link"),
+            ]
+            .into_iter()
+            .find(|&(is, _)| is)
+            .map_or("a device, FIFO or socket", |(_, what)| what);
+            let message = format!("it is {what}, not a regular file: only regular files are written or replaced");
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, message))
+        }
+    }
+}
+
+/// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed over it
+/// (a path `check_target` refuses is left as it is).
 pub fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    check_target(path)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -570,6 +597,41 @@ mod tests {
         // a scene's three seeds fall in three shards of four
         let beads: Vec<usize> = (0..plan.todo.len()).filter(|&k| plan.todo[k].0 == 1).collect();
         assert_eq!(beads, [1, 2, 3]);
+    }
+
+    #[test]
+    fn only_a_regular_file_is_replaced() {
+        let dir = std::env::temp_dir().join(format!("granary-write-whole-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bank.json");
+        write_whole(&file, "one").unwrap();
+        write_whole(&file, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two");
+        // a device stays a device (a rename would have swapped /dev/null for a file)
+        let e = write_whole(Path::new("/dev/null"), "three").unwrap_err();
+        assert!(
+            e.to_string().contains("a device, FIFO or socket, not a regular file"),
+            "{e}"
+        );
+        assert!(!std::fs::symlink_metadata("/dev/null").unwrap().is_file());
+        let e = write_whole(&dir, "four").unwrap_err();
+        assert!(e.to_string().contains("a directory"), "{e}");
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.json");
+            std::os::unix::fs::symlink(&file, &link).unwrap();
+            let e = write_whole(&link, "five").unwrap_err();
+            assert!(e.to_string().contains("a symbolic link"), "{e}");
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), "two");
+        }
+        // nothing left beside them
+        let mut left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["bank.json", "link.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

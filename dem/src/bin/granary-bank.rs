@@ -110,14 +110,20 @@ fn sweep(args: &Args) -> Result<(), String> {
         let file = shards::merge(&plan, &files)?;
         return write_bank(args, &file, Instant::now(), files.len());
     }
+    // the file the runs end in, refused now rather than after them
+    let target = match args.shard {
+        Some(shard) => args
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("bank-shards/bank-{}-of-{}.json", shard.index, shard.count))),
+        None => bank_path(args),
+    };
+    shards::check_target(&target).map_err(|e| format!("{}: {e}", target.display()))?;
     let held: u32 = plan.reused.iter().flatten().map(|e| e.runs).sum();
     let started = Instant::now();
     let report = |r: &Run| report(&plan, r);
     if let Some(shard) = args.shard {
-        let path = args
-            .output
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(format!("bank-shards/bank-{}-of-{}.json", shard.index, shard.count)));
+        let path = target;
         println!(
             "granary-bank: shard {shard} of sweep `{name}` (plan {}): {} of its {} runs ({held} runs reused) on {} threads",
             plan.fingerprint,
@@ -158,11 +164,15 @@ fn build_id() -> Result<String, String> {
     Ok(format!("{:016x}", shards::digest(&bytes)))
 }
 
-fn write_bank(args: &Args, file: &BankFile, started: Instant, shards: usize) -> Result<(), String> {
-    let path = args
-        .output
+/// The bank file to write: `--output`, or the shipped bank's.
+fn bank_path(args: &Args) -> PathBuf {
+    args.output
         .clone()
-        .unwrap_or_else(|| PathBuf::from("assets/bank/bank.json"));
+        .unwrap_or_else(|| PathBuf::from("assets/bank/bank.json"))
+}
+
+fn write_bank(args: &Args, file: &BankFile, started: Instant, shards: usize) -> Result<(), String> {
+    let path = bank_path(args);
     shards::write_whole(&path, &shards::bank_text(file)).map_err(|e| format!("{}: {e}", path.display()))?;
     let from = if shards > 0 {
         format!(" from {shards} shards")
