@@ -45,8 +45,17 @@ fn inspect_bank_reports_the_lookup_the_generator_uses() {
     // sugar's friction on sugar, banked at sugar's restitution
     assert_eq!((mu, mu_used, mu_clamped), (0.45, 0.45, false));
     let (d, _, d_clamped) = axis(&v, "grain_diameter_m");
-    // the preset's 0.5 mm sugar: smaller than the bank's grains, the nearest used and said
-    assert!((d - 0.0005).abs() < 1e-9 && d_clamped, "{d} m, clamped {d_clamped}");
+    // the preset's 0.5 mm sugar: banked in the mug at its own size (`granary-dem`'s
+    // `SMALL_SIZES`)
+    assert!((d - 0.0005).abs() < 1e-9 && !d_clamped, "{d} m, clamped {d_clamped}");
+    // half its size is smaller than the bank's smallest sugar in the mug, 0.4 mm: the
+    // nearest used and said
+    let small = inspect(&["--preset", "sugar_ceramic_mug", "--set", "grain_size=0.5"]);
+    let (asked, used, clamped) = axis(&small, "grain_diameter_m");
+    assert!(
+        (asked - 0.00025).abs() < 1e-9 && (used - 0.0004).abs() < 1e-9 && clamped,
+        "{asked} m asked, {used} m used, clamped {clamped}"
+    );
     let (fill, _, _) = axis(&v, "fill");
     let (h, _, _) = axis(&v, "fall_height_m");
     assert!((h - 0.15).abs() < 1e-6, "the preset's fall height, m: {h}");

@@ -23,7 +23,7 @@
 use crate::{Body, Scene, Sim};
 use granary_engine::base::materials::{GrainMaterial, GRAVITY};
 use granary_engine::control::choices::{CupShape, Shape};
-use granary_engine::control::params::ParamValues;
+use granary_engine::control::params::{Kind, Param, ParamValues};
 use granary_engine::derived::cups::{Cup, RINGS};
 use granary_engine::derived::{BANK_CUP_SIZE, BANK_SURFACE_CUP};
 use serde::{Deserialize, Serialize};
@@ -403,9 +403,32 @@ pub fn merge(parts: &[Entry]) -> Entry {
     e
 }
 
+/// How many grains a run of `spec` may pour more or fewer than its `grains_per_s` times
+/// `pour_s`: the spout pours the `pour_rate` setting's flow (`values`), which snaps to steps
+/// of 0.01 g/s, so a run pours the grains of that flow: a grain more or fewer than its
+/// thousand (2 mm coffee beans: 1,001), and where the half step is a share of the flow,
+/// that share more (0.4 mm sugar's 0.107 g/s is set as 0.11 g/s: 1,034 grains a run).
+pub fn grains_slack(spec: &Spec) -> usize {
+    let mut v = ParamValues::default();
+    if v.set_text("grain_material", spec.grain).is_err() {
+        return 1;
+    }
+    let flow = flow_g_s(spec, grain_kg(&v.to_settings(), spec.grain_size)) as f64;
+    let step = match Param::PourRate.spec().kind {
+        Kind::Float { step, to_si, .. } => (step * to_si) as f64,
+        _ => 0.0,
+    };
+    let half_step = 0.5 * step;
+    let per_run = spec.grains_per_s as f64 * spec.pour_s;
+    1 + match flow > 0.0 {
+        true => (per_run * half_step / flow).ceil() as usize,
+        false => 0,
+    }
+}
+
 /// How many of `spec`'s runs `entry` already holds (`--reuse`): its runs when it is the same
-/// scene with no more runs than `spec` asks, of the same grains each (to one grain a run:
-/// the spout's flow is set in g/s, so 2 mm coffee beans' thousand are 1,001); else 0.
+/// scene with no more runs than `spec` asks, of the same grains each (within `grains_slack`
+/// a run); else 0.
 pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
     let mut v = ParamValues::default();
     let known = v.set_text("grain_material", spec.grain).is_ok();
@@ -420,8 +443,8 @@ pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
         && entry.fall_height_m == spec.fall_height_m
         && entry.pour_s == spec.pour_s
         && entry.runs <= spec.runs
-        // the flow in g/s rounds: a run may pour a grain more or fewer than it asks
-        && entry.grains.abs_diff(entry.runs as usize * per_run) <= entry.runs as usize;
+        // the flow in g/s snaps to its step: a run may pour more or fewer than it asks
+        && entry.grains.abs_diff(entry.runs as usize * per_run) <= entry.runs as usize * grains_slack(spec);
     if same {
         entry.runs
     } else {
@@ -606,8 +629,9 @@ impl BankFile {
 /// six grains standing for the restitutions and frictions of the table (sugar: 0.5 and
 /// 0.45, glass beads 0.85 and 0.4, rice 0.5 and 0.35, gravel 0.5 and 0.6, coffee beans 0.4
 /// and 0.35, lentils 0.45 and 0.32; each at 2 and 4 mm, gravel and coffee beans at 6 mm
-/// too, rice and lentils at 1.4 mm in one family each: `SMALL_SIZES`); fills of the
-/// pre-filled bed; five fall heights over the factory presets' 8 to 40 cm
+/// too, and sizes under 2 mm in the families whose factory presets ask them:
+/// `SMALL_SIZES`); fills of the pre-filled bed; five fall heights over the factory presets'
+/// 8 to 40 cm
 /// and a grain's own beyond them (`FALLS_M`; a grain's
 /// collisions per grain poured fall faster than linearly with the fall: at 15 and 30 cm only,
 /// a pour onto the surface from 22 cm had 11 % fewer on its pile than the interpolation).
@@ -691,14 +715,22 @@ pub const SIZES: [&[f32]; 7] = [
     &[1.0],
 ];
 
-/// Sizes under 2 mm, each in the one family whose factory preset asks it, as (family, grain
-/// of `GRAINS`, factor on its 2 mm): rice at 1.4 mm in the bowl (`rice_plastic_bowl`'s
-/// 2.8 mm grains in a bowl 1.8 times the bank's are 1.56 mm in the bank's bowl, Froude
-/// similarity) and lentils at 1.4 mm in the metal cup (`lentils_aluminium_pot`'s 3.9 mm in
-/// a pot twice the bank's cup: 1.95 mm). Poured as the larger sizes are, the first
-/// thousand grains (docs/dem.md, "Smaller grains need longer pours": how far a thousand
-/// 1.4 mm grains are from a steady pour).
-pub const SMALL_SIZES: [(CupShape, usize, f32); 2] = [(CupShape::Bowl, 2, 0.7), (CupShape::MetalCup, 5, 0.7)];
+/// Sizes under 2 mm, each in the one family whose factory presets ask it, as (family, grain
+/// of `GRAINS`, factor on its 2 mm), a family's sizes of one grain ascending: rice at 1.4 mm
+/// in the bowl (`rice_plastic_bowl`'s 2.8 mm grains in a bowl 1.8 times the bank's are
+/// 1.56 mm in the bank's bowl, Froude similarity) and lentils at 1.4 mm in the metal cup
+/// (`lentils_aluminium_pot`'s 3.9 mm in a pot twice the bank's cup: 1.95 mm); sugar at 0.4
+/// and 0.5 mm in the mug (the four sugar presets' 0.5 mm, `salt_porcelain_cup`'s 0.44 mm
+/// salt, restitution and friction sugar's, in a cup 0.9 times the bank's). Poured as the
+/// larger sizes are, the first thousand grains (docs/dem.md, "Smaller grains need longer
+/// pours" and "Sizes under 2 mm": what a thousand small grains are of a pour, and what that
+/// leaves).
+pub const SMALL_SIZES: [(CupShape, usize, f32); 4] = [
+    (CupShape::Bowl, 2, 0.7),
+    (CupShape::MetalCup, 5, 0.7),
+    (CupShape::Mug, 0, 0.2),
+    (CupShape::Mug, 0, 0.25),
+];
 
 /// Falls beyond a grain's own in one family alone, as (family, grain of `GRAINS`, factor on
 /// its 2 mm, fall, m): sugar and glass beads at 2 mm from 45 cm onto the surface, where

@@ -1877,12 +1877,14 @@ pub(crate) mod tests {
             // sugar's restitution at rice's friction, its own and gravel's, rice at its own
             // 2.8 mm too; coffee beans' and lentils' restitutions (`granary-dem`'s sweep)
             assert_eq!(b.frictions(f, 0.5), [0.35, 0.45, 0.6], "{}", f.id());
-            // rice at 1.4 mm in the bowl, lentils in the metal cup (`granary-dem`'s
-            // `SMALL_SIZES`: the factory presets' 1.56 and 1.95 mm in the bank's cups)
-            let small = |family| if f == family { &[0.0014][..] } else { &[][..] };
-            let rice = [small(Family::Cup(CupShape::Bowl)), &[0.002, 0.0028, 0.004]].concat();
+            // rice at 1.4 mm in the bowl, lentils in the metal cup, sugar at 0.4 and 0.5 mm
+            // in the mug (`granary-dem`'s `SMALL_SIZES`: the factory presets' 1.56 and
+            // 1.95 mm in the bank's cups, sugar's and salt's 0.5 and 0.44 mm)
+            let small = |family, d: &'static [f32]| if f == family { d } else { &[][..] };
+            let rice = [small(Family::Cup(CupShape::Bowl), &[0.0014]), &[0.002, 0.0028, 0.004]].concat();
             assert_eq!(b.diameters(f, 0.5, 0.35), rice, "{}", f.id());
-            assert_eq!(b.diameters(f, 0.5, 0.45), [0.002, 0.004], "{}", f.id());
+            let sugar = [small(Family::Cup(CupShape::Mug), &[0.0004, 0.0005]), &[0.002, 0.004]].concat();
+            assert_eq!(b.diameters(f, 0.5, 0.45), sugar, "{}", f.id());
             // gravel and coffee beans at 6 mm too (the factory presets' 6 and 5 mm)
             assert_eq!(b.diameters(f, 0.5, 0.6), [0.002, 0.004, 0.006], "{}", f.id());
             // the beads' restitution at their friction and gravel's (a bead of friction
@@ -1920,7 +1922,7 @@ pub(crate) mod tests {
                 f.id()
             );
             assert_eq!(b.frictions(f, 0.45), [0.32], "{}", f.id());
-            let lentils = [small(Family::Cup(CupShape::MetalCup)), &[0.002, 0.004]].concat();
+            let lentils = [small(Family::Cup(CupShape::MetalCup), &[0.0014]), &[0.002, 0.004]].concat();
             assert_eq!(b.diameters(f, 0.45, 0.32), lentils, "{}", f.id());
             // a cup's beds from empty to full (at the rim: a full cup's overflow)
             if f != Family::Surface {
