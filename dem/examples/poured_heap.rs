@@ -4,17 +4,20 @@
 //! pour, against the sweep's beds of fixed grains (docs/dem.md, "A poured heap against a
 //! placed bed").
 //!
-//!   cargo run --release -p granary-dem --example poured_heap -- GRAIN CUP [GRAINS] [FALL_M] [SIZE]
+//!   cargo run --release -p granary-dem --example poured_heap -- GRAIN CUP [GRAINS] [FALL_M] [SIZE] [BIN]
 //!
 //! GRAIN: a grain of the sweep (`bank::GRAINS`: sugar, glass_beads_2mm, rice, gravel,
 //! coffee_beans, lentils); CUP: mug, tumbler, bowl, jar or metal_cup; GRAINS poured at the
 //! sweep's 2,000 a second (default 4,000); FALL_M the spout's height above the rim (default
-//! 0.15); SIZE the factor on the grain's 2 mm (default 1: 2 mm). One seed.
+//! 0.15); SIZE the factor on the grain's 2 mm (default 1: 2 mm); BIN the grains a column
+//! (default 250). One seed. Each column also gives the fill the grains poured by its end
+//! would make as a flat bed at the engine's packing (`PACKING_FRACTION`), in the cup's depth:
+//! the bed a lookup of the bank asks at that moment of the pour.
 
 use granary_dem::bank::{self, Spec, CELLS, GRAINS, GRAINS_PER_S};
+use granary_engine::base::materials::PACKING_FRACTION;
 use granary_engine::control::choices::CupShape;
-
-const BIN: usize = 250;
+use granary_engine::derived::cups::Cup;
 
 fn main() {
     if let Err(e) = run() {
@@ -31,7 +34,7 @@ fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T, what: &str) 
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: poured_heap GRAIN CUP [GRAINS] [FALL_M] [SIZE]";
+    let usage = "usage: poured_heap GRAIN CUP [GRAINS] [FALL_M] [SIZE] [BIN]";
     let (grain, factor) = GRAINS
         .into_iter()
         .find(|(g, _)| Some(*g) == args.first().map(String::as_str))
@@ -43,9 +46,14 @@ fn run() -> Result<(), String> {
     let grains: usize = arg(&args, 2, 4000, "GRAINS")?;
     let fall: f32 = arg(&args, 3, 0.15, "FALL_M")?;
     let size: f32 = arg(&args, 4, 1.0, "SIZE")?;
-    if !(BIN..=40_000).contains(&grains) || !(0.01..=1.0).contains(&fall) || !(0.25..=4.0).contains(&size) {
+    let bin: usize = arg(&args, 5, 250, "BIN")?;
+    if !(10..=1000).contains(&bin)
+        || !(bin..=40_000).contains(&grains)
+        || !(0.01..=1.0).contains(&fall)
+        || !(0.25..=4.0).contains(&size)
+    {
         return Err(format!(
-            "GRAINS within {BIN}..=40000, FALL_M within 0.01..=1 m, SIZE within 0.25..=4: got {grains}, {fall}, {size}"
+            "BIN within 10..=1000, GRAINS within BIN..=40000, FALL_M within 0.01..=1 m, SIZE within 0.25..=4: got {bin}, {grains}, {fall}, {size}"
         ));
     }
     let pour_s = grains as f64 / GRAINS_PER_S as f64;
@@ -63,8 +71,8 @@ fn run() -> Result<(), String> {
     };
     let (sim, wall_s) = bank::simulate_scene(bank::scene(&spec), pour_s);
     let v = bank::impact_speed(&sim.scene);
-    let per_s = BIN as f64 / GRAINS_PER_S as f64;
-    let bins = grains.div_ceil(BIN);
+    let per_s = bin as f64 / GRAINS_PER_S as f64;
+    let bins = grains.div_ceil(bin);
     let mut counts = vec![vec![0u64; CELLS.len()]; bins];
     for (i, born) in sim.born_s.iter().enumerate() {
         let k = ((born / per_s) as usize).min(bins - 1);
@@ -76,16 +84,25 @@ fn run() -> Result<(), String> {
         cup.id(),
         sim.grains().len()
     );
-    println!("collisions a grain, by the {BIN} grains poured up to:");
+    println!("collisions a grain, by the {bin} grains poured up to:");
     print!("{:14}", "cell");
     for k in 0..bins {
-        print!(" {:>6}", (k + 1) * BIN);
+        print!(" {:>6}", (k + 1) * bin);
+    }
+    println!();
+    // the flat bed of the grains poured so far, in the cup's depth
+    let cup_geometry = Cup::for_settings(&sim.scene.settings);
+    let grain_m3 = 4.0 / 3.0 * std::f32::consts::PI * sim.scene.grain_radius_m.powi(3);
+    print!("{:14}", "fill");
+    for k in 0..bins {
+        let bulk = ((k + 1) * bin) as f32 * grain_m3 / PACKING_FRACTION;
+        print!(" {:6.4}", cup_geometry.height_holding(bulk) / cup_geometry.depth);
     }
     println!();
     for (j, c) in CELLS.iter().enumerate() {
         print!("{c:14}");
         for row in &counts {
-            print!(" {:6.2}", row[j] as f64 / BIN as f64);
+            print!(" {:6.2}", row[j] as f64 / bin as f64);
         }
         println!();
     }
