@@ -148,6 +148,12 @@ fn the_shipped_bank_reruns_from_its_sweep() {
         );
     }
     assert_eq!(rerun.grains, shipped.grains);
+    // the engine divides an empty cup's floor hits by the floor's fade over a run of the
+    // sweep's grains (`statistics::bank::floor_fade_mean`): the same thousand
+    assert_eq!(
+        granary_engine::statistics::bank::RUN_GRAINS as f64,
+        (bank::GRAINS_PER_S as f64 * bank::POUR_S).round()
+    );
     // the surface scenes' cup (`BANK_SURFACE_CUP`, set by `bank::values` since the spout's
     // height was made to follow it) is the one the default settings gave them when swept
     assert_eq!(

@@ -26,11 +26,13 @@
 //! friction at each of the two restitutions bracketing the grain's, over that restitution's
 //! own frictions), mixing the corners' histograms weighted by their rates.
 
+use crate::base::materials::PACKING_FRACTION;
 use crate::base::window::Cell;
 use crate::control::choices::CupShape;
 use crate::control::choices::PourTarget;
 use crate::control::settings::Settings;
-use crate::derived::cups::RINGS;
+use crate::derived::cups::{Cup, RINGS};
+use crate::derived::BANK_CUP_SIZE;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -243,6 +245,11 @@ struct Grid {
     /// Each corner's wall-hit profile (`WallProfile`, at its own fill), as `cells`: bank
     /// data alone, so made once, when the bank is parsed.
     profiles: Vec<WallProfile>,
+    /// For a cup: its depth in the bank's scenes, m, and per size, where its grain heaps
+    /// (`FLOOR_FADE_MAX_RESTITUTION`), the floor's fade over its empty cup's run
+    /// (`floor_fade_mean`); made when the bank is parsed.
+    depth_m: f32,
+    floor_fade: Vec<Option<f32>>,
 }
 
 /// An entry's key: restitution, friction, grain diameter (m), fill, fall height (m).
@@ -539,7 +546,11 @@ impl Bank {
         let mut grids: [Option<Grid>; 6] = Default::default();
         for (f, entries) in by_family.into_iter().enumerate() {
             if !entries.is_empty() {
-                grids[f] = Some(grid(Family::ALL[f].id(), entries)?);
+                let g = grid(Family::ALL[f].id(), entries)?;
+                grids[f] = Some(match Family::ALL[f] {
+                    Family::Cup(shape) => with_floor_fade(g, shape),
+                    Family::Surface => g,
+                });
             }
         }
         Ok(Bank {
@@ -766,6 +777,17 @@ impl Bank {
             },
             Family::Cup(_) => a_fill,
         };
+        // between the empty cup and the first bed, the floor's hits fade with the bed's height
+        // in the grains' diameters (`FLOOR_FADE_DIAMETERS`) where the grain heaps: the empty
+        // cup's entry, its run's mean, is scaled to the bare floor's rate times the fade at
+        // the bed asked, and blended linearly to the first bed (a placed layer: no floor
+        // hits) as before, so the rate meets the bed's there
+        let fade_bed_m = match used {
+            Family::Cup(_) if g.fills.len() > 1 && g.fills[0] == 0.0 && a_fill.used < g.fills[1] => {
+                Some(a_fill.used * g.depth_m)
+            }
+            _ => None,
+        };
         // size by size, fill by fill, the size's two falls (`select`)
         let corners = selection
             .sizes
@@ -789,6 +811,12 @@ impl Bank {
                 }
                 Family::Surface => None,
             };
+            let w_floor = match (fade_bed_m, g.floor_fade[s]) {
+                (Some(h), Some(mean)) if j == 0 && mean > 0.0 => {
+                    w * (-h / (FLOOR_FADE_DIAMETERS * g.diameters[s])).exp() / mean
+                }
+                _ => w,
+            };
             for (n, o) in out.cells.iter_mut().enumerate() {
                 match (transfer, ring_of(n)) {
                     (Some(t), Some(ring)) => {
@@ -796,6 +824,7 @@ impl Bank {
                             o.mix(&corner[WALL_RING_0 + from], w * share);
                         }
                     }
+                    _ if n == FLOOR => o.mix(&corner[n], w_floor),
                     _ => o.mix(&corner[n], w),
                 }
             }
@@ -836,6 +865,45 @@ fn ring_of(n: usize) -> Option<usize> {
 
 /// The first wall ring's index in `CELL_IDS`.
 const WALL_RING_0: usize = 2;
+/// The bank's cell of the cup's floor (`CELL_IDS`).
+const FLOOR: usize = 1;
+
+/// The height of a flat bed, in grain diameters, over which a pour's hits on the bare floor
+/// of its cup fade by 1/e. granary-dem's pours into the empty mug (sugar, restitution 0.5,
+/// at 2, 2.8 and 4 mm from 15 cm, the `poured_heap` example; docs/dem.md, "The floor under
+/// a thin bed"), each grain counted at the bed its predecessors make: the floor hits a grain
+/// against x, the bed's height over the grain's diameter, are one curve for the three sizes,
+/// R0 exp(−x / 0.42) with R0 5.8 to 6.9 (least squares over the three; the heap covers the
+/// spot the stream lands on and then the floor around it), where in the fill they part by
+/// the size: the fill a grain's own thousand make grows as its diameter cubed.
+pub const FLOOR_FADE_DIAMETERS: f32 = 0.42;
+/// The restitutions up to which a grain heaps, so that its floor hits fade as
+/// `FLOOR_FADE_DIAMETERS` says: sugar, rice, gravel, lentils, coffee beans (0.4 to 0.5).
+/// Glass beads (0.85) bounce off their own low heap onto the floor around it: 2.7 floor
+/// hits a bead after 4,000 of them into the metal cup, which their flat bed at 0.05 covers
+/// (docs/dem.md, "A poured heap against a placed bed"); their corners keep the linear blend.
+pub const FLOOR_FADE_MAX_RESTITUTION: f32 = 0.5;
+/// The grains of one of the bank's runs (granary-dem's `bank::GRAINS_PER_S` times
+/// `bank::POUR_S`): an empty cup's entry is the mean of its thousand grains' floor hits, as
+/// the bed they make grows.
+pub const RUN_GRAINS: usize = 1000;
+
+/// The mean over a run of `RUN_GRAINS` grains of diameter `d` (m) into the empty `cup` of
+/// the floor's fade, exp(−h / (`FLOOR_FADE_DIAMETERS` d)), h the flat bed of the grains poured
+/// before each (`Cup::height_holding` of their bulk volume at `PACKING_FRACTION`): what the
+/// empty cup's entry holds of the bare floor's rate (the midpoints of 64 equal groups).
+pub(crate) fn floor_fade_mean(cup: &Cup, d: f32) -> f32 {
+    const GROUPS: usize = 64;
+    let grain_m3 = std::f32::consts::PI / 6.0 * d * d * d;
+    let bulk_m3 = RUN_GRAINS as f32 * grain_m3 / PACKING_FRACTION;
+    let sum: f32 = (0..GROUPS)
+        .map(|m| {
+            let h = cup.height_holding((m as f32 + 0.5) / GROUPS as f32 * bulk_m3);
+            (-h / (FLOOR_FADE_DIAMETERS * d)).exp()
+        })
+        .sum();
+    sum / GROUPS as f32
+}
 
 /// Where a corner's wall-ring collisions, `rates` a grain on its rings at a bed at `from` of
 /// the cup's depth, are counted at a bed at `to`: `t[k][k2]` is the share of ring k2's
@@ -1310,7 +1378,23 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         fills,
         cells: full,
         profiles,
+        depth_m: 0.0,
+        floor_fade: vec![None; sizes.len()],
     })
+}
+
+/// A cup family's floor fades (`Grid::floor_fade`): each size of a grain that heaps.
+fn with_floor_fade(mut g: Grid, shape: CupShape) -> Grid {
+    let cup = Cup::new(shape, BANK_CUP_SIZE);
+    g.depth_m = cup.depth;
+    for (r, grains) in g.restitutions.iter().zip(&g.by_restitution) {
+        for sizes in &g.by_grain[grains.clone()] {
+            for s in sizes.clone() {
+                g.floor_fade[s] = (*r <= FLOOR_FADE_MAX_RESTITUTION).then(|| floor_fade_mean(&cup, g.diameters[s]));
+            }
+        }
+    }
+    g
 }
 
 #[cfg(test)]
@@ -1710,8 +1794,9 @@ pub(crate) mod tests {
         assert!((iz.life[7] - 0.5 * r9 / (r5 + r9)).abs() < 1e-6, "{:?}", iz.life);
         assert!((iz.life.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         // half-way in fill: the floor's rate halves, but its histogram is the one corner
-        // with collisions, undiluted by the covered floor
-        let l = b.lookup(MUG, 0.5, MU, D2, 0.25, 0.1);
+        // with collisions, undiluted by the covered floor (at the beads' restitution, where
+        // the floor does not fade with the bed: `FLOOR_FADE_MAX_RESTITUTION`)
+        let l = b.lookup(MUG, 0.9, MU, D2, 0.25, 0.1);
         assert!((l.cells[1].rate - 1.0).abs() < 1e-6);
         assert!((l.cells[1].speed[8] - 1.0).abs() < 1e-6);
         // the centre of the cube: the mean of all eight corners' rates
@@ -1866,6 +1951,65 @@ pub(crate) mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn the_bare_floor_fades_with_the_bed_in_grain_diameters() {
+        let b = shipped();
+        let mug = Family::Cup(CupShape::Mug);
+        let g = b.grids[mug.index()].as_ref().unwrap();
+        let cup = Cup::new(CupShape::Mug, BANK_CUP_SIZE);
+        // a run of 0.5 mm sugar hardly covers the floor (its thousand make a bed of 0.06 of
+        // a diameter), 4 mm sugar's covers it many times over
+        let (fine, coarse) = (floor_fade_mean(&cup, 0.0005), floor_fade_mean(&cup, 0.004));
+        assert!(fine > 0.85 && fine < 1.0, "{fine}");
+        assert!(coarse > 0.1 && coarse < 0.25, "{coarse}");
+        let floor = |e: f32, mu: f32, d: f32, fill: f32| b.lookup(mug, e, mu, d, fill, 0.15).cells[FLOOR].rate;
+        let first_bed = g.fills[1];
+        for d in [0.0005, 0.002, 0.004] {
+            // on the bare floor: the empty cup's run mean over the fade's mean over the run
+            let r = g.restitutions.iter().position(|&x| x == 0.5).unwrap();
+            let sugar = g.by_restitution[r].clone().find(|&k| g.frictions[k] == 0.45).unwrap();
+            let s = g.by_grain[sugar].clone().find(|&s| g.diameters[s] == d).unwrap();
+            let mean = g.floor_fade[s].unwrap();
+            let empty = floor(0.5, 0.45, d, 0.0);
+            let k = g.by_size[s].clone().find(|&k| g.falls[k] == 0.15).unwrap();
+            let entry = g.cells[index(&g.by_size, g.fills.len(), s, 0, k)][FLOOR].rate;
+            assert!(
+                (empty - entry / mean).abs() <= 1e-4 * empty,
+                "{d} m: {empty} against {entry} / {mean}"
+            );
+            // falling with the bed, to none at the first bed
+            let rates: Vec<f32> = (0..=20)
+                .map(|i| floor(0.5, 0.45, d, first_bed * i as f32 / 20.0))
+                .collect();
+            assert!(rates.windows(2).all(|w| w[1] <= w[0]), "{d} m: {rates:?}");
+            assert_eq!(rates[20], 0.0);
+            // a bed one diameter high: e^(-1 / 0.42) of the bare floor's, blended to the bed
+            let fill = d / g.depth_m;
+            let want = empty * (-1.0 / FLOOR_FADE_DIAMETERS).exp() * (1.0 - fill / first_bed);
+            let got = floor(0.5, 0.45, d, fill);
+            assert!((got - want).abs() <= 1e-3 * empty, "{d} m: {got} against {want}");
+        }
+        // the default preset's 0.5 mm sugar a second in (a bed of 0.041, 7.3 diameters): none
+        assert!(
+            floor(0.5, 0.45, 0.0005, 0.041) < 1e-3,
+            "{}",
+            floor(0.5, 0.45, 0.0005, 0.041)
+        );
+        // glass beads keep the linear blend: they bounce off their low heap onto the floor
+        let beads_empty = floor(0.85, 0.4, 0.002, 0.0);
+        let half = floor(0.85, 0.4, 0.002, 0.5 * first_bed);
+        assert!(
+            (half - 0.5 * beads_empty).abs() <= 1e-4 * beads_empty,
+            "{half} against {beads_empty}"
+        );
+        // onto the surface nothing fades: the fill is not an axis there
+        let surface = b.lookup(Family::Surface, 0.5, 0.45, 0.002, 0.03, 0.15).cells[FLOOR].rate;
+        assert_eq!(
+            surface,
+            b.lookup(Family::Surface, 0.5, 0.45, 0.002, 0.0, 0.15).cells[FLOOR].rate
+        );
     }
 
     #[test]
