@@ -24,7 +24,10 @@
 //! `Bank::parse` checks everything once (outside the audio thread); `Bank::lookup` is
 //! allocation-free: multilinear interpolation over the family's grid, clamped to it (the
 //! friction at each of the two restitutions bracketing the grain's, over that restitution's
-//! own frictions), mixing the corners' histograms weighted by their rates.
+//! own frictions), mixing the corners' histograms weighted by their rates; between the empty
+//! cup and the first bed the floor's hits fade with the bed's height in grain diameters
+//! (`FLOOR_FADE_DIAMETERS`, measured from poured heaps: docs/dem.md, "The floor under a thin
+//! bed").
 
 use crate::base::materials::PACKING_FRACTION;
 use crate::base::window::Cell;
