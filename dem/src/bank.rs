@@ -23,7 +23,7 @@
 use crate::{Body, Scene, Sim};
 use granary_engine::base::materials::{GrainMaterial, GRAVITY};
 use granary_engine::control::choices::{CupShape, Shape};
-use granary_engine::control::params::{Kind, Param, ParamValues};
+use granary_engine::control::params::ParamValues;
 use granary_engine::derived::cups::{Cup, RINGS};
 use granary_engine::derived::{BANK_CUP_SIZE, BANK_SURFACE_CUP};
 use serde::{Deserialize, Serialize};
@@ -404,24 +404,20 @@ pub fn merge(parts: &[Entry]) -> Entry {
 }
 
 /// How many grains a run of `spec` may pour more or fewer than its `grains_per_s` times
-/// `pour_s`: the spout pours the `pour_rate` setting's flow (`values`), which snaps to steps
-/// of 0.01 g/s, so a run pours the grains of that flow: a grain more or fewer than its
-/// thousand (2 mm coffee beans: 1,001), and where the half step is a share of the flow,
-/// that share more (0.4 mm sugar's 0.107 g/s is set as 0.11 g/s: 1,034 grains a run).
+/// `pour_s`: a grain, as the spout counts them out, and the share by which the flow it pours
+/// (`scene`'s: the `pour_rate` setting's, which snaps to steps of 0.01 g/s, or beyond the
+/// setting's range the spec's own) differs from the spec's (2 mm coffee beans: 1,001 a run;
+/// 0.4 mm sugar's 0.107 g/s is set as 0.11 g/s: 1,034).
 pub fn grains_slack(spec: &Spec) -> usize {
     let mut v = ParamValues::default();
     if v.set_text("grain_material", spec.grain).is_err() {
         return 1;
     }
-    let flow = flow_g_s(spec, grain_kg(&v.to_settings(), spec.grain_size)) as f64;
-    let step = match Param::PourRate.spec().kind {
-        Kind::Float { step, to_si, .. } => (step * to_si) as f64,
-        _ => 0.0,
-    };
-    let half_step = 0.5 * step;
+    let asked = flow_g_s(spec, grain_kg(&v.to_settings(), spec.grain_size)) as f64;
+    let poured = 1e3 * scene(spec).flow_kg_s as f64;
     let per_run = spec.grains_per_s as f64 * spec.pour_s;
-    1 + match flow > 0.0 {
-        true => (per_run * half_step / flow).ceil() as usize,
+    1 + match asked > 0.0 {
+        true => (per_run * (poured - asked).abs() / asked).ceil() as usize,
         false => 0,
     }
 }

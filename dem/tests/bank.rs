@@ -148,12 +148,6 @@ fn the_shipped_bank_reruns_from_its_sweep() {
         );
     }
     assert_eq!(rerun.grains, shipped.grains);
-    // the engine divides an empty cup's floor hits by the floor's fade over a run of the
-    // sweep's grains (`statistics::bank::floor_fade_mean`): the same thousand
-    assert_eq!(
-        granary_engine::statistics::bank::RUN_GRAINS as f64,
-        (bank::GRAINS_PER_S as f64 * bank::POUR_S).round()
-    );
     // the surface scenes' cup (`BANK_SURFACE_CUP`, set by `bank::values` since the spout's
     // height was made to follow it) is the one the default settings gave them when swept
     assert_eq!(
@@ -207,6 +201,16 @@ fn the_shipped_bank_reruns_from_its_sweep() {
 /// every count and histogram added up and each rate the count over all the grains poured;
 /// merged in either grouping the counts are the same (the sweep's `--reuse` adds seeds to
 /// an entry it holds). A short pour of 100 grains into the empty mug.
+#[test]
+fn the_engine_knows_a_runs_grains() {
+    // the engine divides an empty cup's floor hits by the floor's fade over a run of the
+    // sweep's grains (`statistics::bank::floor_fade_mean`): the same thousand
+    assert_eq!(
+        granary_engine::statistics::bank::RUN_GRAINS as f64,
+        (bank::GRAINS_PER_S as f64 * bank::POUR_S).round()
+    );
+}
+
 #[test]
 fn an_entry_of_several_runs_is_their_sum() {
     let short = Spec {

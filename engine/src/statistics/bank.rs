@@ -248,9 +248,9 @@ struct Grid {
     /// Each corner's wall-hit profile (`WallProfile`, at its own fill), as `cells`: bank
     /// data alone, so made once, when the bank is parsed.
     profiles: Vec<WallProfile>,
-    /// For a cup: its depth in the bank's scenes, m, and per size, where its grain heaps
-    /// (`FLOOR_FADE_MAX_RESTITUTION`), the floor's fade over its empty cup's run
-    /// (`floor_fade_mean`); made when the bank is parsed.
+    /// For a cup: its depth in the bank's scenes, m (0 onto the surface), and per size, where
+    /// its grain heaps (`FLOOR_FADE_MAX_RESTITUTION`), the floor's fade over its empty cup's
+    /// run (`floor_fade_mean`); made when the bank is parsed.
     depth_m: f32,
     floor_fade: Vec<Option<f32>>,
 }
@@ -549,11 +549,7 @@ impl Bank {
         let mut grids: [Option<Grid>; 6] = Default::default();
         for (f, entries) in by_family.into_iter().enumerate() {
             if !entries.is_empty() {
-                let g = grid(Family::ALL[f].id(), entries)?;
-                grids[f] = Some(match Family::ALL[f] {
-                    Family::Cup(shape) => with_floor_fade(g, shape),
-                    Family::Surface => g,
-                });
+                grids[f] = Some(grid(Family::ALL[f], entries)?);
             }
         }
         Ok(Bank {
@@ -1266,7 +1262,8 @@ fn index(by_size: &[Range<usize>], fills: usize, s: usize, j: usize, k: usize) -
 /// One family's entries as its grid (`Grid`), or the error naming what is missing or
 /// doubled: every size of every grain (restitution, friction, diameter) over the same fills
 /// and, under each fill, the same falls as its other fills (the size's own).
-fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS])>) -> Result<Grid, BankError> {
+fn grid(of: Family, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS])>) -> Result<Grid, BankError> {
+    let family = of.id();
     // the distinct, ascending keys of the first `n` of an entry's, lexicographically
     let distinct = |n: usize| {
         let mut v: Vec<[f32; 3]> = entries
@@ -1364,6 +1361,19 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         }
     }
     let diameters: Vec<f32> = sizes.iter().map(|s| s[2]).collect();
+    // a cup's floor fades (`Grid::floor_fade`): each size of a grain that heaps
+    let cup = match of {
+        Family::Cup(shape) => Some(Cup::new(shape, BANK_CUP_SIZE)),
+        Family::Surface => None,
+    };
+    let floor_fade = sizes
+        .iter()
+        .map(|&[r, _, d]| {
+            cup.as_ref()
+                .filter(|_| r <= FLOOR_FADE_MAX_RESTITUTION)
+                .map(|cup| floor_fade_mean(cup, d))
+        })
+        .collect();
     let profiles = full
         .iter()
         .zip(&fill_of)
@@ -1381,23 +1391,9 @@ fn grid(family: &'static str, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS
         fills,
         cells: full,
         profiles,
-        depth_m: 0.0,
-        floor_fade: vec![None; sizes.len()],
+        depth_m: cup.map_or(0.0, |c| c.depth),
+        floor_fade,
     })
-}
-
-/// A cup family's floor fades (`Grid::floor_fade`): each size of a grain that heaps.
-fn with_floor_fade(mut g: Grid, shape: CupShape) -> Grid {
-    let cup = Cup::new(shape, BANK_CUP_SIZE);
-    g.depth_m = cup.depth;
-    for (r, grains) in g.restitutions.iter().zip(&g.by_restitution) {
-        for sizes in &g.by_grain[grains.clone()] {
-            for s in sizes.clone() {
-                g.floor_fade[s] = (*r <= FLOOR_FADE_MAX_RESTITUTION).then(|| floor_fade_mean(&cup, g.diameters[s]));
-            }
-        }
-    }
-    g
 }
 
 #[cfg(test)]
