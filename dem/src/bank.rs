@@ -717,15 +717,23 @@ pub const SIZES: [&[f32]; 7] = [
 /// 1.56 mm in the bank's bowl, Froude similarity) and lentils at 1.4 mm in the metal cup
 /// (`lentils_aluminium_pot`'s 3.9 mm in a pot twice the bank's cup: 1.95 mm); sugar at 0.4
 /// and 0.5 mm in the mug (the four sugar presets' 0.5 mm, `salt_porcelain_cup`'s 0.44 mm
-/// salt, restitution and friction sugar's, in a cup 0.9 times the bank's). Poured as the
-/// larger sizes are, the first thousand grains (docs/dem.md, "Smaller grains need longer
-/// pours" and "Sizes under 2 mm": what a thousand small grains are of a pour, and what that
-/// leaves).
-pub const SMALL_SIZES: [(CupShape, usize, f32); 4] = [
+/// salt, restitution and friction sugar's, in a cup 0.9 times the bank's); at 0.9 mm in the
+/// metal cup the four grains about steel shot's restitution and friction (sugar, gravel and
+/// the beads of friction 0.4 and 0.6: `steel_shot_tin`'s 1 mm shot in a tin 1.1 times the
+/// bank's cup is 0.91 mm; the beads' 0.9 mm is also below `glass_beads_steel_cup`'s 1 mm);
+/// and the beads at 0.5 mm in the tumbler (`fine_glass_beads_tumbler`). Poured as the larger
+/// sizes are, the first thousand grains (docs/dem.md, "Smaller grains need longer pours" and
+/// "Sizes under 2 mm": what a thousand small grains are of a pour, and what that leaves).
+pub const SMALL_SIZES: [(CupShape, usize, f32); 9] = [
     (CupShape::Bowl, 2, 0.7),
     (CupShape::MetalCup, 5, 0.7),
     (CupShape::Mug, 0, 0.2),
     (CupShape::Mug, 0, 0.25),
+    (CupShape::MetalCup, 0, 0.45),
+    (CupShape::MetalCup, 1, 0.45),
+    (CupShape::MetalCup, 3, 0.45),
+    (CupShape::MetalCup, 6, 0.45),
+    (CupShape::Tumbler, 1, 0.25),
 ];
 
 /// Falls beyond a grain's own in one family alone, as (family, grain of `GRAINS`, factor on
