@@ -3,7 +3,7 @@
 //! the shipped bank's numbers.
 
 use crate::support::{granary, stderr, stdout};
-use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::{CupShape, Shape};
 use granary_engine::statistics::bank::{shipped, Family, CELL_IDS};
 use serde_json::Value;
 
@@ -63,8 +63,15 @@ fn inspect_bank_reports_the_lookup_the_generator_uses() {
     let arrivals = v["arrivals_per_s"].as_f64().unwrap();
     let speed = v["impact_speed_m_s"].as_f64().unwrap();
     assert!(arrivals > 1000.0 && speed > 1.0, "{arrivals} grains/s at {speed} m/s");
+    // sugar's cubes, which the bank holds in the mug (`granary-dem`'s `SHAPED`)
+    assert_eq!(
+        (v["shape_asked"].as_str(), v["shape"].as_str()),
+        (Some("cube"), Some("cube"))
+    );
     // the engine's lookup at the reported axes, cell by cell
-    let lookup = shipped().lookup(Family::Cup(CupShape::Mug), r, mu, d, fill, h);
+    let bank = shipped();
+    let mug = Family::Cup(CupShape::Mug);
+    let lookup = bank.lookup_at(&bank.select(mug, Shape::Cube, r, mu, d, h, 1.0), fill);
     let cells = v["cells"].as_array().unwrap();
     assert_eq!(cells.len(), CELL_IDS.len());
     for (i, (c, id)) in cells.iter().zip(CELL_IDS).enumerate() {
@@ -91,6 +98,29 @@ fn inspect_bank_reports_the_lookup_the_generator_uses() {
         );
         assert_eq!(rate > 0.0, mean > 0.0, "{id}: a cell with collisions has a speed");
     }
+}
+
+/// The grains' shape the lookup used: their own where the bank holds it, else spheres, said.
+#[test]
+fn inspect_bank_says_which_grain_shape_it_used() {
+    let spheres = inspect(&["--preset", "sugar_ceramic_mug", "--set", "grain_shape=sphere"]);
+    assert_eq!(
+        (spheres["shape_asked"].as_str(), spheres["shape"].as_str()),
+        (Some("sphere"), Some("sphere"))
+    );
+    // rice's own shape is not in the bank: its spheres, and the text says so
+    let rice = inspect(&["--preset", "rice_plastic_bowl"]);
+    assert_eq!(
+        (rice["shape_asked"].as_str(), rice["shape"].as_str()),
+        (Some("rice"), Some("sphere"))
+    );
+    let out = granary(&["inspect", "bank", "--preset", "rice_plastic_bowl"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("sphere (the bank holds no rice grains for this pour: spheres of their volume used)"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -16,7 +16,7 @@
 
 use granary_dem::bank::{self, Spec, CELLS, GRAINS, GRAINS_PER_S};
 use granary_engine::base::materials::PACKING_FRACTION;
-use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::{CupShape, Shape};
 use granary_engine::derived::cups::Cup;
 
 fn main() {
@@ -68,6 +68,7 @@ fn run() -> Result<(), String> {
         seed: 1,
         runs: 1,
         friction: None,
+        shape: Shape::Sphere,
     };
     let (sim, wall_s) = bank::simulate_scene(bank::scene(&spec), pour_s);
     let v = bank::impact_speed(&sim.scene);

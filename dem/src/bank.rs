@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 /// The file's format name and version.
 pub const FORMAT: &str = "granary-bank";
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// The cells the bank holds, in the file's order: the engine's (the generator's `Cell`s
 /// but Settling: a grain's collisions until it rests are in the others).
 pub use granary_engine::statistics::bank::CELL_IDS as CELLS;
@@ -164,6 +164,9 @@ pub struct Spec {
     /// The grains' friction on each other where the sweep asks another than the material's
     /// (`GRAIN_FRICTIONS`; `None`: the material's, `GrainMaterial::friction`).
     pub friction: Option<f32>,
+    /// The grains' shape: spheres of the material's volume, or the material's own
+    /// (`SHAPED`; `shapes`: of the same volume and mass).
+    pub shape: Shape,
 }
 
 impl Spec {
@@ -197,12 +200,24 @@ pub struct Entry {
     /// The runs merged (`Spec::runs`; a bank file before them has one run an entry).
     #[serde(default = "one_run")]
     pub runs: u32,
+    /// The grains' shape (`Shape::id`), written where it is not the sphere (a file before
+    /// version 5 is of spheres).
+    #[serde(default = "sphere", skip_serializing_if = "is_sphere")]
+    pub shape: String,
     pub impact_speed_m_s: f32,
     pub cells: std::collections::BTreeMap<String, CellStats>,
 }
 
 fn one_run() -> u32 {
     1
+}
+
+fn sphere() -> String {
+    Shape::Sphere.id().into()
+}
+
+fn is_sphere(shape: &str) -> bool {
+    shape == Shape::Sphere.id()
 }
 
 impl Entry {
@@ -232,6 +247,16 @@ pub fn values(spec: &Spec) -> ParamValues {
     let (lo, hi) = granary_engine::control::settings::limits::POUR_RATE_G_S;
     set(&mut v, "pour_rate", flow_g_s(spec, grain_kg).clamp(lo, hi).to_string());
     set(&mut v, "seed", spec.seed.to_string());
+    // a run of spheres of a grain the bank also holds in its own shape: the engine's grains
+    // spheres, so that its lookup takes the spheres' entries (`Bank::select`); else the
+    // material's own, whose field the sweep's checks have always rendered
+    if spec.shape == Shape::Sphere
+        && SHAPED
+            .iter()
+            .any(|&(cup, g, _)| Some(cup) == spec.cup && GRAINS[g].0 == spec.grain)
+    {
+        set(&mut v, "grain_shape", Shape::Sphere.id().into());
+    }
     match spec.cup {
         Some(shape) => {
             set(&mut v, "pour_target", "cup".into());
@@ -254,11 +279,11 @@ pub fn impact_speed(scene: &Scene) -> f32 {
     (2.0 * GRAVITY * (scene.settings.fall_height_m + depth - bed).max(0.002)).sqrt()
 }
 
-/// The scene of `spec`: its grains as spheres of their material's volume, whatever their
-/// shape (the shipped bank's sweep is of spheres; docs/dem.md, "Shaped grains").
+/// The scene of `spec`: its grains of the spec's shape (spheres of their material's volume
+/// but where the sweep pours their own shape, `SHAPED`; docs/dem.md, "Shaped grains").
 pub fn scene(spec: &Spec) -> Scene {
     let settings = values(spec).to_settings();
-    let mut scene = Scene::with_grain_size(&settings, spec.grain_size).with_shape(Shape::Sphere);
+    let mut scene = Scene::with_grain_size(&settings, spec.grain_size).with_shape(spec.shape);
     if let Some(mu) = spec.friction {
         scene = scene.with_friction(mu);
     }
@@ -304,7 +329,7 @@ pub fn similar_scene(spec: &Spec, scale: f32) -> (Scene, f64) {
     let size = BANK_CUP_SIZE * scale;
     v.set_text("cup_size", &size.to_string())
         .unwrap_or_else(|e| panic!("cup_size={size}: {e}"));
-    let scene = Scene::with_grain_size(&v.to_settings(), large.grain_size).with_shape(Shape::Sphere);
+    let scene = Scene::with_grain_size(&v.to_settings(), large.grain_size).with_shape(spec.shape);
     let flow_kg_s = large.grains_per_s * scene.grain_kg;
     (scene.with_flow(flow_kg_s), large.pour_s)
 }
@@ -368,6 +393,7 @@ pub fn run_seed(spec: &Spec, seed: u64) -> Entry {
         pour_s: spec.pour_s,
         simulated_s: until,
         runs: 1,
+        shape: spec.shape.id().into(),
         impact_speed_m_s: v_ref,
         cells: CELLS.iter().map(|&c| c.to_string()).zip(cells).collect(),
     }
@@ -437,6 +463,7 @@ pub fn runs_held(entry: &Entry, spec: &Spec) -> u32 {
         && entry.grain_diameter_m == grain_m
         && entry.fill == if spec.cup.is_some() { spec.fill } else { 0.0 }
         && entry.fall_height_m == spec.fall_height_m
+        && entry.shape == spec.shape.id()
         && entry.pour_s == spec.pour_s
         && entry.runs <= spec.runs
         // the flow in g/s snaps to its step: a run may pour more or fewer than it asks
@@ -455,12 +482,16 @@ pub fn diameter_m(radius_m: f32) -> f32 {
     ((2.0 * radius_m as f64 * 1e7).round() / 1e7) as f32
 }
 
-/// Reads a bank file, of this version or of version 3 (before `Entry::friction`: each
-/// entry's grain material gives it), as `cargo xtask bank --reuse` does.
+/// Reads a bank file, of this version, of version 4 (before `Entry::shape`: spheres) or of
+/// version 3 (before `Entry::friction` too: each entry's grain material gives it), as
+/// `cargo xtask bank --reuse` does.
 pub fn read(text: &str) -> Result<BankFile, String> {
     let mut v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if v["format"] != FORMAT {
         return Err(format!("format {}: not {FORMAT}", v["format"]));
+    }
+    if v["version"] == 4 {
+        v["version"] = VERSION.into();
     }
     if v["version"] == 3 {
         let entries = v["entries"].as_array_mut().ok_or("no entries")?;
@@ -474,7 +505,7 @@ pub fn read(text: &str) -> Result<BankFile, String> {
     let file: BankFile = serde_json::from_value(v).map_err(|e| e.to_string())?;
     if file.version != VERSION {
         return Err(format!(
-            "{} version {}: not {FORMAT} version 3 or {VERSION}",
+            "{} version {}: not {FORMAT} version 3, 4 or {VERSION}",
             file.format, file.version
         ));
     }
@@ -736,6 +767,16 @@ pub const SMALL_SIZES: [(CupShape, usize, f32); 9] = [
     (CupShape::Tumbler, 1, 0.25),
 ];
 
+/// Grains swept in their own shape as well as spheres, as (family, grain of `GRAINS`, its
+/// sizes as factors on its 2 mm), every fill and the grain's falls: sugar's cubes in the mug
+/// at 0.4, 0.5, 2 and 4 mm (all its sizes there), where the default preset and the other
+/// sugar presets and salt pour. In its own shape sugar makes two to five times the spheres'
+/// collisions in the impact zone (a grain with corners does not roll off the spot it lands
+/// on: docs/dem.md, "Sizes under 2 mm"), and the lookup takes a grain's own shape where the
+/// bank holds it (`Bank::select` in granary-engine; docs/dem.md, "Grains in their own
+/// shape").
+pub const SHAPED: [(CupShape, usize, &[f32]); 1] = [(CupShape::Mug, 0, &[0.2, 0.25, 1.0, 2.0])];
+
 /// Falls beyond a grain's own in one family alone, as (family, grain of `GRAINS`, factor on
 /// its 2 mm, fall, m): sugar and glass beads at 2 mm from 45 cm onto the surface, where
 /// `sand_onto_concrete` falls 40.8 cm (sand, restitution 0.6, is looked up between sugar's
@@ -746,44 +787,51 @@ pub const EXTRA_FALLS: [(Option<CupShape>, usize, f32, f32); 3] =
 /// Every run of the sweep.
 pub fn sweep() -> Vec<Spec> {
     let mut specs = Vec::new();
+    // grain g of `GRAINS` at `size` (a factor on its 2 mm), in `shape`, at every fill of
+    // `cup` (bare ground onto the surface) and each of `falls`
+    let mut add = |cup: Option<CupShape>, g: usize, size: f32, falls: &[f32], shape: Shape| {
+        let fills: &[f32] = if cup.is_some() { &FILLS } else { &[0.0] };
+        for &fill in fills {
+            for &fall_height_m in falls {
+                specs.push(Spec {
+                    cup,
+                    grain: GRAINS[g].0,
+                    grain_size: GRAINS[g].1 * size,
+                    fill,
+                    fall_height_m,
+                    grains_per_s: GRAINS_PER_S,
+                    pour_s: POUR_S,
+                    seed: 1,
+                    runs: RUNS[g],
+                    friction: GRAIN_FRICTIONS[g],
+                    shape,
+                });
+            }
+        }
+    };
     let families = CupShape::ALL.map(Some).into_iter().chain([None]);
     for cup in families {
-        for (g, (((((grain, grain_size), runs), sizes), falls), friction)) in GRAINS
-            .into_iter()
-            .zip(RUNS)
-            .zip(SIZES)
-            .zip(FALLS_M)
-            .zip(GRAIN_FRICTIONS)
-            .enumerate()
-        {
+        for (g, (sizes, falls)) in SIZES.into_iter().zip(FALLS_M).enumerate() {
             let small = SMALL_SIZES
                 .iter()
                 .filter(|&&(family, grain, _)| Some(family) == cup && grain == g)
                 .map(|&(.., size)| size);
             for size in small.chain(sizes.iter().copied()) {
-                let fills: &[f32] = if cup.is_some() { &FILLS } else { &[0.0] };
                 let extra = EXTRA_FALLS
                     .iter()
                     .filter(|&&(family, grain, at, _)| family == cup && grain == g && at == size)
                     .map(|&(.., fall)| fall);
                 let falls: Vec<f32> = falls.iter().copied().chain(extra).collect();
-                for &fill in fills {
-                    for &fall_height_m in &falls {
-                        specs.push(Spec {
-                            cup,
-                            grain,
-                            grain_size: grain_size * size,
-                            fill,
-                            fall_height_m,
-                            grains_per_s: GRAINS_PER_S,
-                            pour_s: POUR_S,
-                            seed: 1,
-                            runs,
-                            friction,
-                        });
-                    }
-                }
+                add(cup, g, size, &falls, Shape::Sphere);
             }
+        }
+    }
+    // the grains swept in their own shape too, after the spheres (so a sweep's first scenes
+    // keep their places)
+    for &(family, g, sizes) in &SHAPED {
+        let shape = GrainMaterial::from_id(GRAINS[g].0).map_or(Shape::Sphere, Shape::of);
+        for &size in sizes {
+            add(Some(family), g, size, FALLS_M[g], shape);
         }
     }
     specs
@@ -806,6 +854,7 @@ pub fn check_sweep() -> Vec<Spec> {
         seed: 1,
         runs,
         friction: None,
+        shape: Shape::Sphere,
     };
     let [sugar, beads, rice, ..] = GRAINS;
     vec![
@@ -847,6 +896,7 @@ pub fn normalisation() -> [Spec; 3] {
         seed: 1,
         runs: 1,
         friction: None,
+        shape: Shape::Sphere,
     };
     [
         base,

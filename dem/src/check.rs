@@ -22,7 +22,7 @@ use granary_cli::compare::{compare_takes, envelope_power, window_frames, Audio, 
 use granary_cli::contacts::ContactFile;
 use granary_engine::base::materials::GRAVITY;
 use granary_engine::base::window::CELLS as GENERATOR_CELLS;
-use granary_engine::control::choices::{Gesture, Statistics};
+use granary_engine::control::choices::{Gesture, Shape, Statistics};
 use granary_engine::control::params::ParamValues;
 use granary_engine::control::preset;
 use granary_engine::derived::Derived;
@@ -536,6 +536,19 @@ fn not_poured(settings: &granary_engine::Settings) -> Option<String> {
     }
 }
 
+/// `values` with the engine's grains as the check's: as spheres where the bank holds the
+/// grains' own shape for the scene (sugar's cubes in the mug), the `grain_shape` setting at
+/// sphere, so that the bank's lookup takes the spheres' entries as the simulated scene is of
+/// spheres; else, and in their own shape, as the preset has them (the grains' field the
+/// preset's, as the sweep's checks have always rendered them).
+fn engine_grains(values: &mut ParamValues, grains: Grains) -> Result<(), String> {
+    let own_in_bank = || lookup(values).is_ok_and(|l| l.shape != Shape::Sphere);
+    match grains {
+        Grains::Sphere if own_in_bank() => set(values, "grain_shape", Shape::Sphere.id()),
+        _ => Ok(()),
+    }
+}
+
 /// The simulated scene of `values` for a seed: its grains in their own shape or as spheres.
 fn own_scene(values: &ParamValues, grains: Grains) -> Box<dyn Fn(u64) -> Scene + Sync> {
     let base = values.clone();
@@ -584,6 +597,7 @@ pub fn fill_at(values: &ParamValues, at_s: f64) -> f32 {
 pub fn preset_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
     let found = preset::find(id).map_err(|e| e.to_string())?;
     let mut values = found.values;
+    engine_grains(&mut values, grains)?;
     let settings = values.to_settings().sanitized();
     if let Some(why) = not_poured(&settings) {
         return Ok(PresetCase::NotChecked(why));
@@ -630,7 +644,9 @@ pub const POURED_S: f64 = PRESET_AT_S + 0.5;
 /// `POURED_MAX_GRAINS` grains.
 pub fn poured_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
     let found = preset::find(id).map_err(|e| e.to_string())?;
-    let settings = found.values.to_settings().sanitized();
+    let mut values = found.values;
+    engine_grains(&mut values, grains)?;
+    let settings = values.to_settings().sanitized();
     if let Some(why) = not_poured(&settings) {
         return Ok(PresetCase::NotChecked(why));
     }
@@ -649,8 +665,8 @@ pub fn poured_case(id: &str, grains: Grains) -> Result<PresetCase, String> {
     }
     Ok(PresetCase::Checked(Box::new(Case {
         name: format!("{} (from empty)", found.name),
-        scene: own_scene(&found.values, grains),
-        values: found.values,
+        scene: own_scene(&values, grains),
+        values,
         pour_s: POURED_S,
         settle_s: PRESET_AT_S,
         rates_comparable: false,

@@ -4,7 +4,7 @@
 
 use granary_dem::bank::{self, BankFile, Spec, CELLS};
 use granary_dem::Sim;
-use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::{CupShape, Shape};
 
 fn spec(fill: f32) -> Spec {
     Spec {
@@ -18,6 +18,7 @@ fn spec(fill: f32) -> Spec {
         seed: 1,
         runs: 1,
         friction: None,
+        shape: Shape::Sphere,
     }
 }
 
@@ -179,22 +180,33 @@ fn the_shipped_bank_reruns_from_its_sweep() {
             e.grain_material
         );
     }
-    // the beads of friction 0.6: at 2 mm, every family
+    // the beads of friction 0.6: at 2 mm, every family, and at 0.9 mm in the metal cup
     let own = |mu: f32| {
         file.entries
             .iter()
             .filter(|e| e.grain_material == "glass_beads_2mm" && e.friction == mu)
             .count()
     };
-    assert_eq!(own(0.6), 5 * 6 * 5 + 6);
+    assert_eq!(own(0.6), 5 * 6 * 5 + 6 + 6 * 5);
     assert!(own(0.4) > own(0.6));
     for e in file
         .entries
         .iter()
         .filter(|e| e.friction == 0.6 && e.grain_material == "glass_beads_2mm")
     {
-        assert_eq!((e.grain_diameter_m, e.runs), (0.002, 3));
+        let small = e.family == "metal_cup" && e.grain_diameter_m == 0.0009;
+        assert!(e.grain_diameter_m == 0.002 || small, "{}", e.grain_diameter_m);
+        assert_eq!(e.runs, 3);
     }
+    // sugar's cubes in the mug (`bank::SHAPED`): its four sizes there, every fill and fall,
+    // and no other entry but spheres
+    let cubes: Vec<_> = file.entries.iter().filter(|e| e.shape != "sphere").collect();
+    assert_eq!(cubes.len(), 4 * 6 * 5);
+    assert!(cubes
+        .iter()
+        .all(|e| (e.shape.as_str(), e.family.as_str(), e.grain_material.as_str()) == ("cube", "mug", "sugar")));
+    // written only where it is not the sphere: the spheres' entries read as before
+    assert!(!text.contains(r#""shape":"sphere""#) && text.contains(r#""shape":"cube""#));
 }
 
 /// An entry of several runs is their sum: `run` of two seeds is `merge` of each seed's run,
@@ -288,7 +300,7 @@ fn a_bank_of_version_3_is_read_with_its_grains_friction() {
     future["version"] = 9.into();
     future["entries"][0]["friction"] = 0.45.into();
     let e = bank::read(&future.to_string()).unwrap_err();
-    assert!(e.contains("version 9: not granary-bank version 3 or 4"), "{e}");
+    assert!(e.contains("version 9: not granary-bank version 3, 4 or 5"), "{e}");
     let mut other = v.clone();
     other["format"] = "granary-preset".into();
     let e = bank::read(&other.to_string()).unwrap_err();

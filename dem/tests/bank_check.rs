@@ -9,7 +9,7 @@
 
 use granary_dem::bank::{self, Spec};
 use granary_dem::check::{self, Options};
-use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::{CupShape, Shape};
 
 /// A scene of `grain` at `grain_size` times its material's diameter, poured for the sweep's
 /// half second.
@@ -25,6 +25,7 @@ fn scene(cup: Option<CupShape>, grain: &'static str, grain_size: f32, fill: f32,
         seed: 1,
         runs: 1,
         friction: None,
+        shape: Shape::Sphere,
     }
 }
 

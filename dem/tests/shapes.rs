@@ -7,7 +7,7 @@
 use granary_dem::bank::{self, Spec, CELLS};
 use granary_dem::{Body, Scene, Sim, DT_S, SETTLED_SPEED_M_S};
 use granary_engine::base::materials::GRAVITY;
-use granary_engine::control::choices::CupShape;
+use granary_engine::control::choices::{CupShape, Shape};
 use granary_engine::control::params::ParamValues;
 
 /// Grains of `material` dropped one at a time onto concrete from `height_m` (their centres),
@@ -151,6 +151,7 @@ fn shaped_grains_against_the_banks_spheres() {
                 seed,
                 runs: 1,
                 friction: None,
+                shape: Shape::Sphere,
             };
             let cells = |scene: Scene| {
                 let v_ref = bank::impact_speed(&scene);

@@ -84,6 +84,10 @@ pub struct BankReport {
     pub family_asked: String,
     pub family: String,
     pub family_fallback: bool,
+    /// The grains' shape (the preset's, `shape`), and the shape of the entries used: their
+    /// own where the bank holds it for the pour, else spheres of their volume.
+    pub shape_asked: String,
+    pub shape: String,
     pub restitution: AxisReport,
     /// The grains' friction on each other (dynamic; `used`: the frictions used at the two
     /// restitutions bracketing the grains', as weighted).
@@ -148,6 +152,8 @@ pub fn report(args: &BankArgs) -> Result<BankReport, String> {
         family_asked: lookup.asked.id().into(),
         family: lookup.family.id().into(),
         family_fallback: lookup.fell_back(),
+        shape_asked: engine.settings().resolved_grain_shape().id().into(),
+        shape: lookup.shape.id().into(),
         restitution: lookup.restitution.into(),
         friction: lookup.friction.into(),
         scale: lookup.scale as f64,
@@ -183,6 +189,15 @@ pub fn run(args: &BankArgs, out: &mut dyn Write) -> Result<(), String> {
         r.family.clone()
     };
     writeln!(out, "{:<16}{family}", "family").map_err(io)?;
+    let shape = if r.shape == r.shape_asked {
+        r.shape.clone()
+    } else {
+        format!(
+            "{} (the bank holds no {} grains for this pour: spheres of their volume used)",
+            r.shape, r.shape_asked
+        )
+    };
+    writeln!(out, "{:<16}{shape}", "grain shape").map_err(io)?;
     if r.scale != 1.0 {
         writeln!(
             out,

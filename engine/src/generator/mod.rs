@@ -23,6 +23,7 @@ mod rebound;
 use crate::base::fastmath;
 use crate::base::simd::Isa;
 use crate::base::window::{Cell, Collision, CollisionKind, ANGLE_BINS, CELLS, SPEED_BINS, WINDOW};
+use crate::control::choices::Shape;
 use crate::control::settings::Settings;
 use crate::derived::cups::{wall_bus, FLOOR_BUS, SURFACE_BUS, WALL_RINGS};
 use crate::derived::cups::{Cup, SECTORS};
@@ -699,32 +700,44 @@ pub enum CellStatistics {
 }
 
 impl CellStatistics {
-    /// The bank's cells of `family`, for grains of coefficient of restitution
-    /// `restitution`, `friction` and `grain_diameter_m`, the spout `fall_height_m` above
-    /// the rim, in a scene `scale` times the bank's (`Derived::bank_scale`): the settings'
-    /// part of the lookup, made once (`Bank::select`).
+    /// The bank's cells of `family`, for grains of `shape` (their own where the bank holds
+    /// it, else spheres), coefficient of restitution `restitution`, `friction` and
+    /// `grain_diameter_m`, the spout `fall_height_m` above the rim, in a scene `scale` times
+    /// the bank's (`Derived::bank_scale`): the settings' part of the lookup, made once
+    /// (`Bank::select`).
+    #[allow(clippy::too_many_arguments)]
     pub fn bank(
         bank: &'static Bank,
         family: Family,
+        shape: Shape,
         restitution: f32,
         friction: f32,
         grain_diameter_m: f32,
         fall_height_m: f32,
         scale: f32,
     ) -> CellStatistics {
-        let selection = bank.select(family, restitution, friction, grain_diameter_m, fall_height_m, scale);
+        let selection = bank.select(
+            family,
+            shape,
+            restitution,
+            friction,
+            grain_diameter_m,
+            fall_height_m,
+            scale,
+        );
         CellStatistics::Bank { bank, selection }
     }
 
     /// The bank's cells for a pour of settings `s` (derived `d`), as `statistics` = bank
-    /// looks them up: its family (`Family::of`), its grains' restitution, friction and
-    /// diameter, and its spout's height above the rim, in a scene `Derived::bank_scale`
+    /// looks them up: its family (`Family::of`), its grains' shape (`resolved_grain_shape`),
+    /// restitution, friction and diameter, and its spout's height above the rim, in a scene `Derived::bank_scale`
     /// times the bank's (Froude similarity: `Bank::select`); onto the surface, the spout
     /// as far above the ground as it is (`Derived::bank_fall_offset_m`).
     pub fn bank_for(bank: &'static Bank, s: &Settings, d: &Derived) -> CellStatistics {
         CellStatistics::bank(
             bank,
             Family::of(s),
+            s.resolved_grain_shape(),
             s.grain_material.data().restitution,
             s.grain_material.friction(),
             2.0 * s.grain_radius_m(),
@@ -1802,6 +1815,7 @@ mod tests {
         CellStatistics::bank(
             synthetic_bank(),
             crate::statistics::bank::Family::Cup(crate::control::choices::CupShape::Mug),
+            Shape::Sphere,
             restitution,
             0.5,
             0.002,

@@ -6,8 +6,9 @@
 //! (5.5–5.6: a Poisson count per window and cell, eq. 5.6, and histograms of the collisions'
 //! speeds and normals, "the simple histogram reconstruction method") from simulations over a
 //! range of scene parameters, and look them up while synthesising. The file (format
-//! "granary-bank", version 4; docs/architecture.md, "The collision databank") holds entries
-//! per family (a cup shape, or the pour onto the surface) for grains of some restitutions,
+//! "granary-bank", version 5; docs/architecture.md, "The collision databank") holds entries
+//! per family (a cup shape, or the pour onto the surface) and grain shape (spheres of the
+//! grains' volume, and some grains in their own shape too) for grains of some restitutions,
 //! each restitution at one or more frictions of its own, each such grain at diameters of
 //! its own, and every size on the same full grid over fill x fall height, each entry with, per
 //! cell, the collisions per arriving grain, the counts per speed bin (log-spaced, in units
@@ -31,8 +32,8 @@
 
 use crate::base::materials::PACKING_FRACTION;
 use crate::base::window::Cell;
-use crate::control::choices::CupShape;
 use crate::control::choices::PourTarget;
+use crate::control::choices::{CupShape, Shape};
 use crate::control::settings::Settings;
 use crate::derived::cups::{Cup, RINGS};
 use crate::derived::BANK_CUP_SIZE;
@@ -43,7 +44,7 @@ use std::sync::OnceLock;
 
 /// The file format's name and the version this build reads.
 pub const FORMAT: &str = "granary-bank";
-pub const VERSION: u64 = 4;
+pub const VERSION: u64 = 5;
 /// Speed and angle bins: the generator's histograms' (`generator::Shapes`), bin for bin.
 pub const SPEED_BINS: usize = crate::base::window::SPEED_BINS;
 pub const ANGLE_BINS: usize = crate::base::window::ANGLE_BINS;
@@ -134,7 +135,7 @@ pub enum BankError {
     Json(String),
     #[error("format `{0}`: expected `{FORMAT}`")]
     Format(String),
-    #[error("version {0}: this build reads version {VERSION}")]
+    #[error("version {0}: this build reads versions 4 (spheres only) and {VERSION}")]
     Version(u64),
     #[error("{axis}: {detail}")]
     Bins { axis: &'static str, detail: String },
@@ -142,6 +143,8 @@ pub enum BankError {
     Cells(String),
     #[error("{entry}: unknown family `{family}` (expected one of mug, tumbler, bowl, jar, metal_cup, surface)")]
     Family { entry: String, family: String },
+    #[error("{entry}: unknown shape `{shape}` (expected one of sphere, rice, lentil, disc, bean, cube, stone)")]
+    Shape { entry: String, shape: String },
     #[error("{entry}: cell `{cell}` is missing")]
     MissingCell { entry: String, cell: &'static str },
     #[error("{entry}: unknown cell `{cell}`")]
@@ -198,6 +201,9 @@ struct RawEntry {
     grain_diameter_m: f64,
     fill: f64,
     fall_height_m: f64,
+    /// The grains' shape (`Shape::id`); absent: spheres (every entry of a version 4 file).
+    #[serde(default)]
+    shape: Option<String>,
     cells: BTreeMap<String, RawCell>,
 }
 
@@ -257,6 +263,8 @@ struct Grid {
 
 /// An entry's key: restitution, friction, grain diameter (m), fill, fall height (m).
 const KEYS: usize = 5;
+/// A parsed entry: its keys and its cells.
+type KeyedEntry = ([f32; KEYS], [CellData; BANKED_CELLS]);
 
 /// A parsed, checked bank.
 #[derive(Debug, Clone, PartialEq)]
@@ -267,7 +275,10 @@ pub struct Bank {
     /// bins', rad (linear).
     pub speed_range: (f32, f32),
     pub angle_range: (f32, f32),
+    /// Each family's grid of spheres.
     grids: [Option<Grid>; 6],
+    /// The grids of grains in their own shape, a family and shape each (`Bank::select`).
+    shaped: Vec<(Family, Shape, Grid)>,
 }
 
 /// One axis of a lookup: the value asked, the value used (the nearest within the grid),
@@ -356,6 +367,9 @@ pub struct Lookup {
     /// The family asked for, and the one used (another when the bank lacks it).
     pub asked: Family,
     pub family: Family,
+    /// The grains' shape whose entries were used: their own where the bank holds it for the
+    /// pour (`Bank::select`), else spheres.
+    pub shape: Shape,
     pub restitution: Axis,
     /// The grains' friction against each other (dynamic). `used`: the mean of the frictions
     /// used at the two restitutions bracketing the grain's, weighted as they are; `clamped`
@@ -383,6 +397,10 @@ pub struct Lookup {
 pub struct Selection {
     asked: Family,
     family: Family,
+    /// The grains' shape whose grid is used, and that grid: `None`, the family's spheres;
+    /// `Some(i)`, `Bank::shaped[i]`.
+    shape: Shape,
+    grid: Option<usize>,
     restitution: Axis,
     friction: Axis,
     grain_diameter_m: Axis,
@@ -472,7 +490,7 @@ impl Bank {
         if raw.format != FORMAT {
             return Err(BankError::Format(raw.format));
         }
-        if raw.version != VERSION {
+        if !(4..=VERSION).contains(&raw.version) {
             return Err(BankError::Version(raw.version));
         }
         let speed_range = check_bins("speed_bins", &raw.speed_bins, SPEED_BINS, true)?;
@@ -500,17 +518,30 @@ impl Bank {
         if raw.entries.is_empty() {
             return Err(BankError::Empty);
         }
-        // every entry, checked, by family
-        let mut by_family: [Vec<([f32; KEYS], [CellData; BANKED_CELLS])>; 6] = Default::default();
+        // every entry, checked, by family and shape (`Shape::ALL`'s order)
+        let mut by_grid: BTreeMap<(usize, usize), Vec<KeyedEntry>> = BTreeMap::new();
         for (n, e) in raw.entries.iter().enumerate() {
             let label = format!(
-                "entry {n} ({}, restitution {}, friction {}, grain_diameter_m {}, fill {}, fall_height_m {})",
-                e.family, e.restitution, e.friction, e.grain_diameter_m, e.fill, e.fall_height_m
+                "entry {n} ({}{}, restitution {}, friction {}, grain_diameter_m {}, fill {}, fall_height_m {})",
+                e.family,
+                e.shape.as_deref().map_or(String::new(), |s| format!(", shape {s}")),
+                e.restitution,
+                e.friction,
+                e.grain_diameter_m,
+                e.fill,
+                e.fall_height_m
             );
             let family = Family::from_id(&e.family).ok_or_else(|| BankError::Family {
                 entry: format!("entry {n}"),
                 family: e.family.clone(),
             })?;
+            let shape = match &e.shape {
+                None => Shape::Sphere,
+                Some(id) => Shape::from_id(id).ok_or_else(|| BankError::Shape {
+                    entry: label.clone(),
+                    shape: id.clone(),
+                })?,
+            };
             let diameter = non_negative(e.grain_diameter_m, || format!("{label}: grain_diameter_m"))?;
             if diameter <= 0.0 {
                 return Err(BankError::Number {
@@ -544,12 +575,20 @@ impl Bank {
                 })?;
                 cells[i] = check_cell(&label, id, c, raw.time_bins)?;
             }
-            by_family[family.index()].push((keys, cells));
+            let shape_index = Shape::ALL.iter().position(|&s| s == shape).unwrap_or(0);
+            by_grid
+                .entry((family.index(), shape_index))
+                .or_default()
+                .push((keys, cells));
         }
         let mut grids: [Option<Grid>; 6] = Default::default();
-        for (f, entries) in by_family.into_iter().enumerate() {
-            if !entries.is_empty() {
-                grids[f] = Some(grid(Family::ALL[f], entries)?);
+        let mut shaped = Vec::new();
+        for ((f, shape), entries) in by_grid {
+            let (family, shape) = (Family::ALL[f], Shape::ALL[shape]);
+            let g = grid(family, shape, entries)?;
+            match shape {
+                Shape::Sphere => grids[f] = Some(g),
+                _ => shaped.push((family, shape, g)),
             }
         }
         Ok(Bank {
@@ -557,6 +596,7 @@ impl Bank {
             speed_range,
             angle_range,
             grids,
+            shaped,
         })
     }
 
@@ -617,7 +657,7 @@ impl Bank {
         Some((g, g.by_restitution[i].clone()))
     }
 
-    /// The statistics for a pour of `family` with grains of coefficient of restitution
+    /// The statistics for a pour of `family` with spheres of coefficient of restitution
     /// `restitution`, friction coefficient `friction` (dynamic, grain on grain) and diameter
     /// `grain_diameter_m`, the cup filled to `fill` (of its depth) and the spout
     /// `fall_height_m` above the rim (thesis 7.1: the precomputed PDFs looked up by the
@@ -642,13 +682,28 @@ impl Bank {
         fill: f32,
         fall_height_m: f32,
     ) -> Lookup {
-        let selection = self.select(family, restitution, friction, grain_diameter_m, fall_height_m, 1.0);
+        let selection = self.select(
+            family,
+            Shape::Sphere,
+            restitution,
+            friction,
+            grain_diameter_m,
+            fall_height_m,
+            1.0,
+        );
         self.lookup_at(&selection, fill)
     }
 
-    /// The part of `lookup` that the settings alone fix: the family used, and the tree's
-    /// descent to the grains' sizes (restitution, friction, the diameter's logarithm) and to
-    /// the fall height. The engine makes it when the settings change (`CellStatistics`).
+    /// The part of `lookup` that the settings alone fix: the family used, the grains' shape
+    /// used, and the tree's descent to the grains' sizes (restitution, friction, the
+    /// diameter's logarithm) and to the fall height. The engine makes it when the settings
+    /// change (`CellStatistics`).
+    ///
+    /// `shape` is the grains' (`Settings::resolved_grain_shape`): the family's entries of
+    /// that shape are used where the bank holds them and the pour within their grid on
+    /// every axis (docs/dem.md, "Grains in their own shape": sugar's cubes in the mug), else
+    /// the spheres' of the grains' volume, as for every shape the bank lacks (`Lookup::shape`
+    /// says which). `lookup` asks spheres.
     ///
     /// `scale` is the pour's length scale over the bank's scenes (`Derived::bank_scale`: a
     /// cup `scale` times the banked cups' size; 1 onto the surface, and where it is not a
@@ -666,9 +721,11 @@ impl Bank {
     /// one's (`SceneInput::life_scale`). granary-dem's simulations agree: in cups 1.8 and
     /// twice the bank's, the collisions a grain within 1.6 to 3.3 % of the similar scene's
     /// and the energy a grain within 0.3 to 2.4 % (docs/dem.md, "The cup's size").
+    #[allow(clippy::too_many_arguments)]
     pub fn select(
         &self,
         family: Family,
+        shape: Shape,
         restitution: f32,
         friction: f32,
         grain_diameter_m: f32,
@@ -684,9 +741,11 @@ impl Bank {
         } else {
             self.families().next().unwrap_or(family)
         };
-        let mut out = Selection {
+        let spheres = Selection {
             asked: family,
             family: used,
+            shape: Shape::Sphere,
+            grid: None,
             restitution: Axis::default(),
             friction: Axis::default(),
             grain_diameter_m: Axis::default(),
@@ -696,55 +755,29 @@ impl Bank {
             heights: [(0, 0.0); 16],
         };
         let Some(g) = &self.grids[used.index()] else {
-            return out;
+            return spheres;
         };
-        // down the tree: the two restitutions about the grains', each one's two frictions
-        // about theirs, each grain's two sizes about theirs (`descend`), each size's two
-        // falls about the pour's (below)
-        let (ar, wr) = place(&g.restitutions, restitution);
-        let mut grains = [(0, 0.0); 4];
-        let af = descend(&wr, &g.by_restitution, &g.frictions, friction, &mut grains, |_, a| {
-            a.used
-        });
-        let ad = descend(
-            &grains,
-            &g.by_grain,
-            &g.ln_diameters,
-            grain_diameter_m.ln(),
-            &mut out.sizes,
-            |r, a| {
-                // the diameter reported in metres: the asked one, or the end it was clamped to
-                match a.clamped {
-                    false => grain_diameter_m,
-                    true if a.used <= g.ln_diameters[r.start] => g.diameters[r.start],
-                    true => g.diameters[r.end - 1],
-                }
-            },
-        );
-        let ad = Axis {
-            asked: grain_diameter_m,
-            ..ad
-        };
-        // each size's two falls about the pour's, weighted within the size (the corners'
-        // weights are multiplied as they were when one fall axis served every size)
-        let mut ah = Axis {
-            asked: fall_height_m,
-            used: 0.0,
-            clamped: false,
-        };
-        for (&(s, w), pair) in out.sizes.iter().zip(out.heights.chunks_exact_mut(2)) {
-            let falls = g.by_size[s].clone();
-            let (a, wk) = place(&g.falls[falls.clone()], fall_height_m);
-            if w > 0.0 {
-                ah.used += w * a.used;
-                ah.clamped |= a.clamped;
-            }
-            for (o, (k, wk)) in pair.iter_mut().zip(wk) {
-                *o = (falls.start + k, wk);
-            }
-        }
-        (out.restitution, out.friction, out.grain_diameter_m, out.fall_height_m) = (ar, af, ad, ah);
-        out
+        let place =
+            |g: &Grid, out: Selection| descend_grid(g, out, restitution, friction, grain_diameter_m, fall_height_m);
+        // the grains' own shape where the bank holds that shape in the family and the pour
+        // within its grid, every axis inside (docs/dem.md, "Grains in their own shape");
+        // else the spheres of their volume
+        let own = self
+            .shaped
+            .iter()
+            .position(|&(f, s, _)| f == used && s == shape && s != Shape::Sphere)
+            .map(|i| {
+                place(
+                    &self.shaped[i].2,
+                    Selection {
+                        shape,
+                        grid: Some(i),
+                        ..spheres
+                    },
+                )
+            })
+            .filter(|own| !own.clamped());
+        own.unwrap_or_else(|| place(g, spheres))
     }
 
     /// `lookup` for a `selection` (`select`) at the fill `fill`: the corners' mixture.
@@ -753,6 +786,7 @@ impl Bank {
         let mut out = Lookup {
             asked: selection.asked,
             family: used,
+            shape: selection.shape,
             restitution: selection.restitution,
             friction: selection.friction,
             grain_diameter_m: selection.grain_diameter_m,
@@ -763,7 +797,11 @@ impl Bank {
             angle_range: self.angle_range,
             cells: [CellLookup::ZERO; BANKED_CELLS],
         };
-        let Some(g) = &self.grids[used.index()] else {
+        let grid = match selection.grid {
+            Some(i) => self.shaped.get(i).map(|(.., g)| g),
+            None => self.grids[used.index()].as_ref(),
+        };
+        let Some(g) = grid else {
             return out;
         };
         let (a_fill, wf) = place(&g.fills, fill);
@@ -1251,6 +1289,71 @@ fn check_cell(entry: &str, cell: &'static str, c: &RawCell, time_bins: usize) ->
     })
 }
 
+/// `out` (a selection of `g`'s grains) with the tree's descent in `g` (`Bank::select`): the
+/// two restitutions about the grains', each one's two frictions about theirs, each grain's two
+/// sizes about theirs (`descend`), each size's two falls about the pour's; `grain_diameter_m`
+/// and `fall_height_m` in the bank's scenes (over the scale).
+fn descend_grid(
+    g: &Grid,
+    mut out: Selection,
+    restitution: f32,
+    friction: f32,
+    grain_diameter_m: f32,
+    fall_height_m: f32,
+) -> Selection {
+    let (ar, wr) = place(&g.restitutions, restitution);
+    let mut grains = [(0, 0.0); 4];
+    let af = descend(&wr, &g.by_restitution, &g.frictions, friction, &mut grains, |_, a| {
+        a.used
+    });
+    let ad = descend(
+        &grains,
+        &g.by_grain,
+        &g.ln_diameters,
+        grain_diameter_m.ln(),
+        &mut out.sizes,
+        |r, a| {
+            // the diameter reported in metres: the asked one, or the end it was clamped to
+            match a.clamped {
+                false => grain_diameter_m,
+                true if a.used <= g.ln_diameters[r.start] => g.diameters[r.start],
+                true => g.diameters[r.end - 1],
+            }
+        },
+    );
+    let ad = Axis {
+        asked: grain_diameter_m,
+        ..ad
+    };
+    // each size's two falls about the pour's, weighted within the size (the corners'
+    // weights are multiplied as they were when one fall axis served every size)
+    let mut ah = Axis {
+        asked: fall_height_m,
+        used: 0.0,
+        clamped: false,
+    };
+    for (&(s, w), pair) in out.sizes.iter().zip(out.heights.chunks_exact_mut(2)) {
+        let falls = g.by_size[s].clone();
+        let (a, wk) = place(&g.falls[falls.clone()], fall_height_m);
+        if w > 0.0 {
+            ah.used += w * a.used;
+            ah.clamped |= a.clamped;
+        }
+        for (o, (k, wk)) in pair.iter_mut().zip(wk) {
+            *o = (falls.start + k, wk);
+        }
+    }
+    (out.restitution, out.friction, out.grain_diameter_m, out.fall_height_m) = (ar, af, ad, ah);
+    out
+}
+
+impl Selection {
+    /// Some axis of the settings' is outside the grid's range.
+    fn clamped(&self) -> bool {
+        self.restitution.clamped || self.friction.clamped || self.grain_diameter_m.clamped || self.fall_height_m.clamped
+    }
+}
+
 /// Entry (s, j, k)'s place in a grid's `cells` (`Grid`): size s's entries after the earlier
 /// sizes' (`by_size[s].start` falls, each at every one of the `fills` fills), fill j's falls
 /// in a run, fall k of `by_size[s]`.
@@ -1259,11 +1362,16 @@ fn index(by_size: &[Range<usize>], fills: usize, s: usize, j: usize, k: usize) -
     falls.start * fills + j * falls.len() + (k - falls.start)
 }
 
-/// One family's entries as its grid (`Grid`), or the error naming what is missing or
-/// doubled: every size of every grain (restitution, friction, diameter) over the same fills
-/// and, under each fill, the same falls as its other fills (the size's own).
-fn grid(of: Family, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS])>) -> Result<Grid, BankError> {
+/// One family's entries of grains of one shape as their grid (`Grid`), or the error naming
+/// what is missing or doubled: every size of every grain (restitution, friction, diameter)
+/// over the same fills and, under each fill, the same falls as its other fills (the size's
+/// own).
+fn grid(of: Family, shape: Shape, entries: Vec<KeyedEntry>) -> Result<Grid, BankError> {
     let family = of.id();
+    let shaped = match shape {
+        Shape::Sphere => String::new(),
+        _ => format!("{} grains, ", shape.id()),
+    };
     // the distinct, ascending keys of the first `n` of an entry's, lexicographically
     let distinct = |n: usize| {
         let mut v: Vec<[f32; 3]> = entries
@@ -1314,7 +1422,7 @@ fn grid(of: Family, entries: Vec<([f32; KEYS], [CellData; BANKED_CELLS])>) -> Re
     let describe = |s: usize, j: usize, k: usize| {
         let [r, f, d] = sizes[s];
         format!(
-            "restitution {r}, friction {f}, grain_diameter_m {d}, fill {}, fall_height_m {}",
+            "{shaped}restitution {r}, friction {f}, grain_diameter_m {d}, fill {}, fall_height_m {}",
             fills[j], falls[k]
         )
     };
@@ -1474,6 +1582,69 @@ pub(crate) mod tests {
 
     pub(crate) fn synthetic_bank() -> Bank {
         Bank::parse(&synthetic().to_string()).unwrap()
+    }
+
+    /// A version 4 file (no shapes: every entry of spheres) reads as it did.
+    #[test]
+    fn a_version_4_bank_is_of_spheres() {
+        let mut v = synthetic();
+        v["version"] = json!(4);
+        assert_eq!(Bank::parse(&v.to_string()).unwrap(), synthetic_bank());
+    }
+
+    /// The grains' own shape where the bank holds it: the synthetic mug's grains of
+    /// restitution 0.5 and friction 0.5 also as cubes of 2 and 4 mm, their impact zone's
+    /// rate three times the spheres'. A cube inside that grid is looked up among the cubes;
+    /// one outside it (a 1.5 mm cube, a cube of another restitution) among the spheres, as
+    /// is a shape the bank lacks; the lookup says which.
+    #[test]
+    fn grains_are_looked_up_in_their_own_shape_where_the_bank_holds_it() {
+        let mut v = synthetic();
+        let cubes: Vec<Value> = v["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["family"] == "mug" && e["restitution"] == 0.5 && e["friction"] == 0.5)
+            .map(|e| {
+                let mut c = e.clone();
+                c["shape"] = json!("cube");
+                let rate = 3.0 * c["cells"]["impact_zone"]["rate"].as_f64().unwrap();
+                c["cells"]["impact_zone"]["rate"] = json!(rate);
+                c
+            })
+            .collect();
+        assert_eq!(cubes.len(), 8);
+        v["entries"].as_array_mut().unwrap().extend(cubes);
+        let b = Bank::parse(&v.to_string()).unwrap();
+        let impact = |shape: Shape, e: f32, d: f32| {
+            let l = b.lookup_at(&b.select(MUG, shape, e, MU, d, 0.2, 1.0), 0.25);
+            (l.shape, l.cells[0].rate, l.clamped())
+        };
+        let spheres = impact(Shape::Sphere, 0.5, 0.003);
+        let (shape, rate, clamped) = impact(Shape::Cube, 0.5, 0.003);
+        assert_eq!((shape, clamped), (Shape::Cube, false));
+        assert!(
+            (rate - 3.0 * spheres.1).abs() <= 1e-5 * rate,
+            "{rate} against {spheres:?}"
+        );
+        // outside the cubes' grid: the spheres', which hold it
+        assert_eq!(impact(Shape::Cube, 0.5, 0.0015), impact(Shape::Sphere, 0.5, 0.0015));
+        assert_eq!(impact(Shape::Cube, 0.7, 0.003), impact(Shape::Sphere, 0.7, 0.003));
+        assert_eq!(impact(Shape::Rice, 0.5, 0.003), spheres);
+        // the spheres' own lookup is the bank's without the cubes
+        assert_eq!(
+            b.lookup(MUG, 0.5, MU, 0.003, 0.25, 0.2),
+            synthetic_bank().lookup(MUG, 0.5, MU, 0.003, 0.25, 0.2)
+        );
+        // a shaped grid is a full grid too
+        let mut v2 = v.clone();
+        let last = v2["entries"].as_array().unwrap().len() - 1;
+        v2["entries"].as_array_mut().unwrap().remove(last);
+        let e = Bank::parse(&v2.to_string()).unwrap_err().to_string();
+        assert!(
+            e.contains("family `mug`") && e.contains("no entry at cube grains, restitution 0.5"),
+            "{e}"
+        );
     }
 
     const MUG: Family = Family::Cup(CupShape::Mug);
@@ -1665,7 +1836,15 @@ pub(crate) mod tests {
     #[test]
     fn parse_errors_name_what_is_wrong() {
         assert!(error(|v| v["format"] = json!("granary-preset")).contains("format `granary-preset`"));
-        assert!(error(|v| v["version"] = json!(1)).contains("version 1: this build reads version 4"));
+        assert!(
+            error(|v| v["version"] = json!(1)).contains("version 1: this build reads versions 4 (spheres only) and 5")
+        );
+        assert!(error(|v| v["version"] = json!(6)).contains("version 6: this build reads"));
+        let e = error(|v| v["entries"][2]["shape"] = json!("pyramid"));
+        assert!(
+            e.contains("entry 2 (mug, shape pyramid") && e.contains("unknown shape `pyramid`"),
+            "{e}"
+        );
         let e = error(|v| v["speed_bins"]["n"] = json!(12));
         assert!(e.contains("speed_bins: 12 bins; the generator has 16"), "{e}");
         let e = error(|v| v["angle_bins"]["n"] = json!(9));
@@ -1925,7 +2104,7 @@ pub(crate) mod tests {
         let (e, mu) = (0.5, 0.35);
         for family in Family::ALL {
             for (d, h, fill) in [(0.0056, 0.44, 0.3), (0.005, 0.3, 0.7), (0.0036, 0.2, 0.0)] {
-                let scaled = b.lookup_at(&b.select(family, e, mu, d, h, 2.0), fill);
+                let scaled = b.lookup_at(&b.select(family, Shape::Sphere, e, mu, d, h, 2.0), fill);
                 let similar = b.lookup(family, e, mu, 0.5 * d, fill, 0.5 * h);
                 assert_eq!(scaled.cells, similar.cells, "{} {d} {h}", family.id());
                 assert_eq!(
@@ -1938,12 +2117,12 @@ pub(crate) mod tests {
         // against an unscaled lookup of the same numbers, the scale moves the rates
         let mug = Family::Cup(CupShape::Mug);
         let (scaled, plain) = (
-            b.lookup_at(&b.select(mug, e, mu, 0.0056, 0.44, 2.0), 0.3),
+            b.lookup_at(&b.select(mug, Shape::Sphere, e, mu, 0.0056, 0.44, 2.0), 0.3),
             b.lookup(mug, e, mu, 0.0056, 0.3, 0.44),
         );
         assert_ne!(scaled.cells, plain.cells);
         for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
-            let l = b.lookup_at(&b.select(mug, e, mu, 0.0028, 0.2, bad), 0.3);
+            let l = b.lookup_at(&b.select(mug, Shape::Sphere, e, mu, 0.0028, 0.2, bad), 0.3);
             assert_eq!(
                 (l.scale, l.cells),
                 (1.0, b.lookup(mug, e, mu, 0.0028, 0.3, 0.2).cells),
