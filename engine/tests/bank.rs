@@ -67,8 +67,11 @@ fn a_pour_from_the_bank_is_heard_and_differs_from_the_model() {
     assert_eq!(v.to_settings().statistics, Statistics::Bank);
     let bank = render(&v, &opts);
     let rms = |x: &[f32]| (x.iter().map(|&s| s as f64 * s as f64).sum::<f64>() / x.len() as f64).sqrt();
-    for x in [&bank.main[0], &bank.grains[0], &bank.cup[0]] {
-        assert!(x.iter().all(|s| s.is_finite() && s.abs() <= 1.0));
+    // the main output within the limiter's ceiling; the stems, before the limiter, finite
+    // and within 6 dB of full scale (the default gain is the model's calibration, and the
+    // bank's cubes of sugar are the louder pour: its grains stem peaks at 1.01 here)
+    for (x, bound) in [(&bank.main[0], 1.0), (&bank.grains[0], 2.0), (&bank.cup[0], 2.0)] {
+        assert!(x.iter().all(|s| s.is_finite() && s.abs() <= bound));
         assert!(rms(x) > 1e-5, "silent: {}", rms(x));
     }
     assert!(bank.stats.collisions > 1000);

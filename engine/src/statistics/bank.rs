@@ -2203,17 +2203,34 @@ pub(crate) mod tests {
             // in the mug (`granary-dem`'s `SMALL_SIZES`: the factory presets' 1.56 and
             // 1.95 mm in the bank's cups, sugar's and salt's 0.5 and 0.44 mm)
             let small = |family, d: &'static [f32]| if f == family { d } else { &[][..] };
+            // and sugar and gravel at 0.9 mm in the metal cup (steel shot's 1 mm in the tin)
+            let metal = |d: &'static [f32]| small(Family::Cup(CupShape::MetalCup), d);
             let rice = [small(Family::Cup(CupShape::Bowl), &[0.0014]), &[0.002, 0.0028, 0.004]].concat();
             assert_eq!(b.diameters(f, 0.5, 0.35), rice, "{}", f.id());
-            let sugar = [small(Family::Cup(CupShape::Mug), &[0.0004, 0.0005]), &[0.002, 0.004]].concat();
+            let mug = small(Family::Cup(CupShape::Mug), &[0.0004, 0.0005]);
+            let sugar = [mug, metal(&[0.0009]), &[0.002, 0.004]].concat();
             assert_eq!(b.diameters(f, 0.5, 0.45), sugar, "{}", f.id());
             // gravel and coffee beans at 6 mm too (the factory presets' 6 and 5 mm)
-            assert_eq!(b.diameters(f, 0.5, 0.6), [0.002, 0.004, 0.006], "{}", f.id());
+            let gravel = [metal(&[0.0009]), &[0.002, 0.004, 0.006]].concat();
+            assert_eq!(b.diameters(f, 0.5, 0.6), gravel, "{}", f.id());
             // the beads' restitution at their friction and gravel's (a bead of friction
             // 0.6, 2 mm: sand's 0.55 and steel shot's 0.57 between them)
             assert_eq!(b.frictions(f, 0.85), [0.4, 0.6], "{}", f.id());
-            assert_eq!(b.diameters(f, 0.85, 0.4), [0.002, 0.004], "{}", f.id());
-            assert_eq!(b.diameters(f, 0.85, 0.6), [0.002], "{}", f.id());
+            // and at 0.9 mm in the metal cup, the beads at 0.5 mm in the tumbler (the fine
+            // beads')
+            let beads = [
+                small(Family::Cup(CupShape::Tumbler), &[0.0005]),
+                metal(&[0.0009]),
+                &[0.002, 0.004],
+            ]
+            .concat();
+            assert_eq!(b.diameters(f, 0.85, 0.4), beads, "{}", f.id());
+            assert_eq!(
+                b.diameters(f, 0.85, 0.6),
+                [metal(&[0.0009]), &[0.002]].concat(),
+                "{}",
+                f.id()
+            );
             assert_eq!(b.frictions(f, 0.4), [0.35], "{}", f.id());
             assert_eq!(b.diameters(f, 0.4, 0.35), [0.002, 0.004, 0.006], "{}", f.id());
             // the falls: 8 to 40 cm, gravel's to 45 cm (gravel onto soil's 41.9 cm), coffee
