@@ -258,6 +258,16 @@ impl<const N: usize> Histogram<N> {
         (centres, masses)
     }
 
+    /// The distribution's first moment above `cut`, E[x; x >= cut], each bin's mass at
+    /// its centre (the bins whose centre is at or above the cut; 0: the mean).
+    fn mean_above(&self, cut: f32) -> f32 {
+        let (centres, masses) = self.centres_and_masses();
+        let m1: f32 = (0..N)
+            .map(|i| if centres[i] >= cut { masses[i] * centres[i] } else { 0.0 })
+            .sum();
+        m1 / self.cdf[N - 1]
+    }
+
     /// Each bin's share of the distribution's second moment E[x^2] (its mass times its
     /// centre squared, unnormalised), and their sum.
     fn bin_moments(&self) -> ([f32; N], f32) {
@@ -1000,7 +1010,7 @@ pub fn generate(
                 }
                 _ => &shapes.energy[cell_index],
             };
-            shape.draw(count as f32 / rendered as f32)
+            shape.draw(count as f32 / rendered as f32, v_cull / pdf.mean_v)
         } else {
             None
         };
@@ -1017,10 +1027,20 @@ pub fn generate(
         };
         let missing = count as f32 - rendered as f32 * carry;
         if missing > 0.0 {
+            // A banked cell's speeds change shape from window to window (`lifetime_speeds`:
+            // a clump's landings are fast, its grains' later collisions slower) where the
+            // model's keep theirs: the mean push follows the window's mean speed of the
+            // collisions above the audible cut, not only the pour's (a full mug's cup lost
+            // 3 dB at 100 Hz against every collision rendered while it followed `mean_v`
+            // alone, docs/performance.md).
+            let shape_mean = match &window_shapes {
+                Some(w) if w.own[cell_index] => speed.mean_above(v_cull / pdf.mean_v),
+                _ => 1.0,
+            };
             means[cell_index] = GroupMean {
                 missing,
                 carried: rendered as f32 * carry,
-                mean_v: pdf.mean_v,
+                mean_v: pdf.mean_v * shape_mean,
                 density: pdf.time.density(),
             };
         }
@@ -1165,28 +1185,36 @@ struct EnergyShape {
     /// m1 = sum p_i c_i and m2 = sum p_i c_i^2 (p normalised).
     m1: f32,
     m2: f32,
+    /// Each bin's centre c_i, and its shares of m1 and m2, p_i c_i and p_i c_i^2.
+    centre: [f32; SPEED_BINS],
+    first: [f32; SPEED_BINS],
+    second: [f32; SPEED_BINS],
 }
 
 impl EnergyShape {
     /// The energy-weighted form of `speed` (a cell's shape, built once; a bank's banked
     /// cells' each window).
     fn new(speed: &Histogram<SPEED_BINS>) -> EnergyShape {
-        let (centres, masses) = speed.centres_and_masses();
+        let (centres, _) = speed.centres_and_masses();
         let (moments, m2) = speed.bin_moments();
         let inv_centre = centres.map(|c| 1.0 / c);
-        let m1: f32 = (0..SPEED_BINS).map(|i| masses[i] * centres[i]).sum();
         let mass = speed.cdf[SPEED_BINS - 1];
+        let second = moments.map(|m| m / mass);
         EnergyShape {
             energy: Histogram::from_weights(speed.lo, speed.hi, speed.log, &moments),
             inv_centre,
-            m1: m1 / mass,
+            m1: speed.mean_above(0.0),
             m2: m2 / mass,
+            centre: centres,
+            first: std::array::from_fn(|i| second[i] * inv_centre[i]),
+            second,
         }
     }
 
-    /// The draws of a window whose draws stand for `k` collisions each; none if the group
-    /// is too small (the type's doc) or the histogram empty.
-    fn draw(&self, k: f32) -> Option<EnergyDraw<'_>> {
+    /// The draws of a window whose draws stand for `k` collisions each, with the audible
+    /// cut at `cut` (in the histogram's units; 0: none); none if the group is too small
+    /// (the type's doc) or the histogram empty.
+    fn draw(&self, k: f32, cut: f32) -> Option<EnergyDraw<'_>> {
         let (m1, m2) = (self.m1, self.m2);
         if !(m1 > 0.0 && m2 > 0.0 && k * m1 * m1 >= m2) {
             return None;
@@ -1195,8 +1223,31 @@ impl EnergyShape {
             energy: &self.energy,
             inv_centre: &self.inv_centre,
             amplitude: (k * m2).sqrt(),
-            carry: m2.sqrt() / m1,
+            carry: self.carry(cut),
         })
+    }
+
+    /// The mean push a draw carries in collisions of the cell's mean speed, per sqrt(k),
+    /// where the draws and the collisions slower than `cut` are culled (and push nothing):
+    /// a draw keeps its push with the probability m2' / m2, the share of the energy above
+    /// the cut (the draws are taken by energy), and pushes sqrt(k m2) then, where a
+    /// collision pushes m1' on average, the first moment above the cut: sqrt(k) m2' /
+    /// (sqrt(m2) m1') collisions' worth. Without a cut, sqrt(m2) / m1
+    /// (the type's doc). The cut is a bin edge (`Histogram::second_moment_cut`, or below
+    /// the histogram), so the bins above it are those whose centre is.
+    fn carry(&self, cut: f32) -> f32 {
+        let (mut first, mut second) = (0.0f32, 0.0f32);
+        for i in 0..SPEED_BINS {
+            if self.centre[i] >= cut {
+                first += self.first[i];
+                second += self.second[i];
+            }
+        }
+        if first > 0.0 && second > 0.0 {
+            second / (self.m2.sqrt() * first)
+        } else {
+            self.m2.sqrt() / self.m1
+        }
     }
 }
 
@@ -2159,6 +2210,60 @@ mod tests {
         }
     }
 
+    /// One grouped cell's windows as `floor_windows` reads them: the draws' energy (sum of
+    /// weight^2 v0^2) and push (sum of weight v0), the mean push they say they carry
+    /// (`GroupMean::carried`, collisions) and its speed, the draws, their speeds, and the
+    /// collisions the window holds (carried + missing; 0 when nothing is grouped).
+    struct FloorWindow {
+        energy: f64,
+        push: f64,
+        carried: f64,
+        mean_v: f64,
+        draws: u64,
+        speeds: Vec<f64>,
+        count: f64,
+    }
+
+    /// 600 windows of an empty cup's floor under a dense stream (a direct cell), drawn with
+    /// `max_per_cell` and the audible cut at `cull_share` of the energy.
+    fn floor_windows(max_per_cell: u32, cull_share: f32) -> Vec<FloorWindow> {
+        let s = state(200_000.0, 0.0);
+        let floor = CELLS.iter().position(|&c| c == Cell::CupFloor).unwrap();
+        let shapes = Shapes::new(cull_share, Isa::detect());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let setup = GeneratorSetup {
+            max_per_cell,
+            ..setup(CellStatistics::Model, 0.5)
+        };
+        let mut out = Vec::with_capacity(CELLS.len() * MAX_RENDERED_PER_CELL as usize);
+        let mut windows = Vec::new();
+        for _ in 0..600 {
+            out.clear();
+            let mut means = [GroupMean::default(); CELLS.len()];
+            // beyond `out`'s room the collisions come to the closure
+            let mut beyond = Vec::new();
+            generate(&s, &setup, &shapes, &mut rng, &mut out, &mut means, |c| beyond.push(*c));
+            let m = means[floor];
+            let mut w = FloorWindow {
+                energy: 0.0,
+                push: 0.0,
+                carried: m.carried as f64,
+                mean_v: m.mean_v as f64,
+                draws: 0,
+                speeds: Vec::new(),
+                count: (m.carried + m.missing) as f64,
+            };
+            for c in out.iter().chain(&beyond).filter(|c| c.cell == floor) {
+                w.energy += (c.weight as f64 * c.v0 as f64).powi(2);
+                w.push += c.weight as f64 * c.v0 as f64;
+                w.draws += 1;
+                w.speeds.push(c.v0 as f64);
+            }
+            windows.push(w);
+        }
+        windows
+    }
+
     /// A grouped cell's draws taken by their energy (`EnergyDraw`): over many windows they
     /// carry the energy (sum of weight^2 v0^2) of every collision and the mean push that
     /// `GroupMean::carried` says (sum of weight v0 against carried x mean speed), and a
@@ -2167,55 +2272,24 @@ mod tests {
     /// docs/performance.md).
     #[test]
     fn grouped_draws_by_energy_keep_energy_and_mean_push_and_steady_the_windows() {
-        // an empty cup under a dense stream: the floor takes the impacts (a direct cell)
-        let s = state(200_000.0, 0.0);
-        let floor = CELLS.iter().position(|&c| c == Cell::CupFloor).unwrap();
-        let shapes = Shapes::new(0.0, Isa::detect());
-        // per window: the floor's energy, mean push, what the draws say they carry, draws
-        let run = |max_per_cell| {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-            let setup = GeneratorSetup {
-                max_per_cell,
-                ..setup(CellStatistics::Model, 0.5)
-            };
-            let mut out = Vec::with_capacity(CELLS.len() * MAX_RENDERED_PER_CELL as usize);
-            let mut windows = Vec::new();
-            for _ in 0..600 {
-                out.clear();
-                let mut means = [GroupMean::default(); CELLS.len()];
-                let (mut energy, mut push, mut draws) = (0.0f64, 0.0f64, 0u64);
-                let mut speeds = Vec::new();
-                // beyond `out`'s room the collisions come to the closure
-                let mut beyond = Vec::new();
-                generate(&s, &setup, &shapes, &mut rng, &mut out, &mut means, |c| beyond.push(*c));
-                for c in out.iter().chain(&beyond).filter(|c| c.cell == floor) {
-                    energy += (c.weight as f64 * c.v0 as f64).powi(2);
-                    push += c.weight as f64 * c.v0 as f64;
-                    draws += 1;
-                    speeds.push(c.v0 as f64);
-                }
-                let m = means[floor];
-                windows.push((energy, push, m.carried as f64 * m.mean_v as f64, draws, speeds));
-            }
-            windows
-        };
+        let run = |max_per_cell| floor_windows(max_per_cell, 0.0);
         let (grouped, every) = (run(16), run(u32::MAX));
         let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
         let cv = |x: &[f64]| {
             let m = mean(x);
             (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64).sqrt() / m
         };
-        let energy = |w: &[(f64, f64, f64, u64, Vec<f64>)]| w.iter().map(|w| w.0).collect::<Vec<_>>();
+        let energy = |w: &[FloorWindow]| w.iter().map(|w| w.energy).collect::<Vec<_>>();
         let (eg, ee) = (energy(&grouped), energy(&every));
         assert!(
-            grouped.iter().all(|w| w.3 == 16),
+            grouped.iter().all(|w| w.draws == 16),
             "the floor is grouped in every window"
         );
         let ratio = mean(&eg) / mean(&ee);
         assert!((ratio - 1.0).abs() < 0.03, "energy: grouped / every collision {ratio}");
         let (pushed, carried): (f64, f64) = grouped
             .iter()
-            .map(|w| (w.1, w.2))
+            .map(|w| (w.push, w.carried * w.mean_v))
             .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
         assert!(
             (pushed / carried - 1.0).abs() < 0.03,
@@ -2223,7 +2297,7 @@ mod tests {
         );
         // plain draws: 16 speeds from the same distribution, each sqrt(n / 16) -> a window's
         // energy's relative spread sqrt(Var(v^2) / (16 E[v^2]^2)) on top of the count's
-        let v2: Vec<f64> = every.iter().flat_map(|w| w.4.iter().map(|v| v * v)).collect();
+        let v2: Vec<f64> = every.iter().flat_map(|w| w.speeds.iter().map(|v| v * v)).collect();
         let plain = (cv(&v2).powi(2) / 16.0 + cv(&ee).powi(2)).sqrt();
         let (cg, ce) = (cv(&eg), cv(&ee));
         assert!(
@@ -2233,6 +2307,28 @@ mod tests {
         assert!(
             plain > 2.0 * cg,
             "plain draws would spread {plain:.3}, the test could not tell"
+        );
+    }
+
+    /// With the audible cut, the draws by energy and the collisions lose different shares of
+    /// their push (the slow draws are few, the slow collisions many, and both push nothing
+    /// when culled): the push a draw says it carries (`EnergyShape::carry`) is the push per
+    /// collision of every collision, culled ones counted, so that the mean push grouping
+    /// adds back makes up the collisions' own. A cut at a fifth of the energy, far above the
+    /// engine's (`CULL_ENERGY_SHARE`), makes the difference plain: without the cut in the
+    /// carry the draws' push per unit came out 1.09 times every collision's.
+    #[test]
+    fn the_mean_push_grouping_carries_is_every_collisions_above_the_audible_cut() {
+        let (grouped, every) = (floor_windows(16, 0.2), floor_windows(u32::MAX, 0.2));
+        let sum = |w: &[FloorWindow], f: &dyn Fn(&FloorWindow) -> f64| w.iter().map(f).sum::<f64>();
+        // per collision (every collision's counted by the grouped run's: the same Poisson
+        // counts' mean), and per unit carried
+        let per_collision = sum(&every, &|w| w.push) / sum(&grouped, &|w| w.count);
+        let per_unit = sum(&grouped, &|w| w.push) / sum(&grouped, &|w| w.carried);
+        let ratio = per_unit / per_collision;
+        assert!(
+            (ratio - 1.0).abs() < 0.03,
+            "push per unit carried {per_unit} against per collision {per_collision}: {ratio}"
         );
     }
 
