@@ -752,19 +752,26 @@ pub const SIZES: [&[f32]; 7] = [
 /// metal cup the four grains about steel shot's restitution and friction (sugar, gravel and
 /// the beads of friction 0.4 and 0.6: `steel_shot_tin`'s 1 mm shot in a tin 1.1 times the
 /// bank's cup is 0.91 mm; the beads' 0.9 mm is also below `glass_beads_steel_cup`'s 1 mm);
-/// and the beads at 0.5 mm in the tumbler (`fine_glass_beads_tumbler`). Poured as the larger
-/// sizes are, the first thousand grains (docs/dem.md, "Smaller grains need longer pours" and
-/// "Sizes under 2 mm": what a thousand small grains are of a pour, and what that leaves).
-pub const SMALL_SIZES: [(CupShape, usize, f32); 9] = [
-    (CupShape::Bowl, 2, 0.7),
-    (CupShape::MetalCup, 5, 0.7),
-    (CupShape::Mug, 0, 0.2),
-    (CupShape::Mug, 0, 0.25),
-    (CupShape::MetalCup, 0, 0.45),
-    (CupShape::MetalCup, 1, 0.45),
-    (CupShape::MetalCup, 3, 0.45),
-    (CupShape::MetalCup, 6, 0.45),
-    (CupShape::Tumbler, 1, 0.25),
+/// and the beads at 0.5 mm in the tumbler (`fine_glass_beads_tumbler`); onto the surface
+/// (`None`) the same four at 1 mm (`steel_shot_onto_a_steel_plate`'s 1 mm shot; sand onto
+/// concrete's 0.2 mm, between sugar, gravel and the beads, is nearer it than 2 mm). Poured as
+/// the larger sizes are, the first thousand grains (docs/dem.md, "Smaller grains need longer
+/// pours" and "Sizes under 2 mm": what a thousand small grains are of a pour, and what that
+/// leaves).
+pub const SMALL_SIZES: [(Option<CupShape>, usize, f32); 13] = [
+    (Some(CupShape::Bowl), 2, 0.7),
+    (Some(CupShape::MetalCup), 5, 0.7),
+    (Some(CupShape::Mug), 0, 0.2),
+    (Some(CupShape::Mug), 0, 0.25),
+    (Some(CupShape::MetalCup), 0, 0.45),
+    (Some(CupShape::MetalCup), 1, 0.45),
+    (Some(CupShape::MetalCup), 3, 0.45),
+    (Some(CupShape::MetalCup), 6, 0.45),
+    (Some(CupShape::Tumbler), 1, 0.25),
+    (None, 0, 0.5),
+    (None, 1, 0.5),
+    (None, 3, 0.5),
+    (None, 6, 0.5),
 ];
 
 /// Grains swept in their own shape as well as spheres, as (family, grain of `GRAINS`, its
@@ -778,11 +785,17 @@ pub const SMALL_SIZES: [(CupShape, usize, f32); 9] = [
 pub const SHAPED: [(CupShape, usize, &[f32]); 1] = [(CupShape::Mug, 0, &[0.2, 0.25, 1.0, 2.0])];
 
 /// Falls beyond a grain's own in one family alone, as (family, grain of `GRAINS`, factor on
-/// its 2 mm, fall, m): sugar and glass beads at 2 mm from 45 cm onto the surface, where
+/// its 2 mm, fall, m): sugar and glass beads at 2 and 1 mm from 45 cm onto the surface, where
 /// `sand_onto_concrete` falls 40.8 cm (sand, restitution 0.6, is looked up between sugar's
-/// and gravel's frictions at restitution 0.5 and the beads' at 0.85, at 2 mm).
-pub const EXTRA_FALLS: [(Option<CupShape>, usize, f32, f32); 3] =
-    [(None, 0, 1.0, 0.45), (None, 1, 1.0, 0.45), (None, 6, 1.0, 0.45)];
+/// and gravel's frictions at restitution 0.5 and the beads' at 0.85, at 1 mm, the smallest onto the surface).
+pub const EXTRA_FALLS: [(Option<CupShape>, usize, f32, f32); 6] = [
+    (None, 0, 1.0, 0.45),
+    (None, 1, 1.0, 0.45),
+    (None, 6, 1.0, 0.45),
+    (None, 0, 0.5, 0.45),
+    (None, 1, 0.5, 0.45),
+    (None, 6, 0.5, 0.45),
+];
 
 /// Every run of the sweep.
 pub fn sweep() -> Vec<Spec> {
@@ -814,7 +827,7 @@ pub fn sweep() -> Vec<Spec> {
         for (g, (sizes, falls)) in SIZES.into_iter().zip(FALLS_M).enumerate() {
             let small = SMALL_SIZES
                 .iter()
-                .filter(|&&(family, grain, _)| Some(family) == cup && grain == g)
+                .filter(|&&(family, grain, _)| family == cup && grain == g)
                 .map(|&(.., size)| size);
             for size in small.chain(sizes.iter().copied()) {
                 let extra = EXTRA_FALLS

@@ -2204,7 +2204,14 @@ pub(crate) mod tests {
             // 1.95 mm in the bank's cups, sugar's and salt's 0.5 and 0.44 mm)
             let small = |family, d: &'static [f32]| if f == family { d } else { &[][..] };
             // and sugar and gravel at 0.9 mm in the metal cup (steel shot's 1 mm in the tin)
-            let metal = |d: &'static [f32]| small(Family::Cup(CupShape::MetalCup), d);
+            // and at 1 mm onto the surface (steel shot's onto the steel plate)
+            let metal = |d: &'static [f32]| -> &'static [f32] {
+                match f {
+                    Family::Cup(CupShape::MetalCup) => d,
+                    Family::Surface => &[0.001],
+                    _ => &[],
+                }
+            };
             let rice = [small(Family::Cup(CupShape::Bowl), &[0.0014]), &[0.002, 0.0028, 0.004]].concat();
             assert_eq!(b.diameters(f, 0.5, 0.35), rice, "{}", f.id());
             let mug = small(Family::Cup(CupShape::Mug), &[0.0004, 0.0005]);
