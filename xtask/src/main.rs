@@ -28,7 +28,7 @@
 //! - `cargo xtask fuzz [--scenes N] [--seed S]`: the fuzzer in full (`tests/fuzz.rs`, 1000
 //!   engine scenes; the suite runs 400).
 //! - `cargo xtask transparency`: realtime quality against reference for every factory preset,
-//!   the full table (`cli/tests/transparency.rs`, about 13 minutes; CI runs its short version).
+//!   the full table (`cli/tests/transparency.rs`, about 7 minutes; CI runs its short version).
 //! - `cargo xtask daw-test [--attempts N] [--keep] [--no-build]`: the VST3 bundle in Ardour 7,
 //!   headless, exporting a pour 26 times that must equal `granary render` sample for sample
 //!   each time (module `daw`; `cargo xtask test` runs it where Ardour is installed, and CI
