@@ -497,16 +497,6 @@ impl Takes {
         })
     }
 
-    /// How many takes.
-    pub fn len(&self) -> usize {
-        self.features.len()
-    }
-
-    /// Whether there are none (never, once made).
-    pub fn is_empty(&self) -> bool {
-        self.features.is_empty()
-    }
-
     /// The figures of the mean of takes `b` against the mean of takes `a` (indices; each
     /// side at least one), as `compare_takes`.
     pub fn compare(&self, a: &[usize], b: &[usize]) -> Comparison {
@@ -611,7 +601,7 @@ pub struct Chance {
 /// splits or an index past the takes.
 pub fn chance(takes: &Takes, a: &[usize], b: &[usize], splits: usize, quantile: f64, seed: u64) -> Option<Chance> {
     use rand_xoshiro::rand_core::{RngCore, SeedableRng};
-    if a.is_empty() || a.len() != b.len() || splits == 0 || a.iter().chain(b).any(|&k| k >= takes.len()) {
+    if a.is_empty() || a.len() != b.len() || splits == 0 || a.iter().chain(b).any(|&k| k >= takes.features.len()) {
         return None;
     }
     if a.len() < 2 {

@@ -998,6 +998,8 @@ pub fn generate(
         } else {
             0.0
         };
+        // the cut in the speed shapes' units (of the mean speed)
+        let cut = v_cull / pdf.mean_v;
         let (speed, angle) = (&speed_shapes[cell_index], &angle_shapes[cell_index]);
         // a grouped cell draws its speeds by their energy (`EnergyDraw`): the model's shapes
         // have theirs built once, a banked cell's this window's
@@ -1010,7 +1012,7 @@ pub fn generate(
                 }
                 _ => &shapes.energy[cell_index],
             };
-            shape.draw(count as f32 / rendered as f32, v_cull / pdf.mean_v)
+            shape.draw(count as f32 / rendered as f32, cut)
         } else {
             None
         };
@@ -1034,7 +1036,7 @@ pub fn generate(
             // 3 dB at 100 Hz against every collision rendered while it followed `mean_v`
             // alone, docs/performance.md).
             let shape_mean = match &window_shapes {
-                Some(w) if w.own[cell_index] => speed.mean_above(v_cull / pdf.mean_v),
+                Some(w) if w.own[cell_index] => speed.mean_above(cut),
                 _ => 1.0,
             };
             means[cell_index] = GroupMean {
