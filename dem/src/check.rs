@@ -48,6 +48,9 @@ const LANDED_FLOOR_DB: f64 = -20.0;
 const ONSET_S: f64 = 0.1;
 /// Seconds rendered after the pour ends (a glass bead bounces on for about a second).
 const TAIL_S: f64 = 1.5;
+/// The power of the speed a collision's sound energy goes as, for the binning's figure
+/// (`binning_energies`): the acceleration noise's pressure as v^1.4 (thesis Table 6.1).
+const BINNING_POWER: f64 = 2.8;
 const RATE_HZ: u32 = 48_000;
 
 /// A scene to check.
@@ -111,6 +114,9 @@ pub struct CellRate {
     pub banked: f64,
     /// At least `COUNTED_SHARE` of the scene's collisions: checked.
     pub counted: bool,
+    /// What drawing the simulated contacts' speeds from their histogram's bins adds to the
+    /// cell's sound energy, dB (`binning_energies`; NaN for a cell without contacts).
+    pub binning_db: f64,
 }
 
 impl CellRate {
@@ -220,10 +226,18 @@ impl Report {
 
     /// The rates, bands and envelope, one per line.
     pub fn details(&self) -> String {
-        let mut s = format!("{}: cell, simulated per grain, bank per grain\n", self.name);
+        let mut s = format!(
+            "{}: cell, simulated per grain, bank per grain, error; what the bins add to the cell's energy (v^{BINNING_POWER})\n",
+            self.name
+        );
         for r in &self.rates {
+            let bins = if r.binning_db.is_finite() {
+                format!("  bins {:+.2} dB", r.binning_db)
+            } else {
+                String::new()
+            };
             s += &format!(
-                "  {:<13} {:>8.3} {:>8.3}  {:+.1} %{}\n",
+                "  {:<13} {:>8.3} {:>8.3}  {:+.1} %{}{bins}\n",
                 r.cell,
                 r.simulated,
                 r.banked,
@@ -254,6 +268,8 @@ impl Report {
 /// What one seed gives: the simulated rates, first landing and impact speed, the renders.
 struct Seeded {
     rates: Vec<f64>,
+    /// Per cell, the contacts' energies and the bank's bins' (`binning_energies`).
+    binning: Vec<[f64; 2]>,
     first_landing: f64,
     v_ref: f32,
     heard: (Audio, Audio),
@@ -279,6 +295,7 @@ fn seeded(case: &Case, seed: u64, takes: u64, statistics: Statistics) -> Result<
     let (sim, wall_s) = bank::simulate_scene(scene, case.pour_s);
     let v_ref = bank::impact_speed(&sim.scene);
     let rates = bank::reduce(&sim, v_ref).iter().map(|c| c.rate).collect();
+    let binning = binning_energies(&sim, v_ref);
     // the first landing (grains spawned side by side touch in the spout, slowly)
     let first_landing = first_landing(&sim, v_ref);
     let mut csv = Vec::new();
@@ -315,6 +332,7 @@ fn seeded(case: &Case, seed: u64, takes: u64, statistics: Statistics) -> Result<
     }
     Ok(Seeded {
         rates,
+        binning,
         first_landing,
         v_ref,
         heard: (stereo(&from_log.grains), stereo(&from_log.main)),
@@ -322,6 +340,35 @@ fn seeded(case: &Case, seed: u64, takes: u64, statistics: Statistics) -> Result<
         contacts: sim.contacts.len(),
         wall_s,
     })
+}
+
+/// Per cell, the simulated contacts' summed `v^BINNING_POWER` (relative to the impact speed)
+/// and what the generator draws from the same contacts' histogram: each bin's count at the
+/// bin's mean of `v^BINNING_POWER` for speeds spread evenly over its log-spaced span (the
+/// generator samples a bin by inversion, `generator::Histogram::at`). Their ratio is what
+/// the bank's 16 bins over 1024:1 (a factor 1.54 a bin) add to a cell's sound, whatever
+/// else is right: where a cell's speeds end inside a bin (a pour's landings, all near the
+/// impact speed, in the lower third of their bin), its draws are faster than the contacts.
+fn binning_energies(sim: &Sim, v_ref: f32) -> Vec<[f64; 2]> {
+    let span = ((bank::SPEED_HI / bank::SPEED_LO) as f64).ln();
+    let w = span / bank::SPEED_BINS as f64;
+    let p = BINNING_POWER;
+    let mut e = vec![[0.0f64; 2]; CELLS.len()];
+    for (i, c) in sim.contacts.iter().enumerate() {
+        let x = c.speed_m_s as f64 / v_ref as f64;
+        // the bin as `bank::reduce` takes it
+        let u = ((x / bank::SPEED_LO as f64).ln() / span).clamp(0.0, 1.0 - 1e-6);
+        let lo = bank::SPEED_LO as f64 * ((u * bank::SPEED_BINS as f64).floor() * w).exp();
+        let cell = &mut e[bank::classify(sim, i, v_ref)];
+        cell[0] += x.powf(p);
+        cell[1] += log_uniform_mean_power(lo, w, p);
+    }
+    e
+}
+
+/// The mean of `v^p` for `ln v` uniform over `[ln lo, ln lo + w]`: `lo^p (e^(p w) - 1) / (p w)`.
+fn log_uniform_mean_power(lo: f64, w: f64, p: f64) -> f64 {
+    lo.powf(p) * (p * w).exp_m1() / (p * w)
 }
 
 fn first_landing(sim: &Sim, v_ref: f32) -> f64 {
@@ -376,9 +423,14 @@ pub fn run(case: &Case, options: &Options) -> Result<Report, String> {
 fn report(case: &Case, lookup: Lookup, seeded: Vec<Seeded>, statistics: Statistics) -> Report {
     let n = seeded.len() as f64;
     let mut rates = vec![0.0f64; CELLS.len()];
+    let mut binning = vec![[0.0f64; 2]; CELLS.len()];
     for s in &seeded {
         for (r, c) in rates.iter_mut().zip(&s.rates) {
             *r += c / n;
+        }
+        for (b, e) in binning.iter_mut().zip(&s.binning) {
+            b[0] += e[0];
+            b[1] += e[1];
         }
     }
     let first_landing = seeded.iter().map(|s| s.first_landing).fold(f64::INFINITY, f64::min);
@@ -406,6 +458,7 @@ fn report(case: &Case, lookup: Lookup, seeded: Vec<Seeded>, statistics: Statisti
             simulated: rates[i],
             banked: lookup.cells[i].rate as f64,
             counted: rates[i] >= COUNTED_SHARE * total,
+            binning_db: 10.0 * (binning[i][1] / binning[i][0]).log10(),
         })
         .collect();
     let grains = compare_takes(&heard, &generated).expect("renders at one rate");
@@ -707,6 +760,29 @@ mod tests {
     use super::*;
     use granary_engine::derived::Derived;
 
+    /// The bins' mean of v^p is the integral it stands for (the midpoint rule over 4,096
+    /// steps of ln v), and a bin's speeds at its lower edge read faster drawn from it.
+    #[test]
+    fn a_bins_mean_power_is_its_log_uniform_integral() {
+        let w = ((bank::SPEED_HI / bank::SPEED_LO) as f64).ln() / bank::SPEED_BINS as f64;
+        for (lo, p) in [(0.84, 2.8), (0.01, 2.0), (1.3, 3.5), (0.5, 0.0)] {
+            let n = 4096;
+            let integral: f64 = (0..n)
+                .map(|k| (lo * (w * (k as f64 + 0.5) / n as f64).exp()).powf(p) / n as f64)
+                .sum();
+            let closed = if p == 0.0 {
+                1.0
+            } else {
+                log_uniform_mean_power(lo, w, p)
+            };
+            assert!((closed / integral - 1.0).abs() < 1e-6, "{lo} {p}: {closed} {integral}");
+            if p > 0.0 {
+                // all at the lower edge: the bin's draws carry (e^(p w) - 1)/(p w) as much
+                assert!(closed > lo.powf(p) * 1.5, "{lo} {p}");
+            }
+        }
+    }
+
     /// A preset's pour from empty is its own scene as it plays: the empty cup (or bare
     /// ground), its own rate, the seed asked, rates reported only; refused, saying why, for
     /// the gestures, the presets that start with a bed and the pours of too many grains.
@@ -764,6 +840,7 @@ mod tests {
                 simulated: 2.0,
                 banked: 1.0,
                 counted: true,
+                binning_db: f64::NAN,
             }],
             bands: vec![],
             spectrum_db,
