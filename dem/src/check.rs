@@ -27,6 +27,7 @@ use granary_engine::control::params::ParamValues;
 use granary_engine::control::preset;
 use granary_engine::derived::Derived;
 use granary_engine::generator::CellStatistics;
+use granary_engine::generator::{bin_tilts, tilted_mean_power};
 use granary_engine::pour::scene::PourState;
 use granary_engine::render::{PourCurve, RenderOptions, Renderer};
 use granary_engine::statistics::bank::{bank_cell, shipped, Lookup};
@@ -344,31 +345,34 @@ fn seeded(case: &Case, seed: u64, takes: u64, statistics: Statistics) -> Result<
 
 /// Per cell, the simulated contacts' summed `v^BINNING_POWER` (relative to the impact speed)
 /// and what the generator draws from the same contacts' histogram: each bin's count at the
-/// bin's mean of `v^BINNING_POWER` for speeds spread evenly over its log-spaced span (the
-/// generator samples a bin by inversion, `generator::Histogram::at`). Their ratio is what
-/// the bank's 16 bins over 1024:1 (a factor 1.54 a bin) add to a cell's sound, whatever
-/// else is right: where a cell's speeds end inside a bin (a pour's landings, all near the
-/// impact speed, in the lower third of their bin), its draws are faster than the contacts.
+/// bin's mean of `v^BINNING_POWER` as the generator spreads speeds within a bin
+/// (`generator::bin_tilts`, `generator::tilted_mean_power`). Their ratio is what the bank's
+/// 16 bins over 1024:1 (a factor 1.54 a bin) add to a cell's sound, whatever else is right:
+/// spread evenly over their bins on the log scale, where a cell's speeds end inside a bin (a
+/// pour's landings, all near the impact speed, in the lower third of their bin), the draws
+/// were 0.5 to 1.0 dB over the contacts (docs/dem.md).
 fn binning_energies(sim: &Sim, v_ref: f32) -> Vec<[f64; 2]> {
     let span = ((bank::SPEED_HI / bank::SPEED_LO) as f64).ln();
     let w = span / bank::SPEED_BINS as f64;
     let p = BINNING_POWER;
+    let mut counts = vec![[0.0f32; bank::SPEED_BINS]; CELLS.len()];
     let mut e = vec![[0.0f64; 2]; CELLS.len()];
     for (i, c) in sim.contacts.iter().enumerate() {
         let x = c.speed_m_s as f64 / v_ref as f64;
         // the bin as `bank::reduce` takes it
         let u = ((x / bank::SPEED_LO as f64).ln() / span).clamp(0.0, 1.0 - 1e-6);
-        let lo = bank::SPEED_LO as f64 * ((u * bank::SPEED_BINS as f64).floor() * w).exp();
-        let cell = &mut e[bank::classify(sim, i, v_ref)];
-        cell[0] += x.powf(p);
-        cell[1] += log_uniform_mean_power(lo, w, p);
+        let cell = bank::classify(sim, i, v_ref);
+        counts[cell][(u * bank::SPEED_BINS as f64) as usize] += 1.0;
+        e[cell][0] += x.powf(p);
+    }
+    for (cell, m) in counts.iter().enumerate() {
+        let tilts = bin_tilts(m);
+        for (b, (&n, &tilt)) in m.iter().zip(&tilts).enumerate() {
+            let lo = bank::SPEED_LO as f64 * (b as f64 * w).exp();
+            e[cell][1] += n as f64 * tilted_mean_power(lo, w, tilt as f64, p);
+        }
     }
     e
-}
-
-/// The mean of `v^p` for `ln v` uniform over `[ln lo, ln lo + w]`: `lo^p (e^(p w) - 1) / (p w)`.
-fn log_uniform_mean_power(lo: f64, w: f64, p: f64) -> f64 {
-    lo.powf(p) * (p * w).exp_m1() / (p * w)
 }
 
 fn first_landing(sim: &Sim, v_ref: f32) -> f64 {
@@ -760,27 +764,32 @@ mod tests {
     use super::*;
     use granary_engine::derived::Derived;
 
-    /// The bins' mean of v^p is the integral it stands for (the midpoint rule over 4,096
-    /// steps of ln v), and a bin's speeds at its lower edge read faster drawn from it.
+    /// A tilted bin's mean of v^p is the integral it stands for (the midpoint rule over
+    /// 4,096 steps of ln v, the density exp(tilt t)), and the tilts follow the masses: an
+    /// even spread where the neighbours match, falling where the bin above is empty.
     #[test]
-    fn a_bins_mean_power_is_its_log_uniform_integral() {
+    fn a_bins_mean_power_is_its_tilted_integral() {
         let w = ((bank::SPEED_HI / bank::SPEED_LO) as f64).ln() / bank::SPEED_BINS as f64;
-        for (lo, p) in [(0.84, 2.8), (0.01, 2.0), (1.3, 3.5), (0.5, 0.0)] {
+        for (lo, p, tilt) in [(0.84, 2.8, -3.0), (0.01, 2.0, 0.0), (1.3, 3.5, 2.5), (0.5, 1.0, -8.0)] {
             let n = 4096;
-            let integral: f64 = (0..n)
-                .map(|k| (lo * (w * (k as f64 + 0.5) / n as f64).exp()).powf(p) / n as f64)
-                .sum();
-            let closed = if p == 0.0 {
-                1.0
-            } else {
-                log_uniform_mean_power(lo, w, p)
-            };
-            assert!((closed / integral - 1.0).abs() < 1e-6, "{lo} {p}: {closed} {integral}");
-            if p > 0.0 {
-                // all at the lower edge: the bin's draws carry (e^(p w) - 1)/(p w) as much
-                assert!(closed > lo.powf(p) * 1.5, "{lo} {p}");
+            let (mut integral, mut norm) = (0.0, 0.0);
+            for k in 0..n {
+                let t = (k as f64 + 0.5) / n as f64;
+                let d = (tilt * t).exp();
+                integral += d * (lo * (w * t).exp()).powf(p);
+                norm += d;
             }
+            let closed = tilted_mean_power(lo, w, tilt, p);
+            assert!((closed / (integral / norm) - 1.0).abs() < 1e-6, "{lo} {p} {tilt}");
         }
+        let mut m = [0.0f32; bank::SPEED_BINS];
+        m[12] = 100.0;
+        m[13] = 100.0;
+        m[14] = 100.0;
+        let t = bin_tilts(&m);
+        assert_eq!(t[13], 0.0);
+        assert!(t[14] < -4.0 && t[12] > 4.0, "{t:?}");
+        assert_eq!(t[5], 0.0);
     }
 
     /// A preset's pour from empty is its own scene as it plays: the empty cup (or bare
