@@ -279,8 +279,10 @@ impl Engine {
             48_000.0
         };
         let settings = settings.sanitized();
-        // parse the cup models now: `process` must not be the first to touch them
+        // parse the cup models and build the generator's tables now: `process` must not be
+        // the first to touch them
         cups::library();
+        generator::warm_tables();
         let kernels = PulseKernels::new(sample_rate, isa);
         // the two spheres of a pair are at most 2 radii (28 mm for the largest grains) apart
         let scratch_len = kernels.taps() + (0.03 / SPEED_OF_SOUND * sample_rate).ceil() as usize + 2;
