@@ -568,7 +568,6 @@ fn mean_normal(cell: usize, position: [f32; 3], n: [f32; 3]) -> [f32; 3] {
 pub fn reduce(sim: &Sim, v_ref: f32) -> Vec<CellStats> {
     let mut cells = vec![CellStats::empty(); CELLS.len()];
     let poured = sim.grains().len().max(1) as f64;
-    let span = (SPEED_HI / SPEED_LO).ln();
     // a grain arrives a fall after it leaves the spout: v = g t (the engine's arrivals,
     // `scene::PourScene::step`, are the spout's flow delayed by sqrt(2 h / g) = v / g)
     let arrival_s = (v_ref / GRAVITY) as f64;
@@ -576,8 +575,7 @@ pub fn reduce(sim: &Sim, v_ref: f32) -> Vec<CellStats> {
         let cell = classify(sim, i, v_ref);
         let s = &mut cells[cell];
         s.count += 1;
-        let u = ((c.speed_m_s / v_ref / SPEED_LO).ln() / span).clamp(0.0, 1.0 - 1e-6);
-        let speed_bin = (u * SPEED_BINS as f32) as usize;
+        let speed_bin = speed_bin(c.speed_m_s, v_ref);
         s.speed[speed_bin] += 1;
         let n = c.normal;
         let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt().max(1e-12);
@@ -594,6 +592,14 @@ pub fn reduce(sim: &Sim, v_ref: f32) -> Vec<CellStats> {
         s.rate = s.count as f64 / poured;
     }
     cells
+}
+
+/// The speed bin of a contact of `speed_m_s` in a scene whose impact speed is `v_ref`
+/// (log-spaced from `SPEED_LO` to `SPEED_HI` of it; beyond either end, the end bin).
+pub fn speed_bin(speed_m_s: f32, v_ref: f32) -> usize {
+    let span = (SPEED_HI / SPEED_LO).ln();
+    let u = ((speed_m_s / v_ref / SPEED_LO).ln() / span).clamp(0.0, 1.0 - 1e-6);
+    (u * SPEED_BINS as f32) as usize
 }
 
 /// The lifetime bin of a contact `age_s` seconds after its grain arrived (before the

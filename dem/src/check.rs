@@ -359,10 +359,8 @@ fn binning_energies(sim: &Sim, v_ref: f32) -> Vec<[f64; 2]> {
     let mut e = vec![[0.0f64; 2]; CELLS.len()];
     for (i, c) in sim.contacts.iter().enumerate() {
         let x = c.speed_m_s as f64 / v_ref as f64;
-        // the bin as `bank::reduce` takes it
-        let u = ((x / bank::SPEED_LO as f64).ln() / span).clamp(0.0, 1.0 - 1e-6);
         let cell = bank::classify(sim, i, v_ref);
-        counts[cell][(u * bank::SPEED_BINS as f64) as usize] += 1.0;
+        counts[cell][bank::speed_bin(c.speed_m_s, v_ref)] += 1.0;
         e[cell][0] += x.powf(p);
     }
     for (cell, m) in counts.iter().enumerate() {

@@ -183,7 +183,8 @@ struct Histogram<const N: usize> {
 /// counted cells of the same scenes come within 0.3 dB (`granary-bank-check --verbose`).
 #[derive(Clone, Copy)]
 struct Tilt<const N: usize> {
-    /// Each bin's row of `TILT_FRACTIONS` (its tilt on the table's grid); 0: spread evenly.
+    /// Each bin's row of `TILT_FRACTIONS` (its tilt on the table's grid); the middle row,
+    /// `TILT_ROWS / 2` (a tilt of 0): spread evenly.
     row: [u8; N],
     /// E[x | i] and E[x^2 | i]: the bin's lower edge and its square times M(w + lambda) /
     /// M(lambda) and M(2 w + lambda) / M(lambda) (`tilted_mean_power`), w the bin's width
