@@ -1070,6 +1070,9 @@ impl Engine {
             self.bank_cache = key.zip(statistics.lookup(&pour));
         }
         let lookup = key.and(self.bank_cache.as_ref().map(|c| &c.1));
+        if let Some(l) = lookup {
+            self.shapes.keep_bank_bins(l.speed_range);
+        }
         let params = self.render_params();
         self.pending_params = params;
         let ctx = RenderContext {

@@ -109,6 +109,28 @@ pub fn log2(x: f32) -> f32 {
     e as f32 + ln_m * std::f32::consts::LOG2_E
 }
 
+/// `log2` of each of `x`, the same values, in a loop without branches that the compiler
+/// runs in SIMD lanes (a bank's histograms take a logarithm of each bin's mass every window).
+#[inline]
+pub fn log2_each<const N: usize>(x: &[f32; N]) -> [f32; N] {
+    let mut out = [0.0f32; N];
+    for (o, &x) in out.iter_mut().zip(x) {
+        let bits = x.to_bits();
+        let e = ((bits >> 23) & 0xff) as i32 - 127;
+        let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
+        let high = m > std::f32::consts::SQRT_2;
+        let m = if high { m * 0.5 } else { m };
+        let e = if high { e + 1 } else { e };
+        let z = (m - 1.0) / (m + 1.0);
+        let z2 = z * z;
+        let ln_m = 2.0 * z * (1.0 + z2 * (1.0 / 3.0 + z2 * (1.0 / 5.0 + z2 * (1.0 / 7.0 + z2 / 9.0))));
+        let v = e as f32 + ln_m * std::f32::consts::LOG2_E;
+        // NaN and below the normal range: `log2`'s -126 (`!(x >= MIN_POSITIVE)` holds for NaN)
+        *o = if x >= f32::MIN_POSITIVE { v } else { -126.0 };
+    }
+    out
+}
+
 /// `ln x` (see `log2`).
 #[inline]
 pub fn ln(x: f32) -> f32 {
@@ -124,6 +146,49 @@ pub fn exp(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `log2_each` gives `log2`'s bits, through the mantissa's fold at sqrt 2, the normal
+    /// range's end, zero, negative numbers, infinity and NaN.
+    #[test]
+    fn log2_each_is_log2() {
+        // every exponent, random mantissas (xorshift32)
+        let mut state = 0x2545_f491u32;
+        let mut xs: Vec<f32> = (0..200_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                f32::from_bits(state)
+            })
+            .collect();
+        xs.extend([
+            0.0,
+            -0.0,
+            -1.0,
+            f32::MIN_POSITIVE,
+            f32::MIN_POSITIVE * 0.5,
+            1.0,
+            std::f32::consts::SQRT_2,
+            f32::INFINITY,
+            f32::NAN,
+            f32::MAX,
+            1e-4,
+            0.707,
+        ]);
+        for c in xs.chunks(16) {
+            let mut a = [0.0f32; 16];
+            a[..c.len()].copy_from_slice(c);
+            let got = log2_each(&a);
+            for (x, g) in a.iter().zip(got) {
+                assert_eq!(
+                    g.to_bits(),
+                    log2(*x).to_bits(),
+                    "log2_each({x:e}) = {g}, log2 {}",
+                    log2(*x)
+                );
+            }
+        }
+    }
 
     #[test]
     fn sin_cos_matches_libm() {

@@ -192,6 +192,8 @@ struct Tilt<const N: usize> {
     /// the moments).
     mean: [f32; N],
     square: [f32; N],
+    /// The bins' centres (`LogBins`), which `Histogram::centres_and_masses` would step to.
+    centre: [f32; N],
 }
 
 /// A tilted histogram's bins: the smallest mass a neighbour counts as (a share of the whole:
@@ -240,7 +242,7 @@ pub fn bin_tilts<const N: usize>(masses: &[f32; N]) -> [f32; N] {
     if !(floor > 0.0 && floor.is_finite()) {
         return [0.0; N];
     }
-    let ln: [f32; N] = std::array::from_fn(|k| fastmath::ln(masses[k].max(0.0).max(floor)));
+    let ln = fastmath::log2_each(&masses.map(|m| m.max(0.0).max(floor))).map(|l| l * std::f32::consts::LN_2);
     let ln_floor = fastmath::ln(floor);
     std::array::from_fn(|i| {
         // an empty bin (or NaN) is never drawn
@@ -269,26 +271,16 @@ pub fn tilted_mean_power(lo: f64, w: f64, tilt: f64, p: f64) -> f64 {
 }
 
 impl<const N: usize> Tilt<N> {
-    /// The tilts of bins holding `masses`, each `w` wide on the natural-log scale.
-    fn new(masses: &[f32; N], w: f32) -> Self {
+    /// The tilts of bins holding `masses`, with their means and mean squares (`LogBins`:
+    /// the bins' edges and each tilt's multipliers on the grid).
+    fn new(masses: &[f32; N], bins: &LogBins<N>) -> Self {
         let lambda = bin_tilts(masses);
-        // e^lambda - 1 from one exponential; e^(p w + lambda) - 1 from it and e^(p w)
-        let expm1 = lambda.map(|l| if l != 0.0 { fastmath::exp(l) - 1.0 } else { 0.0 });
         let row = lambda.map(|l| (l * TILT_GRID + (TILT_ROWS / 2) as f32).round() as u8);
-        let (r1, r2) = ((w as f64).exp() as f32, (2.0 * w as f64).exp() as f32);
-        let ratio = |i: usize, r: f32, pw: f32| {
-            let (l, e) = (lambda[i], expm1[i]);
-            // M(p w + l) / M(l) = ((r (e + 1) - 1) / (p w + l)) / (e / l)
-            if l == 0.0 {
-                (r - 1.0) / pw
-            } else {
-                ((r - 1.0) + r * e) / (pw + l) * (l / e)
-            }
-        };
         Tilt {
             row,
-            mean: std::array::from_fn(|i| ratio(i, r1, w)),
-            square: std::array::from_fn(|i| ratio(i, r2, 2.0 * w)),
+            mean: std::array::from_fn(|i| bins.mean[row[i] as usize] * bins.lower[i]),
+            square: std::array::from_fn(|i| bins.square[row[i] as usize] * bins.lower_squared[i]),
+            centre: bins.centre,
         }
     }
 
@@ -306,6 +298,74 @@ impl<const N: usize> Tilt<N> {
         let k = (x as usize).min(TILT_POINTS - 1);
         let f = x - k as f32;
         (t[k] + f * (t[k + 1] - t[k])).clamp(0.0, 1.0 - f32::EPSILON)
+    }
+}
+
+/// What a log-spaced histogram over [lo, hi] with N bins holds whatever its masses: its bins'
+/// lower edges and centres (stepped from `lo` by one ratio, as `Histogram::centres_and_masses`
+/// steps them) and, for each tilt on the grid (`TILT_FRACTIONS`' rows), the multipliers of a
+/// tilted bin's mean and mean square over its lower edge and its square, M(w + lambda) /
+/// M(lambda) and M(2 w + lambda) / M(lambda) (`tilted_mean_power`; w the bins' width on the
+/// natural-log scale). The bank's speed histograms share one range, so these are found once
+/// per bank (`Shapes::keep_bank_bins`) rather than for every banked cell every window.
+#[derive(Clone, Copy)]
+struct LogBins<const N: usize> {
+    lo: f32,
+    hi: f32,
+    log2_ratio: f32,
+    log2_lo: f32,
+    lower: [f32; N],
+    lower_squared: [f32; N],
+    centre: [f32; N],
+    mean: [f32; TILT_ROWS],
+    square: [f32; TILT_ROWS],
+}
+
+impl<const N: usize> LogBins<N> {
+    fn new(lo: f32, hi: f32) -> Self {
+        let log2_ratio = fastmath::log2(hi / lo);
+        let step = fastmath::exp2(log2_ratio / N as f32);
+        let (mut lower, mut centre) = ([0.0f32; N], [0.0f32; N]);
+        let mut edge = lo;
+        for i in 0..N {
+            let upper = edge * step;
+            lower[i] = edge;
+            centre[i] = 0.5 * (edge + upper);
+            edge = upper;
+        }
+        let w = log2_ratio * std::f32::consts::LN_2 / N as f32;
+        let (r1, r2) = ((w as f64).exp() as f32, (2.0 * w as f64).exp() as f32);
+        // e^(p w + l) - 1 from e^l - 1 (one exponential a tilt) and e^(p w)
+        let ratio = |l: f32, r: f32, pw: f32| {
+            if l == 0.0 {
+                (r - 1.0) / pw
+            } else {
+                let e = fastmath::exp(l) - 1.0;
+                // M(p w + l) / M(l) = ((r (e + 1) - 1) / (p w + l)) / (e / l)
+                ((r - 1.0) + r * e) / (pw + l) * (l / e)
+            }
+        };
+        let tilt = |row: usize| (row as f32 - (TILT_ROWS / 2) as f32) / TILT_GRID;
+        LogBins {
+            lo,
+            hi,
+            log2_ratio,
+            log2_lo: fastmath::log2(lo),
+            lower,
+            lower_squared: lower.map(|x| x * x),
+            centre,
+            mean: std::array::from_fn(|r| ratio(tilt(r), r1, w)),
+            square: std::array::from_fn(|r| ratio(tilt(r), r2, 2.0 * w)),
+        }
+    }
+
+    /// A tilted histogram (`Tilt`) over these bins from each bin's mass (as
+    /// `Histogram::from_weights` takes them).
+    fn tilted(&self, weights: &[f32; N]) -> Histogram<N> {
+        let mut h = Histogram::from_weights_in(self.lo, self.hi, true, (self.log2_ratio, self.log2_lo), weights);
+        let masses = h.masses();
+        h.tilt = Some(Tilt::new(&masses, self));
+        h
     }
 }
 
@@ -343,6 +403,16 @@ impl<const N: usize> Histogram<N> {
     /// give a uniform histogram). The bank's measured histograms (`bank::Lookup`) come in
     /// this way: thesis 5.6's histogram reconstruction of a local PDF.
     fn from_weights(lo: f32, hi: f32, log: bool, weights: &[f32; N]) -> Self {
+        let logs = if log {
+            (fastmath::log2(hi / lo), fastmath::log2(lo))
+        } else {
+            (0.0, 0.0)
+        };
+        Self::from_weights_in(lo, hi, log, logs, weights)
+    }
+
+    /// `from_weights` with log2(hi / lo) and log2(lo) known (zeros on a linear scale).
+    fn from_weights_in(lo: f32, hi: f32, log: bool, (log2_ratio, log2_lo): (f32, f32), weights: &[f32; N]) -> Self {
         let mut cdf = [0.0; N];
         let mut acc = 0.0;
         for (c, &w) in cdf.iter_mut().zip(weights) {
@@ -358,29 +428,29 @@ impl<const N: usize> Histogram<N> {
             lo,
             hi,
             log,
-            log2_ratio: if log { fastmath::log2(hi / lo) } else { 0.0 },
-            log2_lo: if log { fastmath::log2(lo) } else { 0.0 },
+            log2_ratio,
+            log2_lo,
             cdf,
             tilt: None,
         }
     }
 
+    /// Each bin's mass (unnormalised).
+    fn masses(&self) -> [f32; N] {
+        let mut prev = 0.0;
+        std::array::from_fn(|i| {
+            let m = self.cdf[i] - prev;
+            prev = self.cdf[i];
+            m
+        })
+    }
+
     /// The histogram with its bins' values spread by `Tilt` (a log-spaced histogram of the
-    /// bank's measured speeds).
+    /// bank's measured speeds; `LogBins::tilted` where the bins are known already).
+    #[cfg(test)]
     fn tilted(mut self) -> Self {
         debug_assert!(self.log);
-        let (_, masses) = self.centres_and_masses();
-        let w = self.log2_ratio * std::f32::consts::LN_2 / N as f32;
-        let mut tilt = Tilt::new(&masses, w);
-        // the multipliers become the moments themselves, over each bin's lower edge
-        let step = fastmath::exp2(self.log2_ratio / N as f32);
-        let mut lower = self.lo;
-        for i in 0..N {
-            tilt.mean[i] *= lower;
-            tilt.square[i] *= lower * lower;
-            lower *= step;
-        }
-        self.tilt = Some(tilt);
+        self.tilt = Some(Tilt::new(&self.masses(), &LogBins::new(self.lo, self.hi)));
         self
     }
 
@@ -407,8 +477,12 @@ impl<const N: usize> Histogram<N> {
     }
 
     /// Each bin's centre and mass (unnormalised), the edges stepped from `lo` by one ratio
-    /// (log-spaced) or one width: a bank's shapes are built every window.
+    /// (log-spaced) or one width; a tilted histogram keeps its centres (`Tilt::centre`): a
+    /// bank's shapes are built every window.
     fn centres_and_masses(&self) -> ([f32; N], [f32; N]) {
+        if let Some(t) = &self.tilt {
+            return (t.centre, self.masses());
+        }
         let step = if self.log {
             fastmath::exp2(self.log2_ratio / N as f32)
         } else {
@@ -642,6 +716,9 @@ pub struct Shapes {
     energy: [EnergyShape; CELLS.len()],
     /// The rebounds' reach to the wall (`rebound`), for the hand model's wall hits.
     reach: rebound::ReachTable,
+    /// The bins of the bank's speed histograms (`LogBins`), once a bank has been drawn from
+    /// (`keep_bank_bins`).
+    bank_bins: Option<LogBins<SPEED_BINS>>,
 }
 
 impl Shapes {
@@ -661,9 +738,19 @@ impl Shapes {
             cull_share: 0.0,
             cut: [0.0; CELLS.len()],
             reach: rebound::ReachTable::new(),
+            bank_bins: None,
         };
         shapes.set_cull_share(cull_share);
         shapes
+    }
+
+    /// Keeps the bins of a bank's speed histograms over `speed_range` (`Lookup::speed_range`)
+    /// for the windows that draw from it (`WindowShapes`); found again only when the range
+    /// changes (another bank), a few microseconds.
+    pub fn keep_bank_bins(&mut self, (lo, hi): (f32, f32)) {
+        if self.bank_bins.is_none_or(|b| (b.lo, b.hi) != (lo, hi)) {
+            self.bank_bins = Some(LogBins::new(lo, hi));
+        }
     }
 
     /// Recomputes the cached cuts for another culling share.
@@ -960,14 +1047,12 @@ impl CellStatistics {
 /// with its audibility cut and second moment; the other cells keep `Shapes`'. A banked
 /// cell's angles are drawn per collision from its speed bin's row of the joint histogram
 /// (`CellLookup::angle_by_speed`, `generate`): a window draws a few dozen, fewer than the
-/// rows it would build.
+/// rows it would build; the others' angles are always `Shapes`'.
 struct WindowShapes {
-    speed: [Histogram<SPEED_BINS>; CELLS.len()],
-    angle: [Histogram<ANGLE_BINS>; CELLS.len()],
+    /// The banked cells' speed histograms (`None`: the cell's is `Shapes`').
+    speed: [Option<Histogram<SPEED_BINS>>; CELLS.len()],
     cut: [f32; CELLS.len()],
     speed_m2: [f32; CELLS.len()],
-    /// The cells whose speed histogram is the bank's (the others' are `Shapes`').
-    own: [bool; CELLS.len()],
 }
 
 impl WindowShapes {
@@ -978,22 +1063,28 @@ impl WindowShapes {
         state: &PourState,
     ) -> WindowShapes {
         let mut w = WindowShapes {
-            speed: shapes.speed,
-            angle: shapes.angle,
+            speed: [None; CELLS.len()],
             cut: shapes.cut,
             speed_m2: shapes.speed_m2,
-            own: [false; CELLS.len()],
         };
+        // the bins the bank's speed histograms share: kept with the shapes, or found here
         let (s_lo, s_hi) = lookup.speed_range;
+        let found;
+        let bins = match &shapes.bank_bins {
+            Some(b) if (b.lo, b.hi) == (s_lo, s_hi) => b,
+            _ => {
+                found = LogBins::new(s_lo, s_hi);
+                &found
+            }
+        };
         for (i, b) in banked.iter().enumerate() {
             let Some(b) = b else { continue };
             if b.rate <= 0.0 {
                 continue;
             }
-            let speed = Histogram::from_weights(s_lo, s_hi, true, &lifetime_speeds(b, state)).tilted();
+            let speed = bins.tilted(&lifetime_speeds(b, state));
             (w.speed_m2[i], w.cut[i]) = speed.second_moment_and_cut(shapes.cull_share);
-            w.speed[i] = speed;
-            w.own[i] = true;
+            w.speed[i] = Some(speed);
         }
         w
     }
@@ -1119,9 +1210,10 @@ pub fn generate(
         None => cell_pdf(CELLS[i], state, geometry, &heap, restitution, window_s),
     });
     let window_shapes = lookup.map(|l| WindowShapes::new(shapes, l, &banked, state));
-    let (speed_shapes, angle_shapes, cuts, speed_m2) = match &window_shapes {
-        Some(w) => (&w.speed, &w.angle, &w.cut, &w.speed_m2),
-        None => (&shapes.speed, &shapes.angle, &shapes.cut, &shapes.speed_m2),
+    let angle_shapes = &shapes.angle;
+    let (cuts, speed_m2) = match &window_shapes {
+        Some(w) => (&w.cut, &w.speed_m2),
+        None => (&shapes.cut, &shapes.speed_m2),
     };
     let mut bed = Bed::new(state, &geometry.cup, &heap, geometry.open);
     let bed_budget = if reference {
@@ -1177,17 +1269,18 @@ pub fn generate(
         };
         // the cut in the speed shapes' units (of the mean speed)
         let cut = v_cull / pdf.mean_v;
-        let (speed, angle) = (&speed_shapes[cell_index], &angle_shapes[cell_index]);
+        // a banked cell's speeds this window, or the cell's shape
+        let own = window_shapes.as_ref().and_then(|w| w.speed[cell_index].as_ref());
+        let (speed, angle) = (own.unwrap_or(&shapes.speed[cell_index]), &angle_shapes[cell_index]);
         // a grouped cell draws its speeds by their energy (`EnergyDraw`): the model's shapes
         // have theirs built once, a banked cell's this window's
         let banked_energy;
         let by_energy = if weight > 1.0 {
-            let shape = match &window_shapes {
-                Some(w) if w.own[cell_index] => {
-                    banked_energy = EnergyShape::new(speed);
-                    &banked_energy
-                }
-                _ => &shapes.energy[cell_index],
+            let shape = if own.is_some() {
+                banked_energy = EnergyShape::new(speed);
+                &banked_energy
+            } else {
+                &shapes.energy[cell_index]
             };
             shape.draw(count as f32 / rendered as f32, cut)
         } else {
@@ -1212,10 +1305,7 @@ pub fn generate(
             // collisions above the audible cut, not only the pour's (a full mug's cup lost
             // 3 dB at 100 Hz against every collision rendered while it followed `mean_v`
             // alone, docs/performance.md).
-            let shape_mean = match &window_shapes {
-                Some(w) if w.own[cell_index] => speed.mean_above(cut),
-                _ => 1.0,
-            };
+            let shape_mean = if own.is_some() { speed.mean_above(cut) } else { 1.0 };
             means[cell_index] = GroupMean {
                 missing,
                 carried: rendered as f32 * carry,
