@@ -134,6 +134,8 @@ fn random_collision(rng: &mut Xoshiro256PlusPlus) -> Collision {
         } else {
             rng.random_range(1.0..4.0f32)
         },
+        // a grouped draw, its pulses copied over the window (`collision::copies`)
+        spread: rng.random_bool(0.5),
     }
 }
 
@@ -235,6 +237,7 @@ fn an_injected_collision_sounds_as_the_exact_rigid_sphere_solution_below_the_ban
             weight: 1.0,
             bed_m: 0.0,
             bed_weight: 0.0,
+            spread: false,
         };
         let r = run(settings, fs, 12, |w| if w == 2 { vec![collision] } else { vec![] });
         let (k, _) = r.windows[2];

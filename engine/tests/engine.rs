@@ -174,6 +174,7 @@ fn steel_cup_rings_longer_than_plastic() {
             weight: 1.0,
             bed_m: 0.0,
             bed_weight: 0.0,
+            spread: false,
         };
         assert!(e.inject(hit));
         let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 4 * 48_000]);
@@ -204,13 +205,24 @@ fn steel_cup_rings_longer_than_plastic() {
     );
 }
 
+/// A grain's acceleration noise is a dipole along the collision's normal (thesis eq. 4.1),
+/// and a pour's normals point mostly up: the grains are louder from above. The hand-written
+/// model draws them in a cone about each cell's normal (4.2 dB); the bank draws the
+/// simulated pours' own, spread wider by the pile's slopes and the mug's wall (2.9 dB).
+/// Normals at random would give 0 dB.
 #[test]
 fn grains_are_louder_from_above_than_from_the_side() {
-    let v = default_values();
-    let above = render(&with(&v, &[("listener_angle", "0")]), &opts(2.0, 512));
-    let side = render(&with(&v, &[("listener_angle", "90")]), &opts(2.0, 512));
-    let diff = db(rms(&above.grains[0])) - db(rms(&side.grains[0]));
-    assert!(diff > 3.0, "0 deg is only {diff:.1} dB louder than 90 deg");
+    for (statistics, least) in [("bank", 2.0), ("model", 3.0)] {
+        let v = with(&default_values(), &[("statistics", statistics)]);
+        let above = render(&with(&v, &[("listener_angle", "0")]), &opts(2.0, 512));
+        let side = render(&with(&v, &[("listener_angle", "90")]), &opts(2.0, 512));
+        let diff = db(rms(&above.grains[0])) - db(rms(&side.grains[0]));
+        println!("{statistics}: 0 deg {diff:.2} dB louder than 90 deg");
+        assert!(
+            diff > least,
+            "{statistics}: 0 deg is only {diff:.1} dB louder than 90 deg"
+        );
+    }
 }
 
 #[test]
@@ -361,7 +373,7 @@ fn rendering_dense_cells_as_groups_keeps_the_level_spectrum_and_texture() {
             e.set_max_rendered_per_cell(n);
         }
         e.note_on(1.0, 60);
-        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 120_000]);
+        let mut out: [Vec<f32>; 6] = std::array::from_fn(|_| vec![0.0; 192_000]);
         let [a, b, c, d, f, g] = &mut out;
         e.process(Outputs {
             main: [a, b],
@@ -397,6 +409,14 @@ fn rendering_dense_cells_as_groups_keeps_the_level_spectrum_and_texture() {
             );
         }
         let (ka, kb) = (kurtosis(a), kurtosis(b));
+        println!(
+            "{label}: level {diff:+.2} dB, octaves {:.2?}, kurtosis {ka:.2} vs {kb:.2}",
+            octave_bands(a)
+                .iter()
+                .zip(octave_bands(b))
+                .map(|(x, y)| x - y)
+                .collect::<Vec<_>>()
+        );
         assert!(
             (ka / kb - 1.0).abs() < 0.15,
             "{label}: kurtosis {ka:.2} grouped vs {kb:.2} every collision"
@@ -405,6 +425,7 @@ fn rendering_dense_cells_as_groups_keeps_the_level_spectrum_and_texture() {
     // the test can fail: a budget a quarter as large makes the grains stem crackle
     let (sparse, _) = run(Some(8));
     let (ks, kb) = (kurtosis(&sparse[2][48_000..]), kurtosis(&every[2][48_000..]));
+    println!("a budget of 8: grains kurtosis {ks:.2} vs {kb:.2}");
     assert!(
         ks / kb > 1.25,
         "a sparse budget should show in the kurtosis: {ks:.2} vs {kb:.2}"

@@ -86,6 +86,7 @@ fn energy(shape: Shape, angle: f32, n: usize) -> f64 {
             weight: 1.0,
             bed_m: 0.0,
             bed_weight: 0.0,
+            spread: false,
         }));
         total += block(&mut e);
         total += block(&mut e);

@@ -255,6 +255,7 @@ impl ContactSetup {
             weight: 1.0,
             bed_m: 0.0,
             bed_weight: 0.0,
+            spread: false,
         }
     }
 

@@ -56,6 +56,10 @@ pub struct Collision {
     /// pushes on the cup are rendered as energy-preserving groups (`BED_PULSES_PER_CELL_PER_S`),
     /// so one collision in k writes its pulse, times sqrt(k), and the others write none (0).
     pub bed_weight: f32,
+    /// A draw that stands for a group of collisions (`generator::RENDERED_PER_CELL_PER_S`):
+    /// its spheres' pulses are written `collision::GROUP_COPIES` times, at times spread over
+    /// the window (`collision::copies`). False for a collision rendered as itself.
+    pub spread: bool,
 }
 
 /// The cells of the pour scene.

@@ -43,6 +43,8 @@ pub(super) struct TrigBatch {
     /// then the `NORMAL` angle) rather than in the cell's cone, and its z if so.
     pub(super) random_normal: [bool; TRIG_BATCH],
     pub(super) normal_z: [f32; TRIG_BATCH],
+    /// Whether the cell's draws stand for groups (`Collision::spread`).
+    pub(super) spread: bool,
 }
 
 /// What a cell's `TrigBatch::finish` needs to evaluate its speeds: the cell's speed shape

@@ -309,33 +309,49 @@ impl RenderContext<'_> {
             o0 + p0.taps()
         };
         let pan_gain = [prepared.pan[0][i], prepared.pan[1][i]];
-        let start = self.ring_start(first);
         let (t0, t1) = (amplitudes(0), amplitudes(1));
-        if o0 == o1 && start + used <= grains[0].len().min(grains[1].len()) {
-            // the common case: one pass from the kernel rows into both channels
-            let [gl, gr] = grains;
-            let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
-            if spheres == 1 {
-                self.kernels.add_to_in(p0, t0, dst, pan_gain, target);
-            } else {
-                self.kernels.add_pair_to_in(p0, t0, p1, t1, dst, pan_gain, target);
-            }
+        // a grouped draw's pulses go in `GROUP_COPIES` times (`collision::copies`)
+        let copies = if c.spread {
+            collision::copies(c)
         } else {
-            // pulses on different samples, or a kernel that wraps around the ring: build
-            // the pulse in `scratch`, then add it (`first` is the earlier pulse's sample,
-            // so one offset is 0, and both are when equal)
-            let scratch_used = &mut scratch[..used];
-            scratch_used.fill(0.0);
-            if spheres == 1 {
-                self.kernels.accumulate_in(p0, t0, scratch_used, target);
-            } else if o0 == o1 {
-                self.kernels.accumulate_pair_in(p0, t0, p1, t1, scratch_used, target);
+            [(0, 1.0); collision::GROUP_COPIES]
+        };
+        let copies = &copies[..if c.spread { collision::GROUP_COPIES } else { 1 }];
+        let scale = collision::copy_gain(c);
+        let mut built = false;
+        for &(shift, sign) in copies {
+            let g = sign * scale;
+            let pan_gain = [pan_gain[0] * g, pan_gain[1] * g];
+            let start = self.ring_start(first + shift);
+            if o0 == o1 && start + used <= grains[0].len().min(grains[1].len()) {
+                // the common case: one pass from the kernel rows into both channels
+                let [gl, gr] = &mut *grains;
+                let dst = [&mut gl[start..start + used], &mut gr[start..start + used]];
+                if spheres == 1 {
+                    self.kernels.add_to_in(p0, t0, dst, pan_gain, target);
+                } else {
+                    self.kernels.add_pair_to_in(p0, t0, p1, t1, dst, pan_gain, target);
+                }
             } else {
-                self.kernels.accumulate_in(p0, t0, &mut scratch_used[o0..], target);
-                self.kernels.accumulate_in(p1, t1, &mut scratch_used[o1..], target);
-            }
-            for (ring, g) in grains.iter_mut().zip(pan_gain) {
-                self.add_into_ring(ring, start, scratch_used, g);
+                // pulses on different samples, or a kernel that wraps around the ring: build
+                // the pulse in `scratch` (once for the copies), then add it (`first` is the
+                // earlier pulse's sample, so one offset is 0, and both are when equal)
+                let scratch_used = &mut scratch[..used];
+                if !built {
+                    scratch_used.fill(0.0);
+                    if spheres == 1 {
+                        self.kernels.accumulate_in(p0, t0, scratch_used, target);
+                    } else if o0 == o1 {
+                        self.kernels.accumulate_pair_in(p0, t0, p1, t1, scratch_used, target);
+                    } else {
+                        self.kernels.accumulate_in(p0, t0, &mut scratch_used[o0..], target);
+                        self.kernels.accumulate_in(p1, t1, &mut scratch_used[o1..], target);
+                    }
+                    built = true;
+                }
+                for (ring, g) in grains.iter_mut().zip(pan_gain) {
+                    self.add_into_ring(ring, start, scratch_used, g);
+                }
             }
         }
         if c.kind != CollisionKind::GrainGrain || c.bed_weight > 0.0 {
@@ -421,7 +437,7 @@ mod tests {
     use crate::base::materials::{CupMaterial, GrainMaterial};
     use crate::base::window::WINDOW;
     use crate::derived::cups::CUP_BUSES;
-    use crate::impact::collision::{add_pulse, physics, render_one};
+    use crate::impact::collision::{add_pulse_shifted, physics, render_one};
     use crate::{Engine, Settings};
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
@@ -541,6 +557,8 @@ mod tests {
             } else {
                 rng.random_range(1.0..4.0f32)
             },
+            // a grouped draw, its spheres' pulses copied over the window
+            spread: rng.random_bool(0.5),
         }
     }
 
@@ -644,23 +662,29 @@ mod tests {
                 for c in &batch {
                     let [l, r] = &mut want;
                     let p = render_one(&params.c, &e.kernels, c, origin, [l, r], &mut want_cup);
-                    let add_size = |ring: &mut [f32], ln_duration: f32, t: f32, a: kernels::Amplitudes, gain: f32| {
-                        let mut one = vec![0.0f32; ring.len()];
-                        add_pulse(&e.kernels, ln_duration, t, a, gain, &mut one, origin);
-                        for (s, x) in ring.iter_mut().zip(one) {
-                            *s += x.abs();
-                        }
-                    };
+                    let add_size =
+                        |ring: &mut [f32], ln_duration: f32, t: (f32, i32), a: kernels::Amplitudes, gain: f32| {
+                            let mut one = vec![0.0f32; ring.len()];
+                            add_pulse_shifted(&e.kernels, ln_duration, t, a, gain, &mut one, origin);
+                            for (s, x) in ring.iter_mut().zip(one) {
+                                *s += x.abs();
+                            }
+                        };
+                    let copies = collision::copies(c);
+                    let copies = if c.spread { &copies[..] } else { &copies[..1] };
                     for (ring, gain) in size.iter_mut().zip(p.pan) {
-                        for s in p.heard() {
-                            add_size(ring, p.ln_duration, s.time, [s.a0, s.a1, s.a2], gain);
+                        for &(shift, _) in copies {
+                            for s in p.heard() {
+                                let g = gain * collision::copy_gain(c);
+                                add_size(ring, p.ln_duration, (s.time, shift), [s.a0, s.a1, s.a2], g);
+                            }
                         }
                     }
                     if let Some(f) = p.cup {
                         add_size(
                             &mut size_cup[f.bus],
                             f.ln_duration,
-                            f.time,
+                            (f.time, 0),
                             [f.amplitude, 0.0, 0.0],
                             1.0,
                         );
@@ -714,6 +738,7 @@ mod tests {
                 weight: rng.random_range(1.0..4.0),
                 bed_m: if i % 3 == 1 { 0.006 * i as f32 } else { 0.0 },
                 bed_weight: if i % 3 == 1 { 1.0 + i as f32 } else { 0.0 },
+                spread: i % 2 == 0,
             })
             .collect();
         let bits = |p: &Prepared| {
@@ -781,6 +806,7 @@ mod tests {
                     weight: rng.random_range(1.0..4.0),
                     bed_m: if i % 3 == 1 { 0.006 * i as f32 } else { 0.0 },
                     bed_weight: if i % 3 == 1 { 1.0 + i as f32 } else { 0.0 },
+                    spread: i % 2 == 0,
                 }
             })
             .collect();

@@ -36,7 +36,7 @@
 
 use crate::base::fastmath;
 use crate::base::materials::SPEED_OF_SOUND;
-use crate::base::window::{Collision, CollisionKind};
+use crate::base::window::{Collision, CollisionKind, WINDOW};
 use crate::control::choices::Shape;
 use crate::control::settings::Settings;
 use crate::derived::cups::SURFACE_BUS;
@@ -549,9 +549,23 @@ pub fn render_one(
     cup: &mut [Vec<f32>],
 ) -> CollisionPulses {
     let p = physics(k, c);
+    let copies = copies(c);
+    let copies = if c.spread { &copies[..] } else { &copies[..1] };
+    let scale = copy_gain(c);
     for (ring, gain) in grains.into_iter().zip(p.pan) {
-        for s in p.heard() {
-            add_pulse(kernels, p.ln_duration, s.time, [s.a0, s.a1, s.a2], gain, ring, origin);
+        for &(shift, sign) in copies {
+            for s in p.heard() {
+                let g = gain * (sign * scale);
+                add_pulse_shifted(
+                    kernels,
+                    p.ln_duration,
+                    (s.time, shift),
+                    [s.a0, s.a1, s.a2],
+                    g,
+                    ring,
+                    origin,
+                );
+            }
         }
     }
     if let Some(f) = p.cup {
@@ -568,6 +582,57 @@ pub fn render_one(
     p
 }
 
+/// The pulses of the spheres of a draw that stands for a group (`Collision::spread`) are
+/// written this many times, each with 1/sqrt(`GROUP_COPIES`) of the amplitude, at times
+/// spread over the window (`copies`). A group of k collisions drawn as one pulse keeps their
+/// energy and spectrum but not their texture: one pulse of sqrt(k) times the amplitude where
+/// there were k at their own times is shot noise of fewer, heavier pulses, whose crackle (excess
+/// kurtosis) goes as one over their rate. The grouped draws of a dense pour are sparser than its
+/// collisions by the group size, and where the collisions themselves form a smooth noise (the
+/// bank's wall hits of sugar poured into a mug: 230,000 a second, against 35,000 grouped
+/// draws) the grouped grains crackled more than every collision rendered (kurtosis 4.50 against
+/// 3.44; `tests/engine.rs`, the grouping test). The copies double the pulses without drawing,
+/// setting up or pushing on the cup again: the draw's speed, place and normal are the group's
+/// sample, its pulses at two of the group's times. Each copy after the first is at a time
+/// uniform over the window and of either sign (the shifts and signs from a hash of the draw's
+/// own random time and place, so the same draws give the same samples), so that two copies
+/// add in power at every frequency on average: the level and spectrum are the single draw's.
+pub const GROUP_COPIES: usize = 2;
+
+/// Where the copies of a grouped draw's spheres' pulses go (`GROUP_COPIES`): per copy its
+/// shift in whole samples from the draw's own time and its sign, the first the draw itself
+/// (0, +1). A copy lands at a time in the draw's window (0..`WINDOW`), as the draw does.
+pub fn copies(c: &Collision) -> [(i32, f32); GROUP_COPIES] {
+    // murmur3's finaliser: every bit of the draw's time and place reaches every bit
+    let mix = |mut h: u32| {
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x85eb_ca6b);
+        h ^= h >> 13;
+        h = h.wrapping_mul(0xc2b2_ae35);
+        h ^ (h >> 16)
+    };
+    let mut h = c.time.to_bits() ^ c.position[0].to_bits().rotate_left(11) ^ c.position[1].to_bits().rotate_left(22);
+    let own = c.time.clamp(0.0, (WINDOW - 1) as f32) as i32;
+    let mut out = [(0, 1.0); GROUP_COPIES];
+    for o in out.iter_mut().skip(1) {
+        h = mix(h.wrapping_add(0x9e37_79b9));
+        // the top 24 bits as a uniform sample of 0..WINDOW, the lowest as the sign
+        let at = (((h >> 8) as u64 * WINDOW as u64) >> 24) as i32;
+        *o = (at - own, if h & 1 == 0 { 1.0 } else { -1.0 });
+    }
+    out
+}
+
+/// The gain of each copy of a grouped draw's spheres' pulses (`GROUP_COPIES`): they add
+/// in power.
+pub fn copy_gain(c: &Collision) -> f32 {
+    if c.spread {
+        1.0 / (GROUP_COPIES as f32).sqrt()
+    } else {
+        1.0
+    }
+}
+
 /// `ring += gain (a0 g0 + a1 g1)`: one band-limited half-sine of duration `e^ln_duration`
 /// samples (PAN eq. 6; `kernels`: the pulse `g0` of unit area and its derivative `g1`), its
 /// onset `time` samples after ring index `origin` (at least `HALF`), wrapping around the
@@ -581,13 +646,27 @@ pub fn add_pulse(
     ring: &mut [f32],
     origin: usize,
 ) {
-    debug_assert!(time >= 0.0 && origin >= HALF);
+    add_pulse_shifted(kernels, ln_duration, (time, 0), amplitudes, gain, ring, origin);
+}
+
+/// `add_pulse` at `time` plus a whole number of samples (a grouped draw's copy,
+/// `copies`): the same kernel row and phase, moved (`time` + the shift at least 0).
+pub fn add_pulse_shifted(
+    kernels: &PulseKernels,
+    ln_duration: f32,
+    (time, shift): (f32, i32),
+    amplitudes: kernels::Amplitudes,
+    gain: f32,
+    ring: &mut [f32],
+    origin: usize,
+) {
+    debug_assert!(time >= 0.0 && origin >= HALF && time + shift as f32 >= 0.0);
     let whole = time.floor();
     let pulse = kernels.select_ln(ln_duration, time - whole);
     let mut taps = vec![0.0f32; pulse.taps()];
     kernels.accumulate(pulse, amplitudes, &mut taps);
     // the kernel's tap i lands on the sample whole + i - HALF
-    let start = origin + whole as usize - HALF;
+    let start = (origin + whole as usize - HALF).wrapping_add_signed(shift as isize);
     for (i, x) in taps.iter().enumerate() {
         ring[(start + i) % ring.len()] += gain * x;
     }
@@ -645,6 +724,7 @@ mod tests {
             weight: 2.0,
             bed_m: 0.0,
             bed_weight: 0.0,
+            spread: false,
         }
     }
 

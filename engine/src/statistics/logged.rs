@@ -180,6 +180,7 @@ impl Contact {
             weight: 1.0,
             bed_m: 0.0,
             bed_weight: 0.0,
+            spread: false,
         }
     }
 }
