@@ -6,6 +6,9 @@
 
 use granary_engine::control::params::{spec, Kind, SPECS};
 use granary_engine::control::preset::v0_id;
+
+/// The `statistics` choice of the hand-written model (`params::STATISTICS_IDS`).
+const STATISTICS_MODEL: i32 = 0;
 use nice_plug::plugin::{ParamValue, PluginState};
 use semver::Version;
 
@@ -109,6 +112,11 @@ pub fn check_plugin_state(state: &PluginState) -> Result<PluginState, StateError
             problem
         });
     }
+    // a state saved before the databank became the default (preset format 2) and without
+    // `statistics` was heard with the hand-written model, the default then
+    params
+        .entry("statistics".to_string())
+        .or_insert(ParamValue::I32(STATISTICS_MODEL));
     for s in &SPECS {
         params.entry(s.id.to_string()).or_insert(match s.kind {
             Kind::Float { default, .. } => ParamValue::F32(default),
@@ -185,6 +193,17 @@ mod tests {
         let checked = check_plugin_state(&partial).unwrap();
         assert_eq!(json(&checked.params["stereo_width"]), json(&ParamValue::F32(0.7)));
         assert_eq!(json(&checked.params["seed"]), json(&ParamValue::I32(1)));
+        // a state without `statistics` predates the databank as the default: the model
+        partial.params.remove("statistics");
+        let checked = check_plugin_state(&partial).unwrap();
+        assert_eq!(
+            json(&checked.params["statistics"]),
+            json(&ParamValue::I32(STATISTICS_MODEL))
+        );
+        assert_eq!(
+            granary_engine::control::params::STATISTICS_IDS[STATISTICS_MODEL as usize],
+            "model"
+        );
         // enum choices by stable id are accepted too
         partial
             .params

@@ -61,7 +61,8 @@ fn a_pour_from_the_bank_is_heard_and_differs_from_the_model() {
         pour: None,
     };
     let mut v = ParamValues::default();
-    assert_eq!(v.to_settings().statistics, Statistics::Model);
+    assert_eq!(v.to_settings().statistics, Statistics::Bank);
+    v.set_text("statistics", "model").unwrap();
     let model = render(&v, &opts);
     v.set_text("statistics", "bank").unwrap();
     assert_eq!(v.to_settings().statistics, Statistics::Bank);

@@ -153,7 +153,7 @@ mod tests {
         assert_eq!(text("fall_height"), "15.0 cm");
         assert_eq!(text("listener_angle"), "30.0 deg");
         assert_eq!(text("listener_distance"), "0.40 m");
-        assert_eq!(text("output_gain"), "41.7 dB");
+        assert_eq!(text("output_gain"), "38.0 dB");
         assert_eq!(text("grain_size"), "1.00 x");
         assert_eq!(text("fill"), "0 %");
         assert_eq!(text("stereo_width"), "70 %");

@@ -303,7 +303,8 @@ mod tests {
         std::fs::write(dir.join("broken.json"), "{ not json").unwrap();
         std::fs::write(
             dir.join("future.json"),
-            mine.to_json().replace("\"version\": 1", "\"version\": 7"),
+            mine.to_json()
+                .replace(&format!("\"version\": {}", preset::VERSION), "\"version\": 7"),
         )
         .unwrap();
         std::fs::write(dir.join("notes.txt"), "not a preset, not listed").unwrap();

@@ -225,10 +225,11 @@ pub enum PourTarget {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Statistics {
     /// The hand-written model of each cell (`generator::cell_pdf`, `generator::Shapes`).
-    #[default]
     Model,
     /// The databank measured from rigid-body simulations of pours (`bank`,
-    /// `assets/bank/bank.json`), looked up each window; settling stays the model's.
+    /// `assets/bank/bank.json`), looked up each window; settling stays the model's. The
+    /// default since preset format 2.
+    #[default]
     Bank,
 }
 

@@ -440,7 +440,7 @@ pub const SPECS: [Spec; 30] = [
         kind: Kind::Float {
             min: -20.0,
             max: 80.0,
-            default: 41.74,
+            default: 38.03,
             log: false,
             to_si: 1.0,
             step: 0.01,
@@ -633,7 +633,7 @@ pub const SPECS: [Spec; 30] = [
         unit: "",
         kind: Kind::Enum {
             ids: &STATISTICS_IDS,
-            default: 0,
+            default: 1,
         },
         doc: "Where the collision generator's cells take their rates and speed and angle distributions from: model (hand-written) or bank (measured from rigid-body simulations of pours, assets/bank)",
     },
@@ -1190,7 +1190,7 @@ mod tests {
                 "| `fall_height` | 1–100 | 15 | cm |",
                 "| `fall_height` | 1–100 | 15 | m |",
             ),
-            ("| `output_gain` | −20–80 | 41.74 |", "| `output_gain` | −20–80 | 50 |"),
+            ("| `output_gain` | −20–80 | 38.03 |", "| `output_gain` | −20–80 | 50 |"),
             ("| `seed` |", "| `random_seed` |"),
             ("glass, steel, aluminium", "glass, aluminium, steel"),
             ("| on/off | on |", "| on/off | off |"),
@@ -1207,7 +1207,7 @@ mod tests {
         let d = Settings::default();
         assert_eq!(d.fall_height_m, 15.0 * 0.01);
         assert_eq!(d.pour_rate_g_s, 20.0);
-        assert_eq!(d.output_gain_db, 41.74);
+        assert_eq!(d.output_gain_db, 38.03);
         assert_eq!(limits::FALL_HEIGHT_M, (0.01, 1.0));
         assert_eq!(limits::POUR_RATE_G_S, (0.0, 200.0));
         assert_eq!(limits::LISTENER_DISTANCE_M, (0.1, 10.0));
@@ -1223,7 +1223,7 @@ mod tests {
         assert_eq!(wild.fall_height_m, 1.0);
         assert_eq!(wild.pour_rate_g_s, 0.0);
         assert_eq!(wild.grain_size, 4.0);
-        assert_eq!(wild.output_gain_db, 41.74);
+        assert_eq!(wild.output_gain_db, 38.03);
     }
 
     /// `Statistics::id` spells each as the parameter does: set by its id, the settings

@@ -1,7 +1,7 @@
 //! Preset files: JSON (serde), versioned, human-readable.
 //!
 //! ```json
-//! { "format": "granary-preset", "version": 1, "name": "…", "description": "…",
+//! { "format": "granary-preset", "version": 2, "name": "…", "description": "…",
 //!   "tags": ["…"], "params": { "grain_material": "sugar", "pour_rate": 20.0, … } }
 //! ```
 //! Parameters left out take their defaults. A bad file (not JSON, another format, a
@@ -17,6 +17,8 @@
 //!   `fall_height_m` (metres), `listener_angle_deg`, `listener_distance_m`,
 //!   `grains_level_db`, `cup_level_db`, `output_gain_db`; `tags` did not exist.
 //! - 1: first release format: `params` keyed by the stable parameter ids.
+//! - 2: `statistics` defaults to `bank` (the databank); a version-1 file that leaves it out
+//!   meant the hand-written model, its default then, and is read so.
 //!
 //! The plugin state a host saves is checked and migrated by the plugin crate (`state.rs`),
 //! with the same version-0 renames ([`v0_id`]).
@@ -27,7 +29,7 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 pub const FORMAT: &str = "granary-preset";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PresetError {
@@ -70,11 +72,27 @@ pub struct Migration {
 }
 
 /// Every format change, oldest first; `MIGRATIONS[i].from == i`.
-pub const MIGRATIONS: [Migration; 1] = [Migration {
-    from: 0,
-    what: "parameters -> params; Settings field names (SI units) -> stable ids (fall height m -> cm)",
-    apply: migrate_v0,
-}];
+pub const MIGRATIONS: [Migration; 2] = [
+    Migration {
+        from: 0,
+        what: "parameters -> params; Settings field names (SI units) -> stable ids (fall height m -> cm)",
+        apply: migrate_v0,
+    },
+    Migration {
+        from: 1,
+        what: "statistics left out -> model (its default until format 2)",
+        apply: migrate_v1,
+    },
+];
+
+/// Version 1 -> 2: the default of `statistics` became the databank; a file that left it out
+/// was heard with the hand-written model, and keeps it.
+fn migrate_v1(doc: &mut Map<String, Value>) -> Result<(), String> {
+    if let Some(Value::Object(params)) = doc.get_mut("params") {
+        params.entry("statistics").or_insert_with(|| Value::from("model"));
+    }
+    Ok(())
+}
 
 /// Version-0 parameter names (the engine's `Settings` fields) -> (stable id, factor to the
 /// id's unit). Names not listed were the same in both versions.
@@ -404,6 +422,11 @@ pub fn find(name_or_path: &str) -> Result<Preset, PresetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The version line of a preset written now.
+    fn version_line() -> String {
+        format!("\"version\": {VERSION}")
+    }
     use crate::control::params::{Plain, SPECS};
 
     #[test]
@@ -451,7 +474,7 @@ mod tests {
         let cases: [(String, &str); 8] = [
             ("{ not json".into(), "not valid JSON"),
             (ok.replace("granary-preset", "other"), "not a Granary preset"),
-            (ok.replace("\"version\": 1", "\"version\": 99"), "version 99"),
+            (ok.replace(&version_line(), "\"version\": 99"), "version 99"),
             (
                 ok.replace("\"pour_rate\"", "\"pour_speed\""),
                 "unknown parameter id `pour_speed`",
@@ -472,6 +495,27 @@ mod tests {
             let err = Preset::from_json(&text).unwrap_err().to_string();
             assert!(err.contains(needle), "{err:?} should mention {needle:?}");
         }
+    }
+
+    /// Format 2 made the databank the default statistics: a version-1 file that leaves
+    /// `statistics` out is still heard with the model it was made with, one that names it
+    /// keeps its choice, and a version-2 file that leaves it out takes the bank.
+    #[test]
+    fn a_version_1_file_without_statistics_keeps_the_model() {
+        use crate::control::choices::Statistics;
+        let file = |version: u32, params: serde_json::Value| {
+            let doc = serde_json::json!({"format": FORMAT, "version": version, "name": "x", "params": params});
+            Preset::from_json(&doc.to_string())
+                .unwrap()
+                .values
+                .to_settings()
+                .statistics
+        };
+        let fill = serde_json::json!({"fill": 0.2});
+        assert_eq!(file(1, fill.clone()), Statistics::Model);
+        assert_eq!(file(1, serde_json::json!({"statistics": "bank"})), Statistics::Bank);
+        assert_eq!(file(2, fill), Statistics::Bank);
+        assert_eq!(ParamValues::default().to_settings().statistics, Statistics::Bank);
     }
 
     #[test]
@@ -500,7 +544,7 @@ mod tests {
         // every error is one line
         for e in [
             with("\"tags\": [", "\"tags\": [1, "),
-            with("\"version\": 1", "\"version\": 9"),
+            with(&version_line(), "\"version\": 9"),
         ] {
             assert!(!e.contains('\n'), "{e}");
         }
@@ -550,7 +594,7 @@ mod tests {
             }
         }
         // the migrated preset saves as the current format
-        assert!(p.to_json().contains("\"version\": 1"));
+        assert!(p.to_json().contains(&version_line()));
         // a version-0 file must really be version 0
         let mixed = text.replace("\"parameters\"", "\"params\"");
         let err = Preset::from_json(&mixed).unwrap_err().to_string();
@@ -576,8 +620,8 @@ mod tests {
     #[test]
     fn newer_versions_are_refused_by_name() {
         let ok = factory().remove(0).1.to_json();
-        for v in [2, 17] {
-            let err = Preset::from_json(&ok.replace("\"version\": 1", &format!("\"version\": {v}")))
+        for v in [VERSION + 1, 17] {
+            let err = Preset::from_json(&ok.replace(&version_line(), &format!("\"version\": {v}")))
                 .unwrap_err()
                 .to_string();
             assert!(
@@ -587,7 +631,7 @@ mod tests {
         }
         for v in ["-1", "1.5", "\"1\"", "null"] {
             assert!(
-                Preset::from_json(&ok.replace("\"version\": 1", &format!("\"version\": {v}"))).is_err(),
+                Preset::from_json(&ok.replace(&version_line(), &format!("\"version\": {v}"))).is_err(),
                 "{v}"
             );
         }
@@ -680,7 +724,7 @@ mod tests {
     #[test]
     fn wrong_types_are_wrong_types_and_no_rust_values_show() {
         let ok = factory().remove(0).1.to_json();
-        let err = Preset::from_json(&ok.replace("\"version\": 1", "\"version\": \"1\"")).unwrap_err();
+        let err = Preset::from_json(&ok.replace(&version_line(), "\"version\": \"1\"")).unwrap_err();
         assert_eq!(err.to_string(), "`version` must be a whole number");
         let err = Preset::from_json(&ok.replace("granary-preset", "other")).unwrap_err();
         assert_eq!(
