@@ -4,11 +4,8 @@
 //! with an unknown id, a value of the wrong type, a non-finite or out-of-range value is
 //! refused whole (logged; nothing changes).
 
-use granary_engine::control::params::{spec, Kind, SPECS};
-use granary_engine::control::preset::v0_id;
-
-/// The `statistics` choice of the hand-written model (`params::STATISTICS_IDS`).
-const STATISTICS_MODEL: i32 = 0;
+use granary_engine::control::params::{spec, Kind, SPECS, STATISTICS_IDS};
+use granary_engine::control::preset::{v0_id, V1_OUTPUT_GAIN_DB, V1_STATISTICS};
 use nice_plug::plugin::{ParamValue, PluginState};
 use semver::Version;
 
@@ -112,11 +109,14 @@ pub fn check_plugin_state(state: &PluginState) -> Result<PluginState, StateError
             problem
         });
     }
-    // a state saved before the databank became the default (preset format 2) and without
-    // `statistics` was heard with the hand-written model, the default then
+    // a state without `statistics` or `output_gain` was saved before their defaults changed
+    // (preset format 2: the databank, and the default preset's lower gain), and was heard
+    // with the hand-written model and 41.74 dB (`preset::V1_STATISTICS`, `V1_OUTPUT_GAIN_DB`)
+    let model = STATISTICS_IDS.iter().position(|&id| id == V1_STATISTICS).unwrap_or(0) as i32;
+    params.entry("statistics".to_string()).or_insert(ParamValue::I32(model));
     params
-        .entry("statistics".to_string())
-        .or_insert(ParamValue::I32(STATISTICS_MODEL));
+        .entry("output_gain".to_string())
+        .or_insert(ParamValue::F32(V1_OUTPUT_GAIN_DB));
     for s in &SPECS {
         params.entry(s.id.to_string()).or_insert(match s.kind {
             Kind::Float { default, .. } => ParamValue::F32(default),
@@ -193,17 +193,14 @@ mod tests {
         let checked = check_plugin_state(&partial).unwrap();
         assert_eq!(json(&checked.params["stereo_width"]), json(&ParamValue::F32(0.7)));
         assert_eq!(json(&checked.params["seed"]), json(&ParamValue::I32(1)));
-        // a state without `statistics` predates the databank as the default: the model
+        // a state without `statistics` and `output_gain` predates their new defaults (the
+        // databank, 38.03 dB): the model and 41.74 dB, as it was heard
         partial.params.remove("statistics");
+        partial.params.remove("output_gain");
         let checked = check_plugin_state(&partial).unwrap();
-        assert_eq!(
-            json(&checked.params["statistics"]),
-            json(&ParamValue::I32(STATISTICS_MODEL))
-        );
-        assert_eq!(
-            granary_engine::control::params::STATISTICS_IDS[STATISTICS_MODEL as usize],
-            "model"
-        );
+        let model = STATISTICS_IDS.iter().position(|&id| id == "model").unwrap() as i32;
+        assert_eq!(json(&checked.params["statistics"]), json(&ParamValue::I32(model)));
+        assert_eq!(json(&checked.params["output_gain"]), json(&ParamValue::F32(41.74)));
         // enum choices by stable id are accepted too
         partial
             .params

@@ -80,16 +80,27 @@ pub const MIGRATIONS: [Migration; 2] = [
     },
     Migration {
         from: 1,
-        what: "statistics left out -> model (its default until format 2)",
+        what: "statistics, output_gain left out -> model, 41.74 dB (their defaults until format 2)",
         apply: migrate_v1,
     },
 ];
 
-/// Version 1 -> 2: the default of `statistics` became the databank; a file that left it out
-/// was heard with the hand-written model, and keeps it.
+/// The defaults format 2 changed (the databank became the default statistics, and the
+/// default preset's output gain followed its level): `statistics` was the model
+/// (`params::STATISTICS_IDS`' "model") and `output_gain` 41.74 dB. A version-1 file, or a
+/// plugin state saved before format 2 (`state.rs`), that leaves either out was heard with
+/// these and keeps them.
+pub const V1_STATISTICS: &str = "model";
+pub const V1_OUTPUT_GAIN_DB: f32 = 41.74;
+
+/// Version 1 -> 2: the defaults of `statistics` and `output_gain` changed; a file that left
+/// them out keeps the sound it was made with (`V1_STATISTICS`, `V1_OUTPUT_GAIN_DB`).
 fn migrate_v1(doc: &mut Map<String, Value>) -> Result<(), String> {
     if let Some(Value::Object(params)) = doc.get_mut("params") {
-        params.entry("statistics").or_insert_with(|| Value::from("model"));
+        params.entry("statistics").or_insert_with(|| Value::from(V1_STATISTICS));
+        params
+            .entry("output_gain")
+            .or_insert_with(|| Value::from(V1_OUTPUT_GAIN_DB as f64));
     }
     Ok(())
 }
@@ -497,25 +508,26 @@ mod tests {
         }
     }
 
-    /// Format 2 made the databank the default statistics: a version-1 file that leaves
-    /// `statistics` out is still heard with the model it was made with, one that names it
-    /// keeps its choice, and a version-2 file that leaves it out takes the bank.
+    /// Format 2 made the databank the default statistics (and lowered the default output
+    /// gain with the default preset's level): a version-1 file that leaves them out is still
+    /// heard with the model and the gain it was made with, one that names them keeps its
+    /// choice, and a version-2 file that leaves them out takes the new defaults.
     #[test]
-    fn a_version_1_file_without_statistics_keeps_the_model() {
+    fn a_version_1_file_keeps_the_statistics_and_gain_it_was_made_with() {
         use crate::control::choices::Statistics;
         let file = |version: u32, params: serde_json::Value| {
             let doc = serde_json::json!({"format": FORMAT, "version": version, "name": "x", "params": params});
-            Preset::from_json(&doc.to_string())
-                .unwrap()
-                .values
-                .to_settings()
-                .statistics
+            let s = Preset::from_json(&doc.to_string()).unwrap().values.to_settings();
+            (s.statistics, s.output_gain_db)
         };
         let fill = serde_json::json!({"fill": 0.2});
-        assert_eq!(file(1, fill.clone()), Statistics::Model);
-        assert_eq!(file(1, serde_json::json!({"statistics": "bank"})), Statistics::Bank);
-        assert_eq!(file(2, fill), Statistics::Bank);
-        assert_eq!(ParamValues::default().to_settings().statistics, Statistics::Bank);
+        assert_eq!(file(1, fill.clone()), (Statistics::Model, V1_OUTPUT_GAIN_DB));
+        let chosen = serde_json::json!({"statistics": "bank", "output_gain": 30.0});
+        assert_eq!(file(1, chosen), (Statistics::Bank, 30.0));
+        let defaults = ParamValues::default().to_settings();
+        assert_eq!(file(2, fill), (defaults.statistics, defaults.output_gain_db));
+        assert_eq!(defaults.statistics, Statistics::Bank);
+        assert_ne!(defaults.output_gain_db, V1_OUTPUT_GAIN_DB);
     }
 
     #[test]

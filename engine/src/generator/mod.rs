@@ -58,9 +58,9 @@ pub const CULL_ENERGY_SHARE: f32 = 0.01;
 /// copies the default preset on the bank, whose wall hits are a smooth stream of 230,000 a
 /// second, crackled more than every collision rendered (grains kurtosis 4.50 against 3.44).
 /// Against rendering every collision, the default preset at this budget (about 50 times
-/// fewer rendered) keeps the octave bands from 250 Hz up within 0.9 dB (grains) and 1.0 dB
-/// (cup), and the grains stem's kurtosis within 10 %; at a quarter of the budget it grows
-/// by 70 % (`tests/engine.rs`, the grouping test).
+/// fewer rendered) keeps the octave bands from 250 Hz up within 0.6 dB (grains) and 1.0 dB
+/// (cup), and the grains stem's kurtosis within 9 %; at a quarter of the budget it grows
+/// by 63 % (`tests/engine.rs`, the grouping test).
 pub const RENDERED_PER_CELL_PER_S: f32 = 12_000.0;
 
 /// Most pulses through the bed a cell writes into the cup per second (`Collision::bed_weight`):
@@ -116,7 +116,7 @@ pub const MIN_BUDGET_SHARE: f32 = 0.125;
 
 /// A cell's per-window budget: `max_per_cell` scaled by texture masking (see
 /// `MASKING_RATIO`) for a cell with `energy_ratio` = its expected energy over that of the
-/// loudest cell of its stem. `u32::MAX` (render every collision) is kept as it is.
+/// loudest cell of its kind. `u32::MAX` (render every collision) is kept as it is.
 pub fn masked_budget(max_per_cell: u32, energy_ratio: f32) -> u32 {
     if max_per_cell == u32::MAX {
         return max_per_cell;
@@ -1226,7 +1226,7 @@ pub fn generate(
         ((BED_PULSES_PER_CELL_PER_S * window_s).ceil() as u64).max(1)
     };
     // texture masking (see `MASKING_RATIO`): each cell's expected energy against the
-    // loudest cell of its stem
+    // loudest cell of its kind
     let energy: [f32; CELLS.len()] = std::array::from_fn(|i| match &pdfs[i] {
         Some(p) => p.lambda as f32 * p.mean_v * p.mean_v * speed_m2[i],
         None => 0.0,

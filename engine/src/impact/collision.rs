@@ -616,7 +616,9 @@ pub fn copies(c: &Collision) -> [(i32, f32); GROUP_COPIES] {
     let mut out = [(0, 1.0); GROUP_COPIES];
     for o in out.iter_mut().skip(1) {
         h = mix(h.wrapping_add(0x9e37_79b9));
-        // the top 24 bits as a uniform sample of 0..WINDOW, the lowest as the sign
+        // the top 24 bits as a uniform sample of 0..WINDOW, the lowest as the sign (on the
+        // draw's own sample, one copy in WINDOW, the two add coherently or cancel: in power
+        // as the others on average)
         let at = (((h >> 8) as u64 * WINDOW as u64) >> 24) as i32;
         *o = (at - own, if h & 1 == 0 { 1.0 } else { -1.0 });
     }
@@ -725,6 +727,58 @@ mod tests {
             bed_m: 0.0,
             bed_weight: 0.0,
             spread: false,
+        }
+    }
+
+    /// A grouped draw's copies (`copies`): the first is the draw, the others land in its
+    /// window (moved by whole samples, so at the draw's phase), spread evenly over it
+    /// wherever the draw is, of either sign as often; the same draw always gets the same
+    /// copies.
+    #[test]
+    fn a_grouped_draws_copies_land_anywhere_in_its_window() {
+        let mut state = 0x1234_5678u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as f32 / u32::MAX as f32
+        };
+        let (mut signs, mut landed, mut apart) = (0.0f64, [0u32; WINDOW], [0u32; WINDOW]);
+        let n = 64_000;
+        for _ in 0..n {
+            let c = Collision {
+                time: next() * (WINDOW as f32 - 0.01),
+                position: [0.1 * next() - 0.05, 0.1 * next() - 0.05, 0.02],
+                spread: true,
+                ..collision(CollisionKind::GrainGrain, 1.0)
+            };
+            let cp = copies(&c);
+            assert_eq!(cp, copies(&c));
+            assert_eq!(cp[0], (0, 1.0));
+            for &(shift, sign) in &cp[1..] {
+                // a whole number of samples: the copy keeps the draw's phase
+                let at = c.time.floor() as i32 + shift;
+                assert!((0..WINDOW as i32).contains(&at), "{} + {shift}", c.time);
+                signs += sign as f64;
+                landed[at as usize] += 1;
+                apart[shift.rem_euclid(WINDOW as i32) as usize] += 1;
+            }
+        }
+        let copies_made = (n * (GROUP_COPIES - 1)) as f64;
+        assert!(signs.abs() < 4.0 * copies_made.sqrt(), "signs sum to {signs}");
+        let mean = copies_made / WINDOW as f64;
+        for (k, &m) in landed.iter().enumerate() {
+            assert!(
+                (m as f64 - mean).abs() < 0.2 * mean,
+                "sample {k}: {m} copies, {mean} on average"
+            );
+        }
+        // and wherever the draw is: every distance from it as often
+        for (k, &m) in apart.iter().enumerate() {
+            assert!(
+                (m as f64 - mean).abs() < 0.2 * mean,
+                "{k} samples on: {m} copies, {mean} on average"
+            );
         }
     }
 
