@@ -433,12 +433,12 @@ pub fn find(name_or_path: &str) -> Result<Preset, PresetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::params::{Plain, SPECS};
 
     /// The version line of a preset written now.
     fn version_line() -> String {
         format!("\"version\": {VERSION}")
     }
-    use crate::control::params::{Plain, SPECS};
 
     #[test]
     fn every_file_in_presets_is_embedded_and_valid() {

@@ -238,8 +238,8 @@ pub fn warm_tables() {
 
 /// The tilt of each bin of a histogram whose bins hold `masses` (`Tilt`): the slope of the
 /// masses' logarithm across the bin, per bin, within +-`TILT_MAX` and on the grid of
-/// `TILT_GRID` (0 for an empty bin). One logarithm a bin (`fastmath::ln`): the tilts are
-/// found every window for each banked cell.
+/// `TILT_GRID` (0 for an empty bin). One logarithm a bin, in lanes (`fastmath::log2_each`):
+/// the tilts are found every window for each banked cell.
 pub fn bin_tilts<const N: usize>(masses: &[f32; N]) -> [f32; N] {
     let total: f32 = masses.iter().map(|m| m.max(0.0)).sum();
     let floor = TILT_FLOOR * total;
@@ -305,9 +305,28 @@ impl<const N: usize> Tilt<N> {
     }
 }
 
+/// Each bin's lower edge and centre of a histogram of `N` bins over [lo, hi]: stepped from
+/// `lo` by one ratio (log-spaced, `log2_ratio` = log2(hi / lo)) or one width.
+fn bin_edges<const N: usize>(lo: f32, hi: f32, log: bool, log2_ratio: f32) -> ([f32; N], [f32; N]) {
+    let step = if log {
+        fastmath::exp2(log2_ratio / N as f32)
+    } else {
+        1.0
+    };
+    let width = (hi - lo) / N as f32;
+    let (mut lower, mut centre) = ([0.0f32; N], [0.0f32; N]);
+    let mut edge = lo;
+    for i in 0..N {
+        let upper = if log { edge * step } else { edge + width };
+        lower[i] = edge;
+        centre[i] = 0.5 * (edge + upper);
+        edge = upper;
+    }
+    (lower, centre)
+}
+
 /// What a log-spaced histogram over [lo, hi] with N bins holds whatever its masses: its bins'
-/// lower edges and centres (stepped from `lo` by one ratio, as `Histogram::centres_and_masses`
-/// steps them) and, for each tilt on the grid (`TILT_FRACTIONS`' rows), the multipliers of a
+/// lower edges and centres (`bin_edges`) and, for each tilt on the grid (`TILT_FRACTIONS`' rows), the multipliers of a
 /// tilted bin's mean and mean square over its lower edge and its square, M(w + lambda) /
 /// M(lambda) and M(2 w + lambda) / M(lambda) (`tilted_mean_power`; w the bins' width on the
 /// natural-log scale). The bank's speed histograms share one range, so these are found once
@@ -328,15 +347,7 @@ struct LogBins<const N: usize> {
 impl<const N: usize> LogBins<N> {
     fn new(lo: f32, hi: f32) -> Self {
         let log2_ratio = fastmath::log2(hi / lo);
-        let step = fastmath::exp2(log2_ratio / N as f32);
-        let (mut lower, mut centre) = ([0.0f32; N], [0.0f32; N]);
-        let mut edge = lo;
-        for i in 0..N {
-            let upper = edge * step;
-            lower[i] = edge;
-            centre[i] = 0.5 * (edge + upper);
-            edge = upper;
-        }
+        let (lower, centre) = bin_edges(lo, hi, true, log2_ratio);
         let w = log2_ratio * std::f32::consts::LN_2 / N as f32;
         let (r1, r2) = ((w as f64).exp() as f32, (2.0 * w as f64).exp() as f32);
         // e^(p w + l) - 1 from e^l - 1 (one exponential a tilt) and e^(p w)
@@ -480,29 +491,13 @@ impl<const N: usize> Histogram<N> {
         self.at(i as f32 / N as f32)
     }
 
-    /// Each bin's centre and mass (unnormalised), the edges stepped from `lo` by one ratio
-    /// (log-spaced) or one width; a tilted histogram keeps its centres (`Tilt::centre`): a
-    /// bank's shapes are built every window.
+    /// Each bin's centre (`bin_edges`) and mass (unnormalised); a tilted histogram keeps its
+    /// centres (`Tilt::centre`): a bank's shapes are built every window.
     fn centres_and_masses(&self) -> ([f32; N], [f32; N]) {
         if let Some(t) = &self.tilt {
             return (t.centre, self.masses());
         }
-        let step = if self.log {
-            fastmath::exp2(self.log2_ratio / N as f32)
-        } else {
-            1.0
-        };
-        let width = (self.hi - self.lo) / N as f32;
-        let (mut lower, mut prev) = (self.lo, 0.0);
-        let mut centres = [0.0f32; N];
-        let mut masses = [0.0f32; N];
-        for i in 0..N {
-            let upper = if self.log { lower * step } else { lower + width };
-            centres[i] = 0.5 * (lower + upper);
-            masses[i] = self.cdf[i] - prev;
-            (lower, prev) = (upper, self.cdf[i]);
-        }
-        (centres, masses)
+        (bin_edges(self.lo, self.hi, self.log, self.log2_ratio).1, self.masses())
     }
 
     /// The distribution's first moment above `cut`, E[x; x >= cut], each bin's mass at

@@ -311,16 +311,10 @@ impl RenderContext<'_> {
         let pan_gain = [prepared.pan[0][i], prepared.pan[1][i]];
         let (t0, t1) = (amplitudes(0), amplitudes(1));
         // a grouped draw's pulses go in `GROUP_COPIES` times (`collision::copies`)
-        let copies = if c.spread {
-            collision::copies(c)
-        } else {
-            [(0, 1.0); collision::GROUP_COPIES]
-        };
-        let copies = &copies[..if c.spread { collision::GROUP_COPIES } else { 1 }];
-        let scale = collision::copy_gain(c);
+        let copies = collision::copies(c);
         let mut built = false;
-        for &(shift, sign) in copies {
-            let g = sign * scale;
+        for &(shift, sign) in copies.places() {
+            let g = sign * copies.gain;
             let pan_gain = [pan_gain[0] * g, pan_gain[1] * g];
             let start = self.ring_start(first + shift);
             if o0 == o1 && start + used <= grains[0].len().min(grains[1].len()) {
@@ -671,11 +665,10 @@ mod tests {
                             }
                         };
                     let copies = collision::copies(c);
-                    let copies = if c.spread { &copies[..] } else { &copies[..1] };
                     for (ring, gain) in size.iter_mut().zip(p.pan) {
-                        for &(shift, _) in copies {
+                        for &(shift, _) in copies.places() {
                             for s in p.heard() {
-                                let g = gain * collision::copy_gain(c);
+                                let g = gain * copies.gain;
                                 add_size(ring, p.ln_duration, (s.time, shift), [s.a0, s.a1, s.a2], g);
                             }
                         }

@@ -550,12 +550,10 @@ pub fn render_one(
 ) -> CollisionPulses {
     let p = physics(k, c);
     let copies = copies(c);
-    let copies = if c.spread { &copies[..] } else { &copies[..1] };
-    let scale = copy_gain(c);
     for (ring, gain) in grains.into_iter().zip(p.pan) {
-        for &(shift, sign) in copies {
+        for &(shift, sign) in copies.places() {
             for s in p.heard() {
-                let g = gain * (sign * scale);
+                let g = gain * (sign * copies.gain);
                 add_pulse_shifted(
                     kernels,
                     p.ln_duration,
@@ -599,10 +597,35 @@ pub fn render_one(
 /// add in power at every frequency on average: the level and spectrum are the single draw's.
 pub const GROUP_COPIES: usize = 2;
 
-/// Where the copies of a grouped draw's spheres' pulses go (`GROUP_COPIES`): per copy its
-/// shift in whole samples from the draw's own time and its sign, the first the draw itself
-/// (0, +1). A copy lands at a time in the draw's window (0..`WINDOW`), as the draw does.
-pub fn copies(c: &Collision) -> [(i32, f32); GROUP_COPIES] {
+/// Where a draw's spheres' pulses are written (`GROUP_COPIES`): per copy its shift in whole
+/// samples from the draw's own time and its sign, the first the draw itself (0, +1), and the
+/// gain of each; a collision that is not a group's draw is written once, at gain 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Copies {
+    places: [(i32, f32); GROUP_COPIES],
+    len: usize,
+    /// 1/sqrt of the copies: they add in power.
+    pub gain: f32,
+}
+
+impl Copies {
+    /// Each copy's shift (samples) and sign, the draw's own first.
+    pub fn places(&self) -> &[(i32, f32)] {
+        &self.places[..self.len]
+    }
+}
+
+/// Where collision `c`'s spheres' pulses go (`Copies`): a grouped draw's (`Collision::spread`)
+/// copies after the first at times in its window (0..`WINDOW`), as the draw is.
+pub fn copies(c: &Collision) -> Copies {
+    let mut out = Copies {
+        places: [(0, 1.0); GROUP_COPIES],
+        len: 1,
+        gain: 1.0,
+    };
+    if !c.spread {
+        return out;
+    }
     // murmur3's finaliser: every bit of the draw's time and place reaches every bit
     let mix = |mut h: u32| {
         h ^= h >> 16;
@@ -613,8 +636,7 @@ pub fn copies(c: &Collision) -> [(i32, f32); GROUP_COPIES] {
     };
     let mut h = c.time.to_bits() ^ c.position[0].to_bits().rotate_left(11) ^ c.position[1].to_bits().rotate_left(22);
     let own = c.time.clamp(0.0, (WINDOW - 1) as f32) as i32;
-    let mut out = [(0, 1.0); GROUP_COPIES];
-    for o in out.iter_mut().skip(1) {
+    for o in out.places.iter_mut().skip(1) {
         h = mix(h.wrapping_add(0x9e37_79b9));
         // the top 24 bits as a uniform sample of 0..WINDOW, the lowest as the sign (on the
         // draw's own sample, one copy in WINDOW, the two add coherently or cancel: in power
@@ -622,17 +644,9 @@ pub fn copies(c: &Collision) -> [(i32, f32); GROUP_COPIES] {
         let at = (((h >> 8) as u64 * WINDOW as u64) >> 24) as i32;
         *o = (at - own, if h & 1 == 0 { 1.0 } else { -1.0 });
     }
+    out.len = GROUP_COPIES;
+    out.gain = 1.0 / (GROUP_COPIES as f32).sqrt();
     out
-}
-
-/// The gain of each copy of a grouped draw's spheres' pulses (`GROUP_COPIES`): they add
-/// in power.
-pub fn copy_gain(c: &Collision) -> f32 {
-    if c.spread {
-        1.0 / (GROUP_COPIES as f32).sqrt()
-    } else {
-        1.0
-    }
 }
 
 /// `ring += gain (a0 g0 + a1 g1)`: one band-limited half-sine of duration `e^ln_duration`
@@ -754,8 +768,8 @@ mod tests {
             };
             let cp = copies(&c);
             assert_eq!(cp, copies(&c));
-            assert_eq!(cp[0], (0, 1.0));
-            for &(shift, sign) in &cp[1..] {
+            assert_eq!(cp.places()[0], (0, 1.0));
+            for &(shift, sign) in &cp.places()[1..] {
                 // a whole number of samples: the copy keeps the draw's phase
                 let at = c.time.floor() as i32 + shift;
                 assert!((0..WINDOW as i32).contains(&at), "{} + {shift}", c.time);
