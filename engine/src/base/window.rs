@@ -13,6 +13,25 @@ pub const WINDOW: usize = 128;
 pub const SPEED_BINS: usize = 16;
 pub const ANGLE_BINS: usize = 8;
 
+/// A histogram's cumulative sums, bin by bin (a negative weight as 0), or 1, 2, .. N where
+/// its weights sum to nothing (drawn evenly): what the generator draws a bin from
+/// (`generator::Histogram`), and a bank lookup's angle rows summed once
+/// (`CellLookup::angle_cdf`).
+pub fn cumulative<const N: usize>(weights: &[f32; N]) -> [f32; N] {
+    let mut cdf = [0.0; N];
+    let mut acc = 0.0;
+    for (c, &w) in cdf.iter_mut().zip(weights) {
+        acc += w.max(0.0);
+        *c = acc;
+    }
+    if acc <= 0.0 {
+        for (i, c) in cdf.iter_mut().enumerate() {
+            *c = (i + 1) as f32;
+        }
+    }
+    cdf
+}
+
 /// What collided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CollisionKind {

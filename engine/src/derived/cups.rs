@@ -14,6 +14,7 @@
 //! `f = f_ref sqrt((E / rho) / (E_ref / rho_ref)) / s`, and a mass-normalised shape scales
 //! with `1 / sqrt(rho L^3)`.
 
+use crate::base::fastmath;
 use crate::base::materials::CupMaterial;
 use crate::control::choices::CupShape;
 use crate::control::settings::Settings;
@@ -281,8 +282,22 @@ impl Cup {
     /// wall contact's (`logged::Contact::collision`) and a banked wall hit's
     /// (`generator::draw_place`).
     pub fn facing_sector(&self, x: f32, y: f32) -> usize {
-        let facing = |a: f32| (a.cos() * x + a.sin() * y).abs();
-        usize::from(facing(self.sector_azimuths[1]) > facing(self.sector_azimuths[0]))
+        let facing = |[c, s]: [f32; 2]| (c * x + s * y).abs();
+        usize::from(facing(self.sector_dirs[1]) > facing(self.sector_dirs[0]))
+    }
+
+    /// `facing_sector` of the direction at `azimuth` (rad), from angles alone: the sector
+    /// whose axis lies nearer the azimuth, either way along it (each axis's distance folded
+    /// to [0, pi/2] rad; |cos| falls with it there), without a sine and cosine a draw.
+    /// Agrees with `facing_sector(cos, sin)` but within rounding of a boundary.
+    #[inline]
+    pub fn facing_sector_at(&self, azimuth: f32) -> usize {
+        use std::f32::consts::PI;
+        let off_axis = |a: f32| {
+            let turns = (azimuth - a) * (1.0 / PI);
+            (turns - fastmath::round_int(turns).0).abs()
+        };
+        usize::from(off_axis(self.sector_azimuths[1]) < off_axis(self.sector_azimuths[0]))
     }
 
     /// Height of ring `k`'s middle above the floor, m.
@@ -408,6 +423,33 @@ pub fn floor_coverage(pile_height_m: f64, grain_diameter_m: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A banked wall hit's sector from its azimuth alone (`facing_sector_at`) is a logged
+    /// contact's from its direction (`facing_sector`), for every cup, all the way around,
+    /// but within rounding of a boundary between the two.
+    #[test]
+    fn a_wall_hits_sector_from_its_azimuth_is_its_directions() {
+        for shape in CupShape::ALL {
+            let cup = Cup::new(shape, 1.3);
+            let mut ones = 0;
+            for i in 0..100_000 {
+                let az = i as f32 * (std::f32::consts::TAU / 100_000.0);
+                let (x, y) = (az.cos(), az.sin());
+                let got = cup.facing_sector_at(az);
+                ones += got;
+                if got != cup.facing_sector(x, y) {
+                    let facing = |[c, s]: [f32; 2]| (c * x + s * y).abs();
+                    let (a, b) = (facing(cup.sector_dirs[0]), facing(cup.sector_dirs[1]));
+                    assert!((a - b).abs() < 1e-5, "{shape:?} at {az} rad: {a} against {b}");
+                }
+            }
+            // the two sectors' axes are not the same, so each takes some of the way round
+            assert!(
+                ones > 10_000 && ones < 90_000,
+                "{shape:?}: {ones} of 100,000 in sector 1"
+            );
+        }
+    }
 
     #[test]
     fn every_asset_parses_and_matches_its_shape() {

@@ -22,7 +22,7 @@ mod rebound;
 
 use crate::base::fastmath;
 use crate::base::simd::Isa;
-use crate::base::window::{Cell, Collision, CollisionKind, ANGLE_BINS, CELLS, SPEED_BINS, WINDOW};
+use crate::base::window::{cumulative, Cell, Collision, CollisionKind, ANGLE_BINS, CELLS, SPEED_BINS, WINDOW};
 use crate::control::choices::Shape;
 use crate::control::settings::Settings;
 use crate::derived::cups::{wall_bus, FLOOR_BUS, SURFACE_BUS, WALL_RINGS};
@@ -255,7 +255,8 @@ pub fn bin_tilts<const N: usize>(masses: &[f32; N]) -> [f32; N] {
         }
         let below = if i == 0 { ln_floor } else { ln[i - 1] };
         let above = if i + 1 < N { ln[i + 1] } else { ln_floor };
-        ((0.5 * (above - below)).clamp(-TILT_MAX, TILT_MAX) * TILT_GRID).round() / TILT_GRID
+        // to the grid's nearest step, ties to even (`round_int`: no library call)
+        fastmath::round_int((0.5 * (above - below)).clamp(-TILT_MAX, TILT_MAX) * TILT_GRID).0 / TILT_GRID
     })
 }
 
@@ -279,7 +280,8 @@ impl<const N: usize> Tilt<N> {
     /// the bins' edges and each tilt's multipliers on the grid).
     fn new(masses: &[f32; N], bins: &LogBins<N>) -> Self {
         let lambda = bin_tilts(masses);
-        let row = lambda.map(|l| (l * TILT_GRID + (TILT_ROWS / 2) as f32).round() as u8);
+        // the tilts are on the grid: l TILT_GRID is a whole number (an exact product)
+        let row = lambda.map(|l| (fastmath::round_int(l * TILT_GRID).1 + (TILT_ROWS / 2) as i32) as u8);
         Tilt {
             row,
             mean: std::array::from_fn(|i| bins.mean[row[i] as usize] * bins.lower[i]),
@@ -427,18 +429,13 @@ impl<const N: usize> Histogram<N> {
     }
 
     /// `from_weights` with log2(hi / lo) and log2(lo) known (zeros on a linear scale).
-    fn from_weights_in(lo: f32, hi: f32, log: bool, (log2_ratio, log2_lo): (f32, f32), weights: &[f32; N]) -> Self {
-        let mut cdf = [0.0; N];
-        let mut acc = 0.0;
-        for (c, &w) in cdf.iter_mut().zip(weights) {
-            acc += w.max(0.0);
-            *c = acc;
-        }
-        if acc <= 0.0 {
-            for (i, c) in cdf.iter_mut().enumerate() {
-                *c = (i + 1) as f32;
-            }
-        }
+    fn from_weights_in(lo: f32, hi: f32, log: bool, logs: (f32, f32), weights: &[f32; N]) -> Self {
+        Self::from_cdf(lo, hi, log, logs, cumulative(weights))
+    }
+
+    /// `from_weights_in` with the weights' cumulative sums known (`window::cumulative`).
+    #[inline]
+    fn from_cdf(lo: f32, hi: f32, log: bool, (log2_ratio, log2_lo): (f32, f32), cdf: [f32; N]) -> Self {
         Histogram {
             lo,
             hi,
@@ -1314,7 +1311,7 @@ pub fn generate(
         }
         // a banked cell draws each normal's angle for the collision's speed bin
         let angle_by_speed = match (lookup, banked[cell_index]) {
-            (Some(l), Some(b)) if b.rate > 0.0 => Some((&b.angle_by_speed, l.angle_range)),
+            (Some(l), Some(b)) if b.rate > 0.0 => Some((&b.angle_cdf, l.angle_range)),
             _ => None,
         };
         // A banked wall ring's angle is the normal's tilt from the inward horizontal
@@ -1408,7 +1405,7 @@ pub fn generate(
                 batch.angle[NORMAL][lane] = match angle_by_speed {
                     Some((rows, (lo, hi))) => {
                         let row = &rows[((speed_u * SPEED_BINS as f32) as usize).min(SPEED_BINS - 1)];
-                        Histogram::from_weights(lo, hi, false, row).sample(u_normal)
+                        Histogram::from_cdf(lo, hi, false, (0.0, 0.0), *row).sample(u_normal)
                     }
                     None => angle.sample(u_normal),
                 };
@@ -1990,7 +1987,7 @@ fn draw_place(
                 // point at a listener beyond the axis, were missing
                 let azimuth = u_azimuth * std::f32::consts::TAU;
                 batch.angle[PLACE][lane] = azimuth;
-                batch.sector[lane] = cup.facing_sector(azimuth.cos(), azimuth.sin()) as u8;
+                batch.sector[lane] = cup.facing_sector_at(azimuth) as u8;
             }
         }
         Cell::PileSurface | Cell::Settling => disc((u, rng.random()), on_pile(f32::INFINITY), s.pile_height_m),
@@ -2251,6 +2248,7 @@ mod tests {
             rate: 1.0,
             speed: [0.0; SPEED_BINS],
             angle_by_speed: [[0.0; ANGLE_BINS]; SPEED_BINS],
+            angle_cdf: [[0.0; ANGLE_BINS]; SPEED_BINS],
             speed_by_life: [[0.0; SPEED_BINS]; LIFE_BINS],
             life: [0.0; LIFE_BINS],
         };

@@ -617,6 +617,7 @@ impl Copies {
 
 /// Where collision `c`'s spheres' pulses go (`Copies`): a grouped draw's (`Collision::spread`)
 /// copies after the first at times in its window (0..`WINDOW`), as the draw is.
+#[inline]
 pub fn copies(c: &Collision) -> Copies {
     let mut out = Copies {
         places: [(0, 1.0); GROUP_COPIES],

@@ -31,7 +31,7 @@
 //! bed").
 
 use crate::base::materials::PACKING_FRACTION;
-use crate::base::window::Cell;
+use crate::base::window::{cumulative, Cell};
 use crate::control::choices::PourTarget;
 use crate::control::choices::{CupShape, Shape};
 use crate::control::settings::Settings;
@@ -301,6 +301,10 @@ pub struct CellLookup {
     pub rate: f32,
     pub speed: [f32; SPEED_BINS],
     pub angle_by_speed: [[f32; ANGLE_BINS]; SPEED_BINS],
+    /// Each row of `angle_by_speed` summed bin by bin (`window::cumulative`), as the
+    /// generator draws a collision's angle from it: summed once a lookup
+    /// (`Bank::lookup_at`) rather than every draw.
+    pub angle_cdf: [[f32; ANGLE_BINS]; SPEED_BINS],
     pub speed_by_life: [[f32; SPEED_BINS]; LIFE_BINS],
     pub life: [f32; LIFE_BINS],
 }
@@ -310,6 +314,8 @@ impl CellLookup {
         rate: 0.0,
         speed: [0.0; SPEED_BINS],
         angle_by_speed: [[0.0; ANGLE_BINS]; SPEED_BINS],
+        // rows without collisions are drawn evenly (`window::cumulative`)
+        angle_cdf: [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]; SPEED_BINS],
         speed_by_life: [[0.0; SPEED_BINS]; LIFE_BINS],
         life: [0.0; LIFE_BINS],
     };
@@ -890,6 +896,7 @@ impl Bank {
                 o.speed_by_life = [[0.0; SPEED_BINS]; LIFE_BINS];
                 o.life = [0.0; LIFE_BINS];
             }
+            o.angle_cdf = o.angle_by_speed.map(|row| cumulative(&row));
         }
         out
     }
@@ -1942,6 +1949,11 @@ pub(crate) mod tests {
         assert_eq!(iz.speed.iter().sum::<f32>(), 1.0);
         assert_eq!(iz.angle_by_speed[12][2], 1.0);
         assert_eq!(iz.angle()[2], 1.0);
+        // the rows summed once, as the generator draws them
+        for (cdf, row) in iz.angle_cdf.iter().zip(&iz.angle_by_speed) {
+            assert_eq!(*cdf, cumulative(row));
+        }
+        assert_eq!(iz.angle_cdf[12], [0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
         assert_eq!((iz.life[0], iz.life[7]), (0.5, 0.5));
         assert_eq!((iz.speed_by_life[0][12], iz.speed_by_life[7][12]), (0.5, 0.5));
         assert!((iz.mean_life_s() - 0.5 * (0.0025 + 0.75)).abs() < 1e-6);
