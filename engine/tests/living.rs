@@ -217,13 +217,14 @@ fn centroid_per_second(x: &[f32]) -> Vec<f64> {
 /// databank (the preset's own since 2026-12-01): its cup and its grains fall in level all
 /// the way, and its cup's spectral centroid falls too, 9 dB of frequency from the model and
 /// 7 from the bank (seconds 1 to 18). Second by second the model's centroid never rises more
-/// than 1 dB above its lowest so far; the bank's rises 1.4 dB at 12 s (a fill near 0.6,
-/// where the bank's entries hold the most wall hits as the pile nears the rim), held
-/// within 1.5 dB.
+/// than 1 dB above its lowest so far; the bank's rises 1.5 dB at 12 s (a fill near 0.6,
+/// where the bank's entries hold the most wall hits as the pile nears the rim; 1.4 while
+/// the thinned pushes through the bed were 0.14 dB too strong, `Bed::start_cell`), held
+/// within 1.6 dB.
 #[test]
 fn a_pour_from_empty_to_full_evolves_one_way() {
     evolves_one_way("model", 1.0);
-    evolves_one_way("bank", 1.5);
+    evolves_one_way("bank", 1.6);
 }
 
 /// `a_pour_from_empty_to_full_evolves_one_way` drawing from `statistics`, the centroid held
